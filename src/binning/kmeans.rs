@@ -1,0 +1,160 @@
+//! `kmeans`: linfa k-means on the key vectors, seeded, with the groups' counts honoured.
+//! linfa 0.8 ignores sample weights, so linfa seeds the centroids from the unique keys and
+//! a weighted Lloyd refinement over the groups (each weighted by its iteration count) finishes.
+//! Each length is scaled by its standard deviation so neither dominates by units alone.
+
+use linfa::traits::Fit;
+use linfa::DatasetBase;
+use linfa_clustering::KMeans;
+use ndarray::Array2;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256Plus;
+
+use super::{BinningError, Bins};
+use crate::groups::KeyGroups;
+
+const LLOYD_ROUNDS: usize = 100;
+
+/// Unique keys as scaled points, row per group.
+fn scaled_points(groups: &KeyGroups) -> Array2<f64> {
+    let d = groups.dims;
+    let total = groups.iterations() as f64;
+    let mut points = Array2::<f64>::zeros((groups.len(), d));
+    for axis in 0..d {
+        let column: Vec<f64> = (0..groups.len())
+            .map(|g| f64::from(groups.key(g)[axis]))
+            .collect();
+        let mean = column
+            .iter()
+            .zip(&groups.counts)
+            .map(|(x, &n)| x * n as f64)
+            .sum::<f64>()
+            / total;
+        let var = column
+            .iter()
+            .zip(&groups.counts)
+            .map(|(x, &n)| n as f64 * (x - mean).powi(2))
+            .sum::<f64>()
+            / total;
+        let scale = if var > 0.0 { var.sqrt() } else { 1.0 };
+        for (g, x) in column.iter().enumerate() {
+            points[[g, axis]] = (x - mean) / scale;
+        }
+    }
+    points
+}
+
+fn nearest(point: ndarray::ArrayView1<f64>, centroids: &Array2<f64>) -> usize {
+    centroids
+        .rows()
+        .into_iter()
+        .map(|c| {
+            c.iter()
+                .zip(point.iter())
+                .map(|(a, b)| (a - b).powi(2))
+                .sum::<f64>()
+        })
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(0, |(i, _)| i)
+}
+
+/// Lloyd's algorithm where each point counts `weights[i]` times. Returns the final centroids
+/// and each point's cluster.
+pub fn weighted_lloyd(
+    points: &Array2<f64>,
+    weights: &[u64],
+    mut centroids: Array2<f64>,
+) -> (Array2<f64>, Vec<usize>) {
+    let k = centroids.nrows();
+    let mut assignment: Vec<usize> = points
+        .rows()
+        .into_iter()
+        .map(|p| nearest(p, &centroids))
+        .collect();
+    for _ in 0..LLOYD_ROUNDS {
+        let mut sums = Array2::<f64>::zeros(centroids.raw_dim());
+        let mut mass = vec![0.0; k];
+        for (i, &c) in assignment.iter().enumerate() {
+            let w = weights[i] as f64;
+            mass[c] += w;
+            let mut row = sums.row_mut(c);
+            row.scaled_add(w, &points.row(i));
+        }
+        for (c, &m) in mass.iter().enumerate() {
+            if m > 0.0 {
+                let mean = &sums.row(c) / m;
+                centroids.row_mut(c).assign(&mean);
+            }
+        }
+        let next: Vec<usize> = points
+            .rows()
+            .into_iter()
+            .map(|p| nearest(p, &centroids))
+            .collect();
+        if next == assignment {
+            break;
+        }
+        assignment = next;
+    }
+    (centroids, assignment)
+}
+
+pub fn kmeans_bins(groups: &KeyGroups, k: usize, seed: u64) -> Result<Bins, BinningError> {
+    let points = scaled_points(groups);
+    let k = k.min(groups.len());
+    let seeded = KMeans::params_with_rng(k, Xoshiro256Plus::seed_from_u64(seed))
+        .max_n_iterations(50)
+        .fit(&DatasetBase::from(points.clone()))
+        .map_err(|e| BinningError::Kmeans(e.to_string()))?;
+    let (_, assignment) = weighted_lloyd(&points, &groups.counts, seeded.centroids().clone());
+    let mut bins: Bins = vec![Vec::new(); k];
+    for (g, &c) in assignment.iter().enumerate() {
+        bins[c].push(g);
+    }
+    bins.retain(|b| !b.is_empty());
+    bins.sort_by_key(|b| b[0]);
+    Ok(bins)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn a_heavy_group_pulls_its_centroid() {
+        let points = array![[0.0], [10.0], [12.0], [100.0]];
+        let start = array![[0.0], [100.0]];
+        let (light, _) = weighted_lloyd(&points, &[1, 1, 1, 1], start.clone());
+        let (heavy, _) = weighted_lloyd(&points, &[1, 1000, 1, 1], start);
+        // Unweighted: {0,10,12} has mean 7.33; with 10 counted 1000 times it is 10012 / 1002.
+        assert!((light[[0, 0]] - 22.0 / 3.0).abs() < 1e-9, "{light}");
+        assert!((heavy[[0, 0]] - 10012.0 / 1002.0).abs() < 1e-9, "{heavy}");
+    }
+
+    #[test]
+    fn kmeans_is_reproducible_and_splits_clear_clusters() {
+        use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+        let mut text = String::from("src_len,tgt_len\n");
+        for i in 0..20 {
+            text.push_str(&format!("{},{}\n", 10 + i % 3, 12 + i % 2));
+            text.push_str(&format!("{},{}\n", 200 + i % 5, 190 + i % 4));
+        }
+        let options = LoadOptions {
+            key: vec!["src_len".into(), "tgt_len".into()],
+            ..LoadOptions::default()
+        };
+        let log = load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap();
+        let groups = KeyGroups::from_log(&log);
+        let a = kmeans_bins(&groups, 2, 3).unwrap();
+        let b = kmeans_bins(&groups, 2, 3).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 2);
+        for bin in &a {
+            let short = bin.iter().all(|&g| groups.key(g)[0] < 100);
+            let long = bin.iter().all(|&g| groups.key(g)[0] >= 200);
+            assert!(short || long, "{bin:?} mixes the clusters");
+        }
+    }
+}

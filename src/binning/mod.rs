@@ -1,0 +1,215 @@
+//! Binning: partitioning key groups into K bins, one method per file behind `Method`.
+//! A bin is a list of group indices; bins never share a group and together hold all groups.
+
+mod kmeans;
+mod optimal;
+mod simple;
+
+pub use kmeans::{kmeans_bins, weighted_lloyd};
+pub use optimal::{OptimalTable, Solver};
+pub use simple::{quantile_bins, uniform_bins};
+
+use crate::groups::KeyGroups;
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    Optimal,
+    Uniform,
+    Quantile,
+    Kmeans,
+}
+
+impl Method {
+    pub const ALL: [Method; 4] = [
+        Method::Optimal,
+        Method::Uniform,
+        Method::Quantile,
+        Method::Kmeans,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Optimal => "optimal",
+            Method::Uniform => "uniform",
+            Method::Quantile => "quantile",
+            Method::Kmeans => "kmeans",
+        }
+    }
+
+    /// `optimal` for a 1-D key, `kmeans` for a 2-D key.
+    pub fn default_for(dims: usize) -> Method {
+        if dims == 1 {
+            Method::Optimal
+        } else {
+            Method::Kmeans
+        }
+    }
+}
+
+/// Group indices per bin.
+pub type Bins = Vec<Vec<usize>>;
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum BinningError {
+    #[error("--method optimal needs a one-length key (it bins contiguous ranges of sorted lengths); use --method kmeans for a {0}-length key")]
+    OptimalNeedsOneDim(usize),
+    #[error("k-means failed: {0}")]
+    Kmeans(String),
+}
+
+/// Bins for every K of one method over one set of groups; the exact DP table is built once.
+pub struct Binner<'a> {
+    groups: &'a KeyGroups,
+    values: Vec<f64>,
+    method: Method,
+    seed: u64,
+    table: Option<OptimalTable>,
+}
+
+impl<'a> Binner<'a> {
+    /// `max_bins` bounds the K that `bins` will be asked for (only `optimal` precomputes).
+    pub fn new(
+        groups: &'a KeyGroups,
+        method: Method,
+        seed: u64,
+        max_bins: usize,
+    ) -> Result<Self, BinningError> {
+        let values = groups.binning_values();
+        let table = match method {
+            Method::Optimal if groups.dims != 1 => {
+                return Err(BinningError::OptimalNeedsOneDim(groups.dims))
+            }
+            Method::Optimal => Some(OptimalTable::build(
+                &groups.counts,
+                &values,
+                max_bins,
+                Solver::Auto,
+            )),
+            _ => None,
+        };
+        Ok(Binner {
+            groups,
+            values,
+            method,
+            seed,
+            table,
+        })
+    }
+
+    /// The most bins this method can make: one per key group.
+    pub fn max_bins(&self) -> usize {
+        self.groups.len()
+    }
+
+    pub fn bins(&self, k: usize) -> Result<Bins, BinningError> {
+        let k = k.clamp(1, self.groups.len().max(1));
+        Ok(match self.method {
+            Method::Optimal => {
+                let table = self.table.as_ref().expect("optimal table built in new");
+                if k <= table.max_bins() {
+                    table.bins(k)
+                } else {
+                    OptimalTable::build(&self.groups.counts, &self.values, k, Solver::Auto).bins(k)
+                }
+            }
+            Method::Uniform => uniform_bins(self.groups, k),
+            Method::Quantile => quantile_bins(self.groups, k),
+            Method::Kmeans => kmeans_bins(self.groups, k, self.seed)?,
+        })
+    }
+}
+
+/// The within-bin weighted sum of squares that `optimal` minimises:
+/// `sum_b sum_{u in b} n_u (x_u - xbar_b)^2`.
+pub fn objective(counts: &[u64], values: &[f64], bins: &Bins) -> f64 {
+    bins.iter()
+        .map(|bin| {
+            let w: f64 = bin.iter().map(|&u| counts[u] as f64).sum();
+            let mean = bin
+                .iter()
+                .map(|&u| counts[u] as f64 * values[u])
+                .sum::<f64>()
+                / w;
+            bin.iter()
+                .map(|&u| counts[u] as f64 * (values[u] - mean).powi(2))
+                .sum::<f64>()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+    use proptest::prelude::*;
+
+    fn groups_from(keys: &[u32], times: &[f64]) -> KeyGroups {
+        let mut text = String::from("seq_len,time_ms\n");
+        for (k, t) in keys.iter().zip(times) {
+            text.push_str(&format!("{k},{t}\n"));
+        }
+        let log = load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        KeyGroups::from_log(&log)
+    }
+
+    fn is_partition(bins: &Bins, groups: usize) -> bool {
+        let mut seen: Vec<usize> = bins.iter().flatten().copied().collect();
+        seen.sort_unstable();
+        bins.iter().all(|b| !b.is_empty()) && seen == (0..groups).collect::<Vec<_>>()
+    }
+
+    #[test]
+    fn optimal_by_hand() {
+        // Values 1,2,10,11 with equal counts: two bins split {1,2} | {10,11}.
+        let groups = groups_from(&[1, 2, 10, 11], &[1.0, 2.0, 10.0, 11.0]);
+        let binner = Binner::new(&groups, Method::Optimal, 0, 4).unwrap();
+        assert_eq!(binner.bins(2).unwrap(), vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(binner.bins(9).unwrap().len(), 4);
+    }
+
+    #[test]
+    fn optimal_rejects_two_dim_keys() {
+        let text = "src_len,tgt_len,time_ms\n5,7,1\n";
+        let options = LoadOptions {
+            key: vec!["src_len".into(), "tgt_len".into()],
+            ..LoadOptions::default()
+        };
+        let log = load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap();
+        let groups = KeyGroups::from_log(&log);
+        let err = Binner::new(&groups, Method::Optimal, 0, 4).err().unwrap();
+        assert_eq!(err, BinningError::OptimalNeedsOneDim(2));
+        assert!(err.to_string().contains("--method kmeans"));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn every_method_partitions_and_optimal_is_never_worse(
+            rows in prop::collection::vec((1u32..60, 1u32..500), 1..120),
+            k in 1usize..12,
+        ) {
+            let keys: Vec<u32> = rows.iter().map(|r| r.0).collect();
+            let times: Vec<f64> = rows.iter().map(|r| r.0 as f64 * 3.0 + r.1 as f64 / 50.0).collect();
+            let groups = groups_from(&keys, &times);
+            let values = groups.binning_values();
+            let best = objective(&groups.counts, &values,
+                &Binner::new(&groups, Method::Optimal, 0, k).unwrap().bins(k).unwrap());
+            for method in Method::ALL {
+                let bins = Binner::new(&groups, method, 7, k).unwrap().bins(k).unwrap();
+                prop_assert!(is_partition(&bins, groups.len()), "{method:?} {bins:?}");
+                prop_assert!(bins.len() <= k.min(groups.len()));
+                let other = objective(&groups.counts, &values, &bins);
+                prop_assert!(best <= other + 1e-6 * (1.0 + other.abs()), "{method:?}: {best} > {other}");
+            }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! `optimal`: the exact minimiser of the weighted within-bin sum of squares over contiguous
+//! ranges of key-sorted groups (weighted 1-D k-means, as Ckmeans.1d.dp). One table answers
+//! every K up to its maximum.
+
+// Index loops mirror the DP's recurrences; iterator chains would hide them.
+#![allow(clippy::needless_range_loop)]
+
+use super::Bins;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Solver {
+    /// Divide and conquer when the values are monotone in key order, else the plain DP.
+    Auto,
+    /// O(K U^2): exact for any values.
+    Plain,
+    /// O(K U log U): exact when the cost matrix is Monge (monotone values).
+    DivideAndConquer,
+}
+
+/// Prefix sums that give any contiguous range's weighted sum of squares in O(1).
+struct RangeCost {
+    weight: Vec<f64>,
+    first: Vec<f64>,
+    second: Vec<f64>,
+}
+
+impl RangeCost {
+    fn new(counts: &[u64], values: &[f64]) -> Self {
+        // Centre the values: the squares then stay small and the subtraction below exact-ish.
+        let total: f64 = counts.iter().map(|&c| c as f64).sum();
+        let centre = counts
+            .iter()
+            .zip(values)
+            .map(|(&c, &v)| c as f64 * v)
+            .sum::<f64>()
+            / total.max(1.0);
+        let mut weight = vec![0.0];
+        let mut first = vec![0.0];
+        let mut second = vec![0.0];
+        for (&c, &v) in counts.iter().zip(values) {
+            let (n, x) = (c as f64, v - centre);
+            weight.push(weight.last().unwrap() + n);
+            first.push(first.last().unwrap() + n * x);
+            second.push(second.last().unwrap() + n * x * x);
+        }
+        RangeCost {
+            weight,
+            first,
+            second,
+        }
+    }
+
+    /// Cost of groups `i..j` (half-open) forming one bin.
+    fn cost(&self, i: usize, j: usize) -> f64 {
+        let w = self.weight[j] - self.weight[i];
+        if w <= 0.0 {
+            return 0.0;
+        }
+        let s = self.first[j] - self.first[i];
+        let q = self.second[j] - self.second[i];
+        (q - s * s / w).max(0.0)
+    }
+}
+
+/// The DP table: `best[k-1][j]` is the least cost of the first `j` groups in `k` bins and
+/// `split[k-1][j]` where its last bin starts.
+#[derive(Debug, Clone)]
+pub struct OptimalTable {
+    best: Vec<Vec<f64>>,
+    split: Vec<Vec<u32>>,
+    groups: usize,
+}
+
+pub fn is_monotone(values: &[f64]) -> bool {
+    values.windows(2).all(|w| w[0] <= w[1]) || values.windows(2).all(|w| w[0] >= w[1])
+}
+
+impl OptimalTable {
+    pub fn build(counts: &[u64], values: &[f64], max_bins: usize, solver: Solver) -> Self {
+        let groups = counts.len();
+        let max_bins = max_bins.clamp(1, groups.max(1));
+        let costs = RangeCost::new(counts, values);
+        let divide = match solver {
+            Solver::Auto => is_monotone(values),
+            Solver::Plain => false,
+            Solver::DivideAndConquer => true,
+        };
+        let mut best = vec![vec![f64::INFINITY; groups + 1]; max_bins];
+        let mut split = vec![vec![0u32; groups + 1]; max_bins];
+        for j in 1..=groups {
+            best[0][j] = costs.cost(0, j);
+        }
+        for k in 1..max_bins {
+            let (done, rest) = best.split_at_mut(k);
+            let previous = &done[k - 1];
+            let current = &mut rest[0];
+            let splits = &mut split[k];
+            if divide {
+                fill_divide(
+                    previous,
+                    current,
+                    splits,
+                    &costs,
+                    k,
+                    k + 1,
+                    groups,
+                    k,
+                    groups - 1,
+                );
+            } else {
+                for j in (k + 1)..=groups {
+                    let (mut best_cost, mut best_i) = (f64::INFINITY, k);
+                    for i in k..j {
+                        let c = previous[i] + costs.cost(i, j);
+                        if c < best_cost {
+                            best_cost = c;
+                            best_i = i;
+                        }
+                    }
+                    current[j] = best_cost;
+                    splits[j] = best_i as u32;
+                }
+            }
+        }
+        OptimalTable {
+            best,
+            split,
+            groups,
+        }
+    }
+
+    pub fn max_bins(&self) -> usize {
+        self.best.len()
+    }
+
+    /// The least objective with `k` bins.
+    pub fn cost(&self, k: usize) -> f64 {
+        self.best[k.clamp(1, self.max_bins()) - 1][self.groups]
+    }
+
+    /// The optimal partition into `k` bins (`k` at most `max_bins`).
+    pub fn bins(&self, k: usize) -> Bins {
+        let k = k.clamp(1, self.max_bins());
+        let mut bins = Vec::with_capacity(k);
+        let mut end = self.groups;
+        for level in (0..k).rev() {
+            let start = if level == 0 {
+                0
+            } else {
+                self.split[level][end] as usize
+            };
+            bins.push((start..end).collect());
+            end = start;
+        }
+        bins.reverse();
+        bins
+    }
+}
+
+/// Fill `current[j]` for `j` in `lo..=hi` knowing the best split lies in `split_lo..=split_hi`
+/// (monotone in `j` when the cost is Monge).
+#[allow(clippy::too_many_arguments)]
+fn fill_divide(
+    previous: &[f64],
+    current: &mut [f64],
+    splits: &mut [u32],
+    costs: &RangeCost,
+    k: usize,
+    lo: usize,
+    hi: usize,
+    split_lo: usize,
+    split_hi: usize,
+) {
+    if lo > hi {
+        return;
+    }
+    let mid = (lo + hi) / 2;
+    let (mut best_cost, mut best_i) = (f64::INFINITY, split_lo.max(k));
+    for i in split_lo.max(k)..=split_hi.min(mid - 1) {
+        let c = previous[i] + costs.cost(i, mid);
+        if c < best_cost {
+            best_cost = c;
+            best_i = i;
+        }
+    }
+    current[mid] = best_cost;
+    splits[mid] = best_i as u32;
+    if mid > lo {
+        fill_divide(
+            previous,
+            current,
+            splits,
+            costs,
+            k,
+            lo,
+            mid - 1,
+            split_lo,
+            best_i,
+        );
+    }
+    fill_divide(
+        previous,
+        current,
+        splits,
+        costs,
+        k,
+        mid + 1,
+        hi,
+        best_i,
+        split_hi,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binning::objective;
+    use proptest::prelude::*;
+
+    /// Every partition of `u` items into `k` contiguous ranges, by brute force.
+    fn brute_force(counts: &[u64], values: &[f64], k: usize) -> f64 {
+        fn rec(
+            counts: &[u64],
+            values: &[f64],
+            start: usize,
+            k: usize,
+            acc: &mut Bins,
+            best: &mut f64,
+        ) {
+            let u = counts.len();
+            if k == 1 {
+                acc.push((start..u).collect());
+                *best = best.min(objective(counts, values, acc));
+                acc.pop();
+                return;
+            }
+            for end in (start + 1)..=(u - k + 1) {
+                acc.push((start..end).collect());
+                rec(counts, values, end, k - 1, acc, best);
+                acc.pop();
+            }
+        }
+        let mut best = f64::INFINITY;
+        rec(counts, values, 0, k, &mut Vec::new(), &mut best);
+        best
+    }
+
+    proptest! {
+        #[test]
+        fn plain_dp_matches_brute_force(
+            items in prop::collection::vec((1u64..20, 0.0f64..100.0), 1..9),
+            k in 1usize..5,
+        ) {
+            let counts: Vec<u64> = items.iter().map(|i| i.0).collect();
+            let values: Vec<f64> = items.iter().map(|i| i.1).collect();
+            let k = k.min(counts.len());
+            let table = OptimalTable::build(&counts, &values, k, Solver::Plain);
+            let dp = objective(&counts, &values, &table.bins(k));
+            let brute = brute_force(&counts, &values, k);
+            prop_assert!((dp - brute).abs() <= 1e-6 * (1.0 + brute), "{dp} vs {brute}");
+            prop_assert!((table.cost(k) - dp).abs() <= 1e-6 * (1.0 + dp));
+        }
+
+        #[test]
+        fn divide_and_conquer_equals_plain_on_monotone_values(
+            items in prop::collection::vec((1u64..50, 0.0f64..10.0), 1..200),
+            max_k in 1usize..20,
+        ) {
+            let counts: Vec<u64> = items.iter().map(|i| i.0).collect();
+            let mut acc = 0.0;
+            let values: Vec<f64> = items.iter().map(|i| { acc += i.1; acc }).collect();
+            let plain = OptimalTable::build(&counts, &values, max_k, Solver::Plain);
+            let fast = OptimalTable::build(&counts, &values, max_k, Solver::DivideAndConquer);
+            for k in 1..=plain.max_bins() {
+                let (a, b) = (plain.cost(k), fast.cost(k));
+                prop_assert!((a - b).abs() <= 1e-7 * (1.0 + a), "k={k}: {a} vs {b}");
+                let via_bins = objective(&counts, &values, &fast.bins(k));
+                prop_assert!((via_bins - b).abs() <= 1e-6 * (1.0 + b));
+            }
+        }
+    }
+
+    #[test]
+    fn one_bin_per_group_costs_nothing() {
+        let counts = [3, 1, 4];
+        let values = [5.0, 1.0, 9.0];
+        let table = OptimalTable::build(&counts, &values, 3, Solver::Auto);
+        assert_eq!(table.cost(3), 0.0);
+        assert_eq!(table.bins(3), vec![vec![0], vec![1], vec![2]]);
+    }
+}

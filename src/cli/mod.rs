@@ -1,0 +1,174 @@
+//! Command-line interface: argument definitions shared by every subcommand, and dispatch.
+//! Each subcommand lives in its own file with a `run` entry point.
+
+pub mod select;
+
+use clap::{Args, Parser, Subcommand};
+
+use seqpoint::binning::Method;
+use seqpoint::runlog::InputFormat;
+use seqpoint::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
+use seqpoint::select::Pick;
+use seqpoint::selection::{BinCount, SelectOptions, Strata, TargetRule};
+use seqpoint::{Cost, LoadOptions};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "seqpoint",
+    version,
+    about = "Find the few training iterations worth profiling in a sequence-model training run",
+    long_about = "seqpoint reads a training run's per-iteration log (sequence length, optional \
+                  time/energy), bins the sequence lengths, and picks one representative \
+                  iteration per bin (a SeqPoint) whose weighted measurements project the whole \
+                  run. With no subcommand it opens the interactive explorer (or prints the \
+                  selection when not on a terminal).",
+    after_help = "Examples:\n  seqpoint                          explore the bundled sample run\n  seqpoint run.csv --compare new.csv\n  seqpoint select run.csv --target-error 1 -o seqpoints.json"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Choose SeqPoints and project whole-run totals
+    #[command(
+        after_help = "Examples:\n  seqpoint select run.csv --compare run_new.csv --target-error 1\n  seqpoint select run.jsonl.gz --bins 12 --method quantile --format csv -o seqpoints.csv"
+    )]
+    Select(select::SelectCommand),
+}
+
+/// Which run to read and how.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Run log: CSV, TSV or JSON Lines, optionally .gz; `-` reads standard input.
+    /// Without it, the bundled sample run (real measurements) is used.
+    #[arg(global = false)]
+    pub run: Option<String>,
+    /// A second configuration's log over the same iterations (aligned by iteration)
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<String>,
+    /// Key column(s): one length, or two for translation (src_len,tgt_len)
+    #[arg(long, value_delimiter = ',', value_name = "COL[,COL2]")]
+    pub key: Vec<String>,
+    /// Metric column (repeatable); default time_ms and energy_j where present
+    #[arg(long, value_name = "COL")]
+    pub metric: Vec<String>,
+    /// Input format, overriding the file extension
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
+    /// Skip bad rows (and report them) instead of stopping at the first
+    #[arg(long)]
+    pub skip_bad: bool,
+    /// Proxy cost when the log has no metric: linear, quadratic or power:P
+    #[arg(long, default_value = "linear", value_parser = parse_cost)]
+    pub cost: Cost,
+}
+
+fn parse_cost(s: &str) -> Result<Cost, String> {
+    s.parse()
+}
+
+fn parse_strata(s: &str) -> Result<Strata, String> {
+    s.parse()
+}
+
+impl RunArgs {
+    /// The run log path (or the bundled sample) and its compare log.
+    pub fn paths(&self) -> (String, Option<String>) {
+        match &self.run {
+            Some(run) => (run.clone(), self.compare.clone()),
+            None => (
+                SAMPLE_NAME.to_string(),
+                Some(
+                    self.compare
+                        .clone()
+                        .unwrap_or_else(|| SAMPLE_COMPARE_NAME.to_string()),
+                ),
+            ),
+        }
+    }
+
+    pub fn load_options(&self) -> LoadOptions {
+        let (_, compare) = self.paths();
+        LoadOptions {
+            key: self.key.clone(),
+            metrics: self.metric.clone(),
+            format: self.input_format,
+            skip_bad: self.skip_bad,
+            compare,
+            cost: self.cost,
+        }
+    }
+
+    pub fn load(&self) -> anyhow::Result<seqpoint::RunLog> {
+        let (path, _) = self.paths();
+        Ok(seqpoint::load_run(&path, &self.load_options())?)
+    }
+}
+
+/// How SeqPoints are chosen.
+#[derive(Debug, Clone, Args)]
+pub struct SelectArgs {
+    /// Binning method (default: optimal for one length, kmeans for two)
+    #[arg(long, value_enum)]
+    pub method: Option<Method>,
+    /// Representative per bin (default: nearest-mean with a metric, median without)
+    #[arg(long, value_enum)]
+    pub pick: Option<Pick>,
+    /// Number of bins (overrides --target-error)
+    #[arg(long, short = 'k', value_name = "K")]
+    pub bins: Option<usize>,
+    /// Error target in percent: the smallest K that meets it is chosen
+    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+    pub target_error: f64,
+    /// What must meet the target: error and 95% interval, or the measured error alone
+    #[arg(long, value_enum, default_value = "interval")]
+    pub target_by: TargetRule,
+    /// Largest K tried for the error target
+    #[arg(long, default_value_t = 64)]
+    pub max_bins: usize,
+    /// The first N iterations are never chosen (they still count in totals)
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub warmup: u64,
+    /// Seed for k-means (and any random draw)
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Profiled iterations per SeqPoint assumed by the intervals
+    #[arg(long, default_value_t = 1, value_name = "M")]
+    pub samples: u64,
+    /// Bin training phases separately: none, epoch, phases:P
+    #[arg(long, default_value = "none", value_parser = parse_strata)]
+    pub strata: Strata,
+}
+
+impl SelectArgs {
+    pub fn options(&self) -> SelectOptions {
+        SelectOptions {
+            method: self.method,
+            pick: self.pick,
+            bins: match self.bins {
+                Some(k) => BinCount::Fixed(k),
+                None => BinCount::Target(self.target_error),
+            },
+            max_bins: self.max_bins,
+            target_by: self.target_by,
+            warmup: self.warmup,
+            seed: self.seed,
+            samples: self.samples,
+            strata: self.strata,
+        }
+    }
+}
+
+/// Output format for tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+    Csv,
+}

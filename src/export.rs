@@ -1,0 +1,294 @@
+//! Writers: the `seqpoint/1` JSON document, the SeqPoint CSV list, and atomic file output
+//! that never overwrites unless asked.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::project::{SpeedupRow, TotalRow};
+use crate::runlog::RunLog;
+use crate::selection::{BinCount, Selection};
+
+pub const SCHEMA: &str = "seqpoint/1";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputDoc {
+    pub path: String,
+    pub iterations: u64,
+    pub epochs: Option<u32>,
+    pub key: Vec<String>,
+    pub unique_keys: u64,
+    pub metrics: Vec<String>,
+    pub compare: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectionDoc {
+    pub method: String,
+    pub pick: String,
+    pub bins: usize,
+    pub target_error_pct: Option<f64>,
+    pub cost: String,
+    pub warmup: u64,
+    pub seed: u64,
+    #[serde(default = "one")]
+    pub samples: u64,
+    #[serde(default)]
+    pub strata: String,
+    #[serde(default)]
+    pub target_met: Option<bool>,
+    #[serde(default)]
+    pub advice: Option<String>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BinRange {
+    pub min: Vec<u32>,
+    pub max: Vec<u32>,
+}
+
+/// Within-bin statistics of one metric on the baseline: what `project` needs for intervals.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BinStats {
+    pub count: u64,
+    pub mean: f64,
+    pub sd: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeqPointDoc {
+    pub id: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stratum: Option<usize>,
+    pub iteration: u64,
+    pub epoch: Option<u32>,
+    pub key: Vec<u32>,
+    pub weight: u64,
+    pub bin: BinRange,
+    pub alternates: Vec<u64>,
+    pub metrics: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_metrics: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub bin_stats: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectDoc {
+    pub schema: String,
+    pub input: InputDoc,
+    pub selection: SelectionDoc,
+    pub seqpoints: Vec<SeqPointDoc>,
+    pub projection: Vec<Value>,
+    pub speedup: Option<Value>,
+    pub profiling_reduction: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+fn metric_map(names: &[String], values: &[f64]) -> Map<String, Value> {
+    names
+        .iter()
+        .zip(values)
+        .map(|(n, v)| (n.clone(), Value::from(*v)))
+        .collect()
+}
+
+fn total_value(row: &TotalRow) -> Value {
+    serde_json::to_value(row).expect("plain data serialises")
+}
+
+fn speedup_value(row: &SpeedupRow) -> Value {
+    serde_json::to_value(row).expect("plain data serialises")
+}
+
+/// The `seqpoint/1` document for a selection. `command` records how to reproduce it.
+pub fn select_document(log: &RunLog, selection: &Selection, command: Option<String>) -> SelectDoc {
+    let names = log.metric_names();
+    let unique_keys = crate::groups::KeyGroups::from_log(log).len() as u64;
+    let seqpoints = selection
+        .seqpoints
+        .iter()
+        .map(|sp| SeqPointDoc {
+            id: sp.id,
+            stratum: sp.stratum,
+            iteration: sp.iteration,
+            epoch: sp.epoch,
+            key: sp.key.clone(),
+            weight: sp.weight,
+            bin: BinRange {
+                min: sp.bin_min.clone(),
+                max: sp.bin_max.clone(),
+            },
+            alternates: sp.alternates.clone(),
+            metrics: metric_map(&names, &sp.values[0]),
+            compare_metrics: sp.values.get(1).map(|v| metric_map(&names, v)),
+            bin_stats: names
+                .iter()
+                .enumerate()
+                .map(|(m, n)| {
+                    let moments = &sp.bin.moments[0][m];
+                    let stats = BinStats {
+                        count: moments.count,
+                        mean: moments.mean,
+                        sd: moments.sample_variance().sqrt(),
+                    };
+                    (n.clone(), serde_json::to_value(stats).expect("plain data"))
+                })
+                .collect(),
+        })
+        .collect();
+    SelectDoc {
+        schema: SCHEMA.to_string(),
+        input: InputDoc {
+            path: log.source.clone(),
+            iterations: log.len() as u64,
+            epochs: log.epoch_count(),
+            key: log.key_names.clone(),
+            unique_keys,
+            metrics: names.clone(),
+            compare: log.compare().map(|c| c.source.clone()),
+        },
+        selection: SelectionDoc {
+            method: selection.method.name().to_string(),
+            pick: selection.pick.name().to_string(),
+            bins: selection.bins(),
+            target_error_pct: match selection.options.bins {
+                BinCount::Target(t) => Some(t),
+                BinCount::Fixed(_) => None,
+            },
+            cost: log.proxy.map_or("measured".to_string(), |c| c.to_string()),
+            warmup: selection.options.warmup,
+            seed: selection.options.seed,
+            samples: selection.options.samples,
+            strata: selection.options.strata.to_string(),
+            target_met: selection.target.as_ref().map(|t| t.met),
+            advice: selection.target.as_ref().and_then(|t| t.advice.clone()),
+        },
+        seqpoints,
+        projection: selection
+            .projection
+            .totals
+            .iter()
+            .map(total_value)
+            .collect(),
+        speedup: selection.projection.speedups.first().map(speedup_value),
+        profiling_reduction: selection.projection.profiling_reduction,
+        command,
+    }
+}
+
+/// The SeqPoint list a profiler script reads: `id,iteration,epoch,<keys>,weight,<metrics>`.
+pub fn seqpoints_csv(log: &RunLog, selection: &Selection) -> String {
+    let names = log.metric_names();
+    let mut out = String::from("id,iteration,epoch");
+    for k in &log.key_names {
+        out.push(',');
+        out.push_str(k);
+    }
+    out.push_str(",weight");
+    for n in &names {
+        out.push(',');
+        out.push_str(n);
+    }
+    if selection.seqpoints.iter().any(|s| s.stratum.is_some()) {
+        out.push_str(",stratum");
+    }
+    out.push('\n');
+    for sp in &selection.seqpoints {
+        out.push_str(&format!(
+            "{},{},{}",
+            sp.id,
+            sp.iteration,
+            sp.epoch.map_or(String::new(), |e| e.to_string())
+        ));
+        for k in &sp.key {
+            out.push_str(&format!(",{k}"));
+        }
+        out.push_str(&format!(",{}", sp.weight));
+        for v in &sp.values[0] {
+            out.push_str(&format!(",{v}"));
+        }
+        if let Some(s) = sp.stratum {
+            out.push_str(&format!(",{s}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("{0}: already exists; pass --force to overwrite it")]
+    Exists(String),
+    #[error("{path}: cannot write: {reason} (nothing was changed)")]
+    Io { path: String, reason: String },
+}
+
+/// Write `contents` to `path` atomically: a temporary file in the same folder, then a rename.
+/// An existing file is kept unless `overwrite`; on any failure the old file is untouched.
+pub fn write_atomically(path: &Path, contents: &[u8], overwrite: bool) -> Result<(), WriteError> {
+    let shown = path.display().to_string();
+    if !overwrite && path.exists() {
+        return Err(WriteError::Exists(shown));
+    }
+    let io = |e: std::io::Error| WriteError::Io {
+        path: shown.clone(),
+        reason: e.to_string(),
+    };
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".seqpoint-")
+        .tempfile_in(&folder)
+        .map_err(io)?;
+    temp.write_all(contents).map_err(io)?;
+    temp.as_file().sync_all().map_err(io)?;
+    if overwrite {
+        temp.persist(path).map_err(|e| io(e.error))?;
+    } else {
+        temp.persist_noclobber(path).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                WriteError::Exists(shown.clone())
+            } else {
+                io(e.error)
+            }
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn never_overwrites_without_asking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        write_atomically(&path, b"first", false).unwrap();
+        let err = write_atomically(&path, b"second", false).unwrap_err();
+        assert!(err
+            .to_string()
+            .ends_with("already exists; pass --force to overwrite it"));
+        assert_eq!(std::fs::read(&path).unwrap(), b"first");
+        write_atomically(&path, b"second", true).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        // No temporary files are left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn missing_folder_is_a_clear_error() {
+        let err = write_atomically(Path::new("/nonexistent-dir/x.json"), b"x", false).unwrap_err();
+        assert!(err.to_string().contains("cannot write"), "{err}");
+    }
+}

@@ -1,0 +1,278 @@
+//! Projection: whole-run totals from SeqPoints (`P = sum_b w_b m(iter_b)`), their errors
+//! against the full log, 95% intervals from within-bin spread, speedups and the profiling
+//! reduction. Everything here works on SeqPoints and bin summaries, never on rows.
+
+use crate::runlog::{ConfigRole, RunLog};
+use crate::select::SeqPoint;
+use crate::stats::{compensated_sum, percent_error, Z95};
+
+/// A projected total with its variance (from sampling `samples` iterations per bin).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub value: f64,
+    pub variance: f64,
+}
+
+impl Estimate {
+    pub fn interval(&self) -> [f64; 2] {
+        let half = Z95 * self.variance.max(0.0).sqrt();
+        [self.value - half, self.value + half]
+    }
+
+    /// Half-width of the 95% interval as a percentage of the estimate.
+    pub fn half_width_pct(&self) -> f64 {
+        if self.value == 0.0 {
+            return 0.0;
+        }
+        100.0 * Z95 * self.variance.max(0.0).sqrt() / self.value.abs()
+    }
+}
+
+/// Share of a bin left unsampled when `samples` of its `weight` iterations are profiled
+/// (finite-population correction: a bin of one iteration, profiled, is known exactly).
+fn unsampled_share(weight: u64, samples: u64) -> f64 {
+    (1.0 - samples as f64 / weight as f64).max(0.0)
+}
+
+/// `P_c = sum_b w_b m_c(iter_b)`; `Var(P) = sum_b w_b^2 (1 - m/w_b) s_b^2 / m`.
+pub fn project_total(
+    seqpoints: &[SeqPoint],
+    config: usize,
+    metric: usize,
+    samples: u64,
+) -> Estimate {
+    let samples = samples.max(1);
+    let value = compensated_sum(
+        seqpoints
+            .iter()
+            .map(|sp| sp.weight as f64 * sp.values[config][metric]),
+    );
+    let variance = seqpoints
+        .iter()
+        .map(|sp| {
+            let w = sp.weight as f64;
+            w * w
+                * unsampled_share(sp.weight, samples)
+                * sp.bin.moments[config][metric].sample_variance()
+                / samples as f64
+        })
+        .sum();
+    Estimate { value, variance }
+}
+
+/// Projected speedup `P_baseline / P_compare` with the delta-method variance of a ratio
+/// estimator whose numerator and denominator are measured on the same iterations.
+pub fn project_speedup(seqpoints: &[SeqPoint], metric: usize, samples: u64) -> Estimate {
+    let samples = samples.max(1);
+    let a = project_total(seqpoints, 0, metric, samples).value;
+    let b = project_total(seqpoints, 1, metric, samples).value;
+    let ratio = a / b;
+    let variance = seqpoints
+        .iter()
+        .map(|sp| {
+            let n = sp.bin.weight;
+            if n < 2 {
+                return 0.0;
+            }
+            let var_a = sp.bin.moments[0][metric].sample_variance();
+            let var_b = sp.bin.moments[1][metric].sample_variance();
+            let cov = sp.bin.cross[metric] / (n - 1) as f64;
+            let residual = (var_a - 2.0 * ratio * cov + ratio * ratio * var_b).max(0.0);
+            let w = n as f64;
+            w * w * unsampled_share(n, samples) * residual / samples as f64
+        })
+        .sum::<f64>()
+        / (b * b);
+    Estimate {
+        value: ratio,
+        variance,
+    }
+}
+
+/// One configuration and metric: projected against actual.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TotalRow {
+    pub metric: String,
+    pub config: ConfigRole,
+    pub actual: Option<f64>,
+    pub projected: f64,
+    pub error_pct: Option<f64>,
+    pub interval: [f64; 2],
+    #[serde(skip)]
+    pub half_width_pct: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct SpeedupRow {
+    pub metric: String,
+    pub actual: Option<f64>,
+    pub projected: f64,
+    pub error_pct: Option<f64>,
+    pub interval: [f64; 2],
+}
+
+/// Everything `select` reports about a set of SeqPoints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projection {
+    pub totals: Vec<TotalRow>,
+    pub speedups: Vec<SpeedupRow>,
+    /// Whole log's baseline time over the time of running each SeqPoint once.
+    pub profiling_reduction: f64,
+    /// True when the metric is a proxy cost, so errors are proxy errors.
+    pub proxy: bool,
+}
+
+impl Projection {
+    /// The largest error over every configuration and metric (and speedup), in percent.
+    pub fn worst_error_pct(&self) -> f64 {
+        self.totals
+            .iter()
+            .filter_map(|t| t.error_pct)
+            .chain(self.speedups.iter().filter_map(|s| s.error_pct))
+            .fold(0.0, f64::max)
+    }
+
+    /// The widest 95% interval half-width over every total, in percent.
+    pub fn worst_half_width_pct(&self) -> f64 {
+        self.totals
+            .iter()
+            .map(|t| t.half_width_pct)
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Actual totals of every configuration and metric: `[config][metric]`.
+pub fn actual_totals(log: &RunLog) -> Vec<Vec<f64>> {
+    log.configs
+        .iter()
+        .map(|c| {
+            c.metrics
+                .iter()
+                .map(|m| compensated_sum(m.values.iter().copied()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Project every configuration and metric of the log from its SeqPoints.
+pub fn project(
+    log: &RunLog,
+    actual: &[Vec<f64>],
+    seqpoints: &[SeqPoint],
+    samples: u64,
+) -> Projection {
+    let names = log.metric_names();
+    let mut totals = Vec::new();
+    for (c, config) in log.configs.iter().enumerate() {
+        for (m, name) in names.iter().enumerate() {
+            let estimate = project_total(seqpoints, c, m, samples);
+            let actual = actual[c][m];
+            totals.push(TotalRow {
+                metric: name.clone(),
+                config: config.role,
+                actual: Some(actual),
+                projected: estimate.value,
+                error_pct: Some(percent_error(estimate.value, actual)),
+                interval: estimate.interval(),
+                half_width_pct: estimate.half_width_pct(),
+            });
+        }
+    }
+    let speedups = if log.configs.len() > 1 {
+        names
+            .iter()
+            .enumerate()
+            .map(|(m, name)| {
+                let estimate = project_speedup(seqpoints, m, samples);
+                let actual = actual[0][m] / actual[1][m];
+                SpeedupRow {
+                    metric: name.clone(),
+                    actual: Some(actual),
+                    projected: estimate.value,
+                    error_pct: Some(percent_error(estimate.value, actual)),
+                    interval: estimate.interval(),
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let profiled: f64 = seqpoints.iter().map(|sp| sp.values[0][0]).sum();
+    Projection {
+        totals,
+        speedups,
+        profiling_reduction: if profiled > 0.0 {
+            actual[0][0] / profiled
+        } else {
+            f64::INFINITY
+        },
+        proxy: log.proxy.is_some(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binning::Method;
+    use crate::groups::KeyGroups;
+    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+    use crate::select::{Pick, PickSettings, Selector};
+
+    fn settings(max_bins: usize) -> PickSettings {
+        PickSettings {
+            method: Method::Optimal,
+            pick: Pick::NearestMean,
+            warmup: 0,
+            seed: 0,
+            max_bins,
+        }
+    }
+
+    fn log(text: &str) -> RunLog {
+        load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn projection_by_hand() {
+        // Two keys, two bins. Key 10: times 1, 3 (median 2 -> both tie, earliest = row 0: 1).
+        // Key 20: times 5, 6, 7 (median 6 -> row 3).
+        let log = log("seq_len,time_ms\n10,1\n10,3\n20,5\n20,6\n20,7\n");
+        let groups = KeyGroups::from_log(&log);
+        let selector = Selector::new(&log, &groups, settings(2), None).unwrap();
+        let sps = selector.select(2).unwrap();
+        assert_eq!(
+            sps.iter().map(|s| s.iteration).collect::<Vec<_>>(),
+            vec![0, 3]
+        );
+        let estimate = project_total(&sps, 0, 0, 1);
+        // P = 2*1 + 3*6 = 20; actual 22.
+        assert_eq!(estimate.value, 20.0);
+        // Var = 2^2 (1 - 1/2) 2 + 3^2 (1 - 1/3) 1 = 4 + 6 = 10.
+        assert!((estimate.variance - 10.0).abs() < 1e-12);
+        let projection = project(&log, &actual_totals(&log), &sps, 1);
+        let row = &projection.totals[0];
+        assert_eq!(row.actual, Some(22.0));
+        assert!((row.error_pct.unwrap() - 100.0 * 2.0 / 22.0).abs() < 1e-12);
+        assert!((row.interval[1] - (20.0 + Z95 * 10f64.sqrt())).abs() < 1e-9);
+        // Profiling reduction: 22 / (1 + 6).
+        assert!((projection.profiling_reduction - 22.0 / 7.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_bin_per_key_is_exact_when_the_metric_is_a_function_of_the_key() {
+        let log = log("seq_len,time_ms\n10,2\n30,18\n10,2\n20,8\n30,18\n30,18\n");
+        let groups = KeyGroups::from_log(&log);
+        let selector = Selector::new(&log, &groups, settings(3), None).unwrap();
+        let sps = selector.select(3).unwrap();
+        let projection = project(&log, &actual_totals(&log), &sps, 1);
+        assert_eq!(projection.totals[0].error_pct, Some(0.0));
+        assert_eq!(projection.totals[0].half_width_pct, 0.0);
+        assert_eq!(sps.iter().map(|s| s.weight).sum::<u64>(), 6);
+    }
+}

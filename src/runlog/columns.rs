@@ -1,0 +1,171 @@
+//! Which header column is which: iteration, epoch, the key, the metrics.
+//! Names match case-insensitively; well-known aliases are accepted.
+
+use super::error::{closest_name, LoadError};
+
+pub const DEFAULT_KEY: &str = "seq_len";
+pub const KEY_ALIASES: &[&str] = &["seq_len", "sl", "seqlen", "seq_length"];
+const ITERATION_ALIASES: &[&str] = &["iteration", "iter", "step"];
+const EPOCH_ALIASES: &[&str] = &["epoch"];
+/// Metrics used when the user names none, in this order, when present.
+pub const DEFAULT_METRICS: &[&str] = &["time_ms", "energy_j"];
+
+/// Column indices into a header, resolved once per file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnPlan {
+    pub iteration: Option<usize>,
+    pub epoch: Option<usize>,
+    pub keys: Vec<usize>,
+    pub key_names: Vec<String>,
+    pub metrics: Vec<usize>,
+    pub metric_names: Vec<String>,
+    pub width: usize,
+}
+
+fn find(header: &[String], names: &[&str]) -> Option<usize> {
+    names.iter().find_map(|wanted| {
+        header
+            .iter()
+            .position(|h| h.trim().eq_ignore_ascii_case(wanted))
+    })
+}
+
+fn missing_column(path: &str, what: &str, wanted: &str, header: &[String]) -> LoadError {
+    let mut message = format!(
+        "no {what} column '{wanted}'; the columns are: {}",
+        header.join(", ")
+    );
+    if let Some(close) = closest_name(wanted, header) {
+        message.push_str(&format!(" (did you mean '{close}'?)"));
+    } else if header.len() == 1 {
+        for sep in [';', '|', ' ', '\t', ','] {
+            if header[0].contains(sep) {
+                message.push_str(&format!(
+                    " (the header is one column: is the file separated by {sep:?}? use --input-format)"
+                ));
+                break;
+            }
+        }
+    }
+    LoadError::at(path, 1, None, message)
+}
+
+impl ColumnPlan {
+    /// Resolve the requested key and metric names against a header.
+    /// `key` empty means the default key with its aliases; `metrics` empty means the defaults
+    /// that are present (possibly none: then a proxy cost stands in).
+    pub fn resolve(
+        path: &str,
+        header: &[String],
+        key: &[String],
+        metrics: &[String],
+    ) -> Result<Self, LoadError> {
+        let mut keys = Vec::new();
+        let mut key_names = Vec::new();
+        if key.is_empty() {
+            let index = find(header, KEY_ALIASES)
+                .ok_or_else(|| missing_column(path, "key", DEFAULT_KEY, header))?;
+            keys.push(index);
+            key_names.push(header[index].trim().to_string());
+        } else {
+            for name in key {
+                let aliases: Vec<&str> = if name.eq_ignore_ascii_case(DEFAULT_KEY) {
+                    KEY_ALIASES.to_vec()
+                } else {
+                    vec![name.as_str()]
+                };
+                let index = find(header, &aliases)
+                    .ok_or_else(|| missing_column(path, "key", name, header))?;
+                keys.push(index);
+                key_names.push(header[index].trim().to_string());
+            }
+        }
+        if key_names.len() > 2 {
+            return Err(LoadError::file(
+                path,
+                "a key has one or two length columns (e.g. seq_len, or src_len,tgt_len)",
+            ));
+        }
+        let mut metric_cols = Vec::new();
+        let mut metric_names = Vec::new();
+        if metrics.is_empty() {
+            for name in DEFAULT_METRICS {
+                if let Some(index) = find(header, &[name]) {
+                    metric_cols.push(index);
+                    metric_names.push(header[index].trim().to_string());
+                }
+            }
+        } else {
+            for name in metrics {
+                let index = find(header, &[name.as_str()])
+                    .ok_or_else(|| missing_column(path, "metric", name, header))?;
+                if metric_cols.contains(&index) {
+                    continue;
+                }
+                metric_cols.push(index);
+                metric_names.push(header[index].trim().to_string());
+            }
+        }
+        Ok(ColumnPlan {
+            iteration: find(header, ITERATION_ALIASES),
+            epoch: find(header, EPOCH_ALIASES),
+            keys,
+            key_names,
+            metrics: metric_cols,
+            metric_names,
+            width: header.len(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn aliases_and_case_are_accepted() {
+        let h = header(&["Step", "EPOCH", "SL", "Time_ms", "other"]);
+        let plan = ColumnPlan::resolve("f", &h, &[], &[]).unwrap();
+        assert_eq!(plan.iteration, Some(0));
+        assert_eq!(plan.epoch, Some(1));
+        assert_eq!(plan.keys, vec![2]);
+        assert_eq!(plan.metrics, vec![3]);
+        assert_eq!(plan.metric_names, vec!["Time_ms"]);
+    }
+
+    #[test]
+    fn missing_key_lists_columns_and_suggests() {
+        let h = header(&["iteration", "seq_lenn", "time_ms"]);
+        let err = ColumnPlan::resolve("run.csv", &h, &["src_len".into()], &[]).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with("run.csv:1: no key column 'src_len'"),
+            "{text}"
+        );
+        assert!(text.contains("iteration, seq_lenn, time_ms"), "{text}");
+        let err = ColumnPlan::resolve("run.csv", &h, &[], &[]).unwrap_err();
+        assert!(
+            err.to_string().contains("did you mean 'seq_lenn'?"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn one_column_header_hints_at_the_delimiter() {
+        let h = header(&["iteration;seq_len;time_ms"]);
+        let err = ColumnPlan::resolve("run.csv", &h, &[], &[]).unwrap_err();
+        assert!(err.to_string().contains("separated by ';'"), "{err}");
+    }
+
+    #[test]
+    fn no_metric_means_proxy() {
+        let h = header(&["seq_len"]);
+        let plan = ColumnPlan::resolve("f", &h, &[], &[]).unwrap();
+        assert!(plan.metrics.is_empty());
+        assert_eq!(plan.iteration, None);
+    }
+}

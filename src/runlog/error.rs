@@ -1,0 +1,131 @@
+//! Errors raised while reading run logs: each names the file, and where it can the line,
+//! the column, the value found and what was expected.
+
+use std::fmt;
+
+/// Where in an input a problem sits. Lines and columns are 1-based, as editors show them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub path: String,
+    pub line: Option<u64>,
+    pub column: Option<u64>,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A run log could not be read. The message is complete on its own: the CLI prints it as is.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: cannot read: {reason}")]
+    Io { path: String, reason: String },
+    #[error("{at}: {message}")]
+    Bad { at: Location, message: String },
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+}
+
+impl LoadError {
+    pub fn file(path: &str, message: impl Into<String>) -> Self {
+        LoadError::File {
+            path: path.to_string(),
+            message: message.into(),
+        }
+    }
+
+    pub fn at(path: &str, line: u64, column: Option<u64>, message: impl Into<String>) -> Self {
+        LoadError::Bad {
+            at: Location {
+                path: path.to_string(),
+                line: Some(line),
+                column,
+            },
+            message: message.into(),
+        }
+    }
+
+    /// The 1-based line this error points at, if any.
+    pub fn line(&self) -> Option<u64> {
+        match self {
+            LoadError::Bad { at, .. } => at.line,
+            _ => None,
+        }
+    }
+}
+
+/// Shorten a value for an error message so a megabyte-long field does not flood the terminal.
+pub fn shown_value(raw: &[u8]) -> String {
+    const LIMIT: usize = 40;
+    let text = String::from_utf8_lossy(raw);
+    let mut out: String = text.chars().take(LIMIT).collect();
+    if text.chars().count() > LIMIT {
+        out.push('…');
+    }
+    format!("{out:?}")
+}
+
+/// Edit distance, to suggest the column a user probably meant.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = substitution.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The existing name closest to `wanted`, when it is close enough to be a likely typo.
+pub fn closest_name<'a>(wanted: &str, names: &'a [String]) -> Option<&'a str> {
+    let wanted = wanted.to_lowercase();
+    names
+        .iter()
+        .map(|name| (edit_distance(&wanted, &name.to_lowercase()), name))
+        .filter(|(distance, name)| *distance <= (name.len().max(wanted.len()) / 3).max(2))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_formats_like_a_compiler() {
+        let err = LoadError::at("run.csv", 14, Some(3), "bad");
+        assert_eq!(err.to_string(), "run.csv:14:3: bad");
+    }
+
+    #[test]
+    fn suggests_close_names_only() {
+        let names = vec![
+            "iteration".to_string(),
+            "seq_len".to_string(),
+            "time_ms".to_string(),
+        ];
+        assert_eq!(closest_name("seqlen", &names), Some("seq_len"));
+        assert_eq!(closest_name("Time_Ms", &names), Some("time_ms"));
+        assert_eq!(closest_name("energy_j", &names), None);
+    }
+
+    #[test]
+    fn long_values_are_cut() {
+        let long = vec![b'x'; 1000];
+        assert!(shown_value(&long).chars().count() < 50);
+    }
+}

@@ -1,0 +1,104 @@
+//! Reading run logs: one row per training iteration, columnar in memory.
+//! Formats: CSV, TSV, JSON Lines, each optionally gzip-compressed; see `read`.
+
+mod columns;
+mod error;
+mod read;
+
+pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
+pub use error::{closest_name, LoadError, Location};
+pub use read::{load_bytes, load_path, load_run, InputFormat, LoadOptions};
+
+/// Which configuration a metric was measured on: the run log itself, or `--compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfigRole {
+    Baseline,
+    Compare,
+}
+
+impl ConfigRole {
+    pub fn name(self) -> &'static str {
+        match self {
+            ConfigRole::Baseline => "baseline",
+            ConfigRole::Compare => "compare",
+        }
+    }
+}
+
+/// One numeric column of per-iteration measurements (or a proxy cost computed from keys).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricColumn {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+/// The measurements of one configuration, row-aligned with the run log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Configuration {
+    pub role: ConfigRole,
+    pub source: String,
+    pub metrics: Vec<MetricColumn>,
+}
+
+/// Rows dropped by `--skip-bad`: how many, and where the first few were.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkippedRows {
+    pub count: u64,
+    pub first_lines: Vec<u64>,
+    pub first_reason: Option<String>,
+}
+
+/// A training run: per-iteration keys and the metrics of each configuration, as columns.
+/// Rows are in ascending iteration order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLog {
+    pub source: String,
+    pub key_names: Vec<String>,
+    pub iterations: Vec<u64>,
+    pub epochs: Option<Vec<u32>>,
+    /// Row-major keys: row `r` has `keys[r * dims .. (r + 1) * dims]`.
+    pub keys: Vec<u32>,
+    /// Index 0 is the baseline; index 1, if present, the `--compare` configuration.
+    pub configs: Vec<Configuration>,
+    pub skipped: SkippedRows,
+    /// Set when the log had no metric and a proxy cost was computed from the keys.
+    pub proxy: Option<crate::cost::Cost>,
+}
+
+impl RunLog {
+    pub fn len(&self) -> usize {
+        self.iterations.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.iterations.is_empty()
+    }
+
+    pub fn dims(&self) -> usize {
+        self.key_names.len()
+    }
+
+    pub fn key(&self, row: usize) -> &[u32] {
+        let d = self.dims();
+        &self.keys[row * d..(row + 1) * d]
+    }
+
+    pub fn metric_names(&self) -> Vec<String> {
+        self.configs[0]
+            .metrics
+            .iter()
+            .map(|m| m.name.clone())
+            .collect()
+    }
+
+    pub fn epoch_count(&self) -> Option<u32> {
+        self.epochs
+            .as_ref()
+            .map(|e| e.iter().copied().max().map_or(0, |m| m + 1))
+    }
+
+    pub fn compare(&self) -> Option<&Configuration> {
+        self.configs.get(1)
+    }
+}

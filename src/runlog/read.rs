@@ -1,0 +1,758 @@
+//! Parsing CSV/TSV/JSON Lines (plain or gzip) into a columnar `RunLog`, and aligning a
+//! second configuration with it. Every error names the file, line and column.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use super::columns::ColumnPlan;
+use super::error::{shown_value, LoadError};
+use super::{ConfigRole, Configuration, MetricColumn, RunLog, SkippedRows};
+use crate::cost::Cost;
+
+/// How many skipped rows `--skip-bad` lists by line.
+const SKIPPED_LINES_SHOWN: usize = 5;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InputFormat {
+    Csv,
+    Tsv,
+    Jsonl,
+}
+
+/// What to read and how strictly.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Key column names; empty means `seq_len` and its aliases.
+    pub key: Vec<String>,
+    /// Metric column names; empty means `time_ms`/`energy_j` where present.
+    pub metrics: Vec<String>,
+    pub format: Option<InputFormat>,
+    pub skip_bad: bool,
+    /// A second configuration over the same iterations.
+    pub compare: Option<String>,
+    /// The proxy cost used when the log has no metric.
+    pub cost: Cost,
+}
+
+/// Read the run log (and `--compare` log, if any) named in the options.
+pub fn load_run(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> {
+    let mut log = load_path(path, options)?;
+    if let Some(compare_path) = &options.compare {
+        let other = load_path(compare_path, options)?;
+        align_compare(&mut log, other)?;
+    }
+    if log.configs[0].metrics.is_empty() {
+        let values = (0..log.len())
+            .map(|row| options.cost.of_key(log.key(row)))
+            .collect();
+        log.configs[0].metrics.push(MetricColumn {
+            name: options.cost.column_name(),
+            values,
+        });
+        log.proxy = Some(options.cost);
+    }
+    Ok(log)
+}
+
+/// Read one file (`-` is standard input), decompressing gzip, without aligning or proxies.
+pub fn load_path(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> {
+    if let Some(bytes) = crate::sample::sample_bytes(path) {
+        return load_bytes(path, bytes, InputFormat::Csv, options);
+    }
+    let raw = read_all(path)?;
+    let (bytes, stem) = if raw.starts_with(&[0x1f, 0x8b]) {
+        (
+            gunzip(path, &raw)?,
+            path.strip_suffix(".gz").unwrap_or(path),
+        )
+    } else {
+        (raw, path)
+    };
+    let format = options
+        .format
+        .or_else(|| format_from_extension(stem))
+        .unwrap_or_else(|| sniff_format(&bytes));
+    load_bytes(path, &bytes, format, options)
+}
+
+fn read_all(path: &str) -> Result<Vec<u8>, LoadError> {
+    let io_error = |e: std::io::Error| LoadError::Io {
+        path: path.to_string(),
+        reason: e.to_string(),
+    };
+    if path == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).map_err(io_error)?;
+        return Ok(buf);
+    }
+    let meta = std::fs::metadata(path).map_err(io_error)?;
+    if meta.is_dir() {
+        return Err(LoadError::file(
+            path,
+            "is a directory; expected a run log file (CSV, TSV or JSON Lines, optionally .gz)",
+        ));
+    }
+    std::fs::read(path).map_err(io_error)
+}
+
+fn gunzip(path: &str, raw: &[u8]) -> Result<Vec<u8>, LoadError> {
+    let mut out = Vec::with_capacity(raw.len() * 4);
+    flate2::read::MultiGzDecoder::new(raw)
+        .read_to_end(&mut out)
+        .map_err(|e| {
+            LoadError::file(
+                path,
+                format!("truncated or corrupt gzip data ({e}); expected a complete .gz file"),
+            )
+        })?;
+    Ok(out)
+}
+
+fn format_from_extension(path: &str) -> Option<InputFormat> {
+    let lower = path.to_ascii_lowercase();
+    let ext = lower.rsplit('.').next()?;
+    match ext {
+        "csv" => Some(InputFormat::Csv),
+        "tsv" | "tab" => Some(InputFormat::Tsv),
+        "jsonl" | "ndjson" | "json" => Some(InputFormat::Jsonl),
+        _ => None,
+    }
+}
+
+/// Guess from the content: JSON Lines start with `{`, TSV headers hold tabs.
+fn sniff_format(bytes: &[u8]) -> InputFormat {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let first_line = body.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    match first_line.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => InputFormat::Jsonl,
+        _ if first_line.contains(&b'\t') && !first_line.contains(&b',') => InputFormat::Tsv,
+        _ => InputFormat::Csv,
+    }
+}
+
+/// Parse bytes already in memory. `path` is used in messages only.
+pub fn load_bytes(
+    path: &str,
+    bytes: &[u8],
+    format: InputFormat,
+    options: &LoadOptions,
+) -> Result<RunLog, LoadError> {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if body.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(LoadError::file(
+            path,
+            "the file is empty; expected a header row and one row per iteration",
+        ));
+    }
+    let mut sink = RowSink::default();
+    let plan = match format {
+        InputFormat::Csv => read_delimited(path, body, b',', options, &mut sink)?,
+        InputFormat::Tsv => read_delimited(path, body, b'\t', options, &mut sink)?,
+        InputFormat::Jsonl => read_jsonl(path, body, options, &mut sink)?,
+    };
+    sink.finish(path, plan)
+}
+
+/// Parsed columns, grown row by row. A row is pushed whole or not at all.
+#[derive(Default)]
+struct RowSink {
+    iterations: Vec<u64>,
+    epochs: Vec<u32>,
+    keys: Vec<u32>,
+    metrics: Vec<Vec<f64>>,
+    lines: Vec<u64>,
+    data_rows_seen: u64,
+    skipped: SkippedRows,
+}
+
+/// A bad field: its 0-based column and the message.
+type FieldError = (usize, String);
+
+impl RowSink {
+    fn push<'a>(
+        &mut self,
+        plan: &ColumnPlan,
+        line: u64,
+        field: impl Fn(usize) -> Option<&'a [u8]>,
+        names: &[String],
+    ) -> Result<(), FieldError> {
+        let ordinal = self.data_rows_seen;
+        self.data_rows_seen += 1;
+        let get = |col: usize| {
+            field(col).ok_or_else(|| {
+                (
+                    col,
+                    format!("column '{}' is missing in this row", names[col].trim()),
+                )
+            })
+        };
+        let iteration = match plan.iteration {
+            Some(col) => parse_count(get(col)?).map_err(|m| (col, named(names, col, m)))?,
+            None => ordinal,
+        };
+        let epoch = match plan.epoch {
+            Some(col) => Some(
+                parse_count(get(col)?)
+                    .and_then(|v| {
+                        u32::try_from(v).map_err(|_| "expected an epoch below 2^32".into())
+                    })
+                    .map_err(|m| (col, named(names, col, m)))?,
+            ),
+            None => None,
+        };
+        let mut key = [0u32; 2];
+        for (slot, &col) in plan.keys.iter().enumerate() {
+            key[slot] = parse_length(get(col)?).map_err(|m| (col, named(names, col, m)))?;
+        }
+        let mut metric = [0f64; 8];
+        let mut extra = Vec::new();
+        for (slot, &col) in plan.metrics.iter().enumerate() {
+            let value = parse_metric(get(col)?).map_err(|m| (col, named(names, col, m)))?;
+            if slot < metric.len() {
+                metric[slot] = value;
+            } else {
+                extra.push(value);
+            }
+        }
+        self.iterations.push(iteration);
+        if let Some(epoch) = epoch {
+            self.epochs.push(epoch);
+        }
+        self.keys.extend_from_slice(&key[..plan.keys.len()]);
+        if self.metrics.len() < plan.metrics.len() {
+            self.metrics.resize(plan.metrics.len(), Vec::new());
+        }
+        for (slot, column) in self.metrics.iter_mut().enumerate() {
+            column.push(if slot < metric.len() {
+                metric[slot]
+            } else {
+                extra[slot - metric.len()]
+            });
+        }
+        self.lines.push(line);
+        Ok(())
+    }
+
+    /// Record a bad row: skip it under `--skip-bad`, else fail with its location.
+    fn reject(
+        &mut self,
+        path: &str,
+        line: u64,
+        column: Option<u64>,
+        message: String,
+        skip_bad: bool,
+    ) -> Result<(), LoadError> {
+        if !skip_bad {
+            return Err(LoadError::at(path, line, column, message));
+        }
+        self.skipped.count += 1;
+        if self.skipped.first_lines.len() < SKIPPED_LINES_SHOWN {
+            self.skipped.first_lines.push(line);
+        }
+        if self.skipped.first_reason.is_none() {
+            self.skipped.first_reason =
+                Some(LoadError::at(path, line, column, message).to_string());
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, path: &str, plan: ColumnPlan) -> Result<RunLog, LoadError> {
+        if self.iterations.is_empty() {
+            let message = if self.skipped.count > 0 {
+                format!(
+                    "every row was bad ({} skipped, first: {})",
+                    self.skipped.count,
+                    self.skipped.first_reason.clone().unwrap_or_default()
+                )
+            } else {
+                "the file has a header but no rows; expected one row per iteration".to_string()
+            };
+            return Err(LoadError::file(path, message));
+        }
+        let dims = plan.keys.len();
+        if !self.iterations.windows(2).all(|w| w[0] < w[1]) {
+            let mut order: Vec<usize> = (0..self.iterations.len()).collect();
+            order.sort_by_key(|&r| (self.iterations[r], self.lines[r]));
+            self.check_duplicates(path, &order)?;
+            self.iterations = order.iter().map(|&r| self.iterations[r]).collect();
+            if !self.epochs.is_empty() {
+                self.epochs = order.iter().map(|&r| self.epochs[r]).collect();
+            }
+            self.keys = order
+                .iter()
+                .flat_map(|&r| self.keys[r * dims..(r + 1) * dims].iter().copied())
+                .collect();
+            for column in &mut self.metrics {
+                *column = order.iter().map(|&r| column[r]).collect();
+            }
+        }
+        let metrics = plan
+            .metric_names
+            .iter()
+            .cloned()
+            .zip(
+                self.metrics
+                    .into_iter()
+                    .chain(std::iter::repeat(Vec::new())),
+            )
+            .map(|(name, values)| MetricColumn { name, values })
+            .collect();
+        Ok(RunLog {
+            source: path.to_string(),
+            key_names: plan.key_names,
+            iterations: self.iterations,
+            epochs: plan.epoch.map(|_| self.epochs),
+            keys: self.keys,
+            configs: vec![Configuration {
+                role: ConfigRole::Baseline,
+                source: path.to_string(),
+                metrics,
+            }],
+            skipped: self.skipped,
+            proxy: None,
+        })
+    }
+
+    fn check_duplicates(&self, path: &str, order: &[usize]) -> Result<(), LoadError> {
+        for pair in order.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if self.iterations[a] == self.iterations[b] {
+                let (first, second) = (
+                    self.lines[a].min(self.lines[b]),
+                    self.lines[a].max(self.lines[b]),
+                );
+                return Err(LoadError::at(
+                    path,
+                    second,
+                    None,
+                    format!(
+                        "duplicate iteration {} (also on line {first}); expected each iteration once",
+                        self.iterations[a]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn named(names: &[String], col: usize, message: String) -> String {
+    format!("column '{}': {message}", names[col].trim())
+}
+
+fn text(raw: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(raw)
+        .map(str::trim)
+        .map_err(|_| format!("found {} (not UTF-8 text)", shown_value(raw)))
+}
+
+/// A non-negative integer (iteration, epoch). Integral decimals like `12.0` are accepted.
+fn parse_count(raw: &[u8]) -> Result<u64, String> {
+    let s = text(raw)?;
+    if let Ok(v) = s.parse::<u64>() {
+        return Ok(v);
+    }
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 => Ok(v as u64),
+        _ => Err(format!(
+            "found {}, expected a non-negative integer",
+            shown_value(raw)
+        )),
+    }
+}
+
+/// A padded sequence length: a non-negative integer that fits in 32 bits.
+fn parse_length(raw: &[u8]) -> Result<u32, String> {
+    let expected = || {
+        format!(
+            "found {}, expected a non-negative integer length",
+            shown_value(raw)
+        )
+    };
+    let value = parse_count(raw).map_err(|_| expected())?;
+    u32::try_from(value).map_err(|_| {
+        format!(
+            "found {}, expected a length of at most {}",
+            shown_value(raw),
+            u32::MAX
+        )
+    })
+}
+
+/// A measured metric: a finite, non-negative number.
+fn parse_metric(raw: &[u8]) -> Result<f64, String> {
+    let s = text(raw)?;
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(v) if v.is_finite() => Err(format!(
+            "found {}, expected a non-negative number",
+            shown_value(raw)
+        )),
+        Ok(_) => Err(format!(
+            "found {}, expected a finite number (not NaN or infinity)",
+            shown_value(raw)
+        )),
+        Err(_) => Err(format!("found {}, expected a number", shown_value(raw))),
+    }
+}
+
+fn read_delimited(
+    path: &str,
+    body: &[u8],
+    delimiter: u8,
+    options: &LoadOptions,
+    sink: &mut RowSink,
+) -> Result<ColumnPlan, LoadError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(body);
+    let mut records = reader.byte_records();
+    let header_record = match records.next() {
+        Some(Ok(record)) => record,
+        Some(Err(e)) => return Err(csv_error(path, &e)),
+        None => {
+            return Err(LoadError::file(
+                path,
+                "the file is empty; expected a header row",
+            ))
+        }
+    };
+    let header: Vec<String> = header_record
+        .iter()
+        .enumerate()
+        .map(|(i, field)| {
+            std::str::from_utf8(field)
+                .map(|s| s.trim().to_string())
+                .map_err(|_| {
+                    LoadError::at(
+                        path,
+                        1,
+                        Some(i as u64 + 1),
+                        format!("header {} is not UTF-8 text", shown_value(field)),
+                    )
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    let plan = ColumnPlan::resolve(path, &header, &options.key, &options.metrics)?;
+    for record in records {
+        let record = match record {
+            Ok(record) => record,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                sink.reject(path, line, None, csv_error_text(&e), options.skip_bad)?;
+                continue;
+            }
+        };
+        let line = record.position().map_or(0, |p| p.line());
+        if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if record.len() != plan.width {
+            let message = format!(
+                "expected {} fields as in the header, found {}",
+                plan.width,
+                record.len()
+            );
+            let column = record.len().min(plan.width) as u64 + 1;
+            sink.reject(path, line, Some(column), message, options.skip_bad)?;
+            continue;
+        }
+        if let Err((col, message)) = sink.push(&plan, line, |c| record.get(c), &header) {
+            sink.reject(path, line, Some(col as u64 + 1), message, options.skip_bad)?;
+        }
+    }
+    Ok(plan)
+}
+
+fn csv_error_text(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Utf8 { err, .. } => format!("field {} is not UTF-8 text", err.field() + 1),
+        _ => format!("unreadable row ({e})"),
+    }
+}
+
+fn csv_error(path: &str, e: &csv::Error) -> LoadError {
+    let line = e.position().map_or(1, |p| p.line());
+    LoadError::at(path, line, None, csv_error_text(e))
+}
+
+fn read_jsonl(
+    path: &str,
+    body: &[u8],
+    options: &LoadOptions,
+    sink: &mut RowSink,
+) -> Result<ColumnPlan, LoadError> {
+    let mut plan: Option<(ColumnPlan, Vec<String>)> = None;
+    for (index, raw_line) in body.split(|&b| b == b'\n').enumerate() {
+        let line_no = index as u64 + 1;
+        let line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let object: serde_json::Map<String, serde_json::Value> = match serde_json::from_slice(line)
+        {
+            Ok(object) => object,
+            Err(e) => {
+                let message = format!("expected one JSON object per line ({e})");
+                if plan.is_none() {
+                    return Err(LoadError::at(
+                        path,
+                        line_no,
+                        Some(e.column() as u64),
+                        message,
+                    ));
+                }
+                sink.reject(
+                    path,
+                    line_no,
+                    Some(e.column() as u64),
+                    message,
+                    options.skip_bad,
+                )?;
+                continue;
+            }
+        };
+        if plan.is_none() {
+            let names: Vec<String> = object.keys().cloned().collect();
+            let resolved = ColumnPlan::resolve(path, &names, &options.key, &options.metrics)?;
+            plan = Some((resolved, names));
+        }
+        let (resolved, names) = plan.as_ref().expect("plan set above");
+        let values: Vec<Option<String>> = names
+            .iter()
+            .map(|name| object.get(name).and_then(json_scalar_text))
+            .collect();
+        let field = |col: usize| values[col].as_deref().map(str::as_bytes);
+        if let Err((col, message)) = sink.push(resolved, line_no, field, names) {
+            let column = json_field_column(line, &names[col]);
+            sink.reject(path, line_no, column, message, options.skip_bad)?;
+        }
+    }
+    match plan {
+        Some((plan, _)) => Ok(plan),
+        None => Err(LoadError::file(
+            path,
+            "the file is empty; expected JSON objects",
+        )),
+    }
+}
+
+fn json_scalar_text(value: &serde_json::Value) -> Option<String> {
+    match value {
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// The 1-based column where a field's value starts in a JSON line, for messages.
+fn json_field_column(line: &[u8], name: &str) -> Option<u64> {
+    let needle = format!("\"{name}\"");
+    let start = line
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())?;
+    let after = start + needle.len();
+    let colon = line[after..].iter().position(|&b| b == b':')? + after;
+    let value = line[colon + 1..]
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(colon + 1, |p| p + colon + 1);
+    Some(value as u64 + 1)
+}
+
+/// Attach a second configuration's metrics, row-aligned by iteration.
+fn align_compare(log: &mut RunLog, other: RunLog) -> Result<(), LoadError> {
+    let path = other.source.clone();
+    if other.configs[0].metrics.is_empty() {
+        return Err(LoadError::file(
+            &path,
+            "the --compare log has no metric column (expected e.g. time_ms)",
+        ));
+    }
+    let baseline_names = log.metric_names();
+    let other_names = other.metric_names();
+    if !baseline_names.is_empty() && baseline_names != other_names {
+        return Err(LoadError::file(
+            &path,
+            format!(
+                "the --compare log has metrics [{}], expected the baseline's [{}]",
+                other_names.join(", "),
+                baseline_names.join(", ")
+            ),
+        ));
+    }
+    let row_of: HashMap<u64, usize> = other
+        .iterations
+        .iter()
+        .enumerate()
+        .map(|(row, &it)| (it, row))
+        .collect();
+    let mut order = Vec::with_capacity(log.len());
+    for (row, &iteration) in log.iterations.iter().enumerate() {
+        let other_row = *row_of.get(&iteration).ok_or_else(|| {
+            LoadError::file(
+                &path,
+                format!("iteration {iteration} of {} is missing here; expected the same iterations in both logs", log.source),
+            )
+        })?;
+        if other.key(other_row) != log.key(row) {
+            return Err(LoadError::file(
+                &path,
+                format!(
+                    "iteration {iteration} has key {:?} here but {:?} in {}; expected the same batches in the same order",
+                    other.key(other_row),
+                    log.key(row),
+                    log.source
+                ),
+            ));
+        }
+        order.push(other_row);
+    }
+    if other.len() > log.len() {
+        let known: std::collections::HashSet<u64> = log.iterations.iter().copied().collect();
+        let extra = other
+            .iterations
+            .iter()
+            .find(|it| !known.contains(it))
+            .copied()
+            .unwrap_or_default();
+        return Err(LoadError::file(
+            &path,
+            format!(
+                "iteration {extra} is not in {}; expected the same iterations in both logs",
+                log.source
+            ),
+        ));
+    }
+    let metrics = other.configs[0]
+        .metrics
+        .iter()
+        .map(|m| MetricColumn {
+            name: m.name.clone(),
+            values: order.iter().map(|&r| m.values[r]).collect(),
+        })
+        .collect();
+    log.configs.push(Configuration {
+        role: ConfigRole::Compare,
+        source: path,
+        metrics,
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn csv(text: &str) -> Result<RunLog, LoadError> {
+        load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+    }
+
+    #[test]
+    fn reads_columns_and_sorts_by_iteration() {
+        let log = csv("iteration,seq_len,time_ms\n2,30,3.0\n0,10,1.0\n1,20,2.5\n").unwrap();
+        assert_eq!(log.iterations, vec![0, 1, 2]);
+        assert_eq!(log.keys, vec![10, 20, 30]);
+        assert_eq!(log.configs[0].metrics[0].values, vec![1.0, 2.5, 3.0]);
+        assert_eq!(log.epochs, None);
+    }
+
+    #[test]
+    fn bad_length_names_line_column_value() {
+        let err = csv("iteration,seq_len,time_ms\n0,10,1\n1,-4,2\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv:3:2: column 'seq_len': found \"-4\", expected a non-negative integer length"
+        );
+    }
+
+    #[test]
+    fn nan_metric_is_rejected() {
+        let err = csv("seq_len,time_ms\n10,NaN\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv:2:2: column 'time_ms': found \"NaN\", expected a finite number (not NaN or infinity)"
+        );
+    }
+
+    #[test]
+    fn duplicate_iteration_is_rejected() {
+        let err = csv("iteration,seq_len\n0,10\n1,20\n0,30\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv:4: duplicate iteration 0 (also on line 2); expected each iteration once"
+        );
+    }
+
+    #[test]
+    fn skip_bad_counts_rows() {
+        let options = LoadOptions {
+            skip_bad: true,
+            ..LoadOptions::default()
+        };
+        let text = "seq_len,time_ms\n10,1\nx,2\n20,-1\n30,3\n";
+        let log = load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap();
+        assert_eq!(log.keys, vec![10, 30]);
+        assert_eq!(log.skipped.count, 2);
+        assert_eq!(log.skipped.first_lines, vec![3, 4]);
+        // Without an iteration column the iteration is the data row's ordinal, skipped rows included.
+        assert_eq!(log.iterations, vec![0, 3]);
+    }
+
+    #[test]
+    fn jsonl_reads_numbers_and_points_at_fields() {
+        let text = "{\"iteration\": 0, \"seq_len\": 5, \"time_ms\": 1.5}\n\n{\"iteration\": 1, \"seq_len\": \"7\", \"time_ms\": -2}\n";
+        let err = load_bytes(
+            "t.jsonl",
+            text.as_bytes(),
+            InputFormat::Jsonl,
+            &LoadOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.jsonl:3:45: column 'time_ms': found \"-2\", expected a non-negative number"
+        );
+        let ok = "{\"seq_len\": 5, \"time_ms\": 1.5}\n{\"seq_len\": 7, \"time_ms\": 2}\n";
+        let log = load_bytes(
+            "t.jsonl",
+            ok.as_bytes(),
+            InputFormat::Jsonl,
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(log.keys, vec![5, 7]);
+    }
+
+    #[test]
+    fn short_row_says_how_many_fields() {
+        let err = csv("seq_len,time_ms\n10\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv:2:2: expected 2 fields as in the header, found 1"
+        );
+    }
+
+    #[test]
+    fn bom_crlf_and_quotes_are_fine() {
+        let log = csv("\u{feff}seq_len,\"time_ms\"\r\n\"10\",1.5\r\n").unwrap();
+        assert_eq!(log.keys, vec![10]);
+    }
+
+    #[test]
+    fn sniffing_and_extensions() {
+        assert_eq!(sniff_format(b"{\"a\":1}"), InputFormat::Jsonl);
+        assert_eq!(sniff_format(b"a\tb\n1\t2"), InputFormat::Tsv);
+        assert_eq!(sniff_format(b"a,b\n"), InputFormat::Csv);
+        assert_eq!(format_from_extension("x/run.TSV"), Some(InputFormat::Tsv));
+        assert_eq!(format_from_extension("run"), None);
+    }
+}

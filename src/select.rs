@@ -1,0 +1,391 @@
+//! Choosing SeqPoints: a representative key per bin (the pick), one concrete iteration of
+//! that key to profile, alternates, and the bin's pooled statistics for projection.
+
+use crate::binning::{Binner, BinningError, Bins, Method};
+use crate::groups::{KeyGroups, Moments};
+use crate::runlog::RunLog;
+
+/// Concrete iterations kept per key group: one to profile plus alternates.
+pub const ALTERNATES: usize = 8;
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pick {
+    NearestMean,
+    Median,
+    Centroid,
+    Mode,
+}
+
+impl Pick {
+    pub const ALL: [Pick; 4] = [Pick::NearestMean, Pick::Median, Pick::Centroid, Pick::Mode];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pick::NearestMean => "nearest-mean",
+            Pick::Median => "median",
+            Pick::Centroid => "centroid",
+            Pick::Mode => "mode",
+        }
+    }
+}
+
+/// A bin's pooled statistics: what the projection's interval is computed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BinSummary {
+    pub weight: u64,
+    /// `[config][metric]`.
+    pub moments: Vec<Vec<Moments>>,
+    /// `[metric]`: within-bin co-moment of baseline and compare (empty without compare).
+    pub cross: Vec<f64>,
+    pub groups: Vec<usize>,
+}
+
+impl BinSummary {
+    fn new(groups: &KeyGroups, members: &[usize]) -> Self {
+        let moments: Vec<Vec<Moments>> = groups
+            .moments
+            .iter()
+            .map(|config| {
+                config
+                    .iter()
+                    .map(|metric| Moments::pooled(members.iter().map(|&g| &metric[g])))
+                    .collect()
+            })
+            .collect();
+        let cross = (0..groups.cross.len())
+            .map(|m| {
+                let (a, b) = (&moments[0][m], &moments[1][m]);
+                members
+                    .iter()
+                    .map(|&g| {
+                        let (ga, gb) = (&groups.moments[0][m][g], &groups.moments[1][m][g]);
+                        groups.cross[m][g]
+                            + ga.count as f64 * (ga.mean - a.mean) * (gb.mean - b.mean)
+                    })
+                    .sum()
+            })
+            .collect();
+        BinSummary {
+            weight: members.iter().map(|&g| groups.counts[g]).sum(),
+            moments,
+            cross,
+            groups: members.to_vec(),
+        }
+    }
+}
+
+/// One bin's representative: the iteration to profile and what it stands for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeqPoint {
+    pub id: usize,
+    pub stratum: Option<usize>,
+    pub iteration: u64,
+    pub row: usize,
+    pub epoch: Option<u32>,
+    pub key: Vec<u32>,
+    pub weight: u64,
+    pub bin_min: Vec<u32>,
+    pub bin_max: Vec<u32>,
+    pub alternates: Vec<u64>,
+    /// `[config][metric]` at the chosen iteration.
+    pub values: Vec<Vec<f64>>,
+    pub bin: BinSummary,
+}
+
+/// Per key group, its eligible rows nearest the group's median first (at most 1 + ALTERNATES).
+/// Built once per warm-up setting, so picking per K costs O(groups), not O(rows).
+pub struct Candidates {
+    best_rows: Vec<Vec<u32>>,
+}
+
+impl Candidates {
+    pub fn new(log: &RunLog, groups: &KeyGroups, warmup: u64) -> Self {
+        let values = &log.configs[0].metrics[0].values;
+        let best_rows = (0..groups.len())
+            .map(|g| {
+                let median = groups.moments[0][0][g].median;
+                let distance = |r: u32| (values[r as usize] - median).abs();
+                let mut best: Vec<u32> = Vec::with_capacity(ALTERNATES + 2);
+                for &r in groups
+                    .rows_of(g)
+                    .iter()
+                    .filter(|&&r| u64::from(r) >= warmup)
+                {
+                    // Keep the closest few; ties keep the earlier iteration.
+                    let at = best.partition_point(|&b| distance(b) <= distance(r));
+                    if at <= ALTERNATES {
+                        best.insert(at, r);
+                        best.truncate(ALTERNATES + 1);
+                    }
+                }
+                best
+            })
+            .collect();
+        Candidates { best_rows }
+    }
+
+    pub fn rows(&self, group: usize) -> &[u32] {
+        &self.best_rows[group]
+    }
+}
+
+/// Bin members ordered by how well each represents the bin under `pick`.
+fn ranked_members(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<usize> {
+    let weight = |g: usize| groups.counts[g] as f64;
+    let total: f64 = members.iter().map(|&g| weight(g)).sum();
+    let score: Vec<f64> = match pick {
+        Pick::NearestMean => {
+            let means = &groups.moments[0][0];
+            let bin_mean = members
+                .iter()
+                .map(|&g| weight(g) * means[g].mean)
+                .sum::<f64>()
+                / total;
+            members
+                .iter()
+                .map(|&g| (means[g].mean - bin_mean).abs())
+                .collect()
+        }
+        Pick::Median => {
+            let mut by_length: Vec<usize> = members.to_vec();
+            by_length.sort_by_key(|&g| (groups.total_length(g), g));
+            let mut seen = 0.0;
+            let median = *by_length
+                .iter()
+                .find(|&&g| {
+                    seen += weight(g);
+                    seen >= total / 2.0
+                })
+                .unwrap_or(&by_length[0]);
+            let at = groups.total_length(median) as f64;
+            members
+                .iter()
+                .map(|&g| (groups.total_length(g) as f64 - at).abs())
+                .collect()
+        }
+        Pick::Centroid => {
+            let centre: Vec<f64> = (0..groups.dims)
+                .map(|d| {
+                    members
+                        .iter()
+                        .map(|&g| weight(g) * f64::from(groups.key(g)[d]))
+                        .sum::<f64>()
+                        / total
+                })
+                .collect();
+            members
+                .iter()
+                .map(|&g| {
+                    groups
+                        .key(g)
+                        .iter()
+                        .zip(&centre)
+                        .map(|(&k, c)| (f64::from(k) - c).powi(2))
+                        .sum()
+                })
+                .collect()
+        }
+        Pick::Mode => members.iter().map(|&g| -weight(g)).collect(),
+    };
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by(|&a, &b| {
+        score[a]
+            .total_cmp(&score[b])
+            .then(members[a].cmp(&members[b]))
+    });
+    order.into_iter().map(|i| members[i]).collect()
+}
+
+/// How a `Selector` bins and picks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PickSettings {
+    pub method: Method,
+    pub pick: Pick,
+    /// The first `warmup` iterations are never chosen.
+    pub warmup: u64,
+    pub seed: u64,
+    /// The largest K that will be asked for (the exact DP precomputes up to it).
+    pub max_bins: usize,
+}
+
+/// Chooses SeqPoints over one set of key groups for any K; built once, asked many times.
+pub struct Selector<'a> {
+    log: &'a RunLog,
+    groups: &'a KeyGroups,
+    candidates: Candidates,
+    binner: Binner<'a>,
+    pick: Pick,
+    stratum: Option<usize>,
+}
+
+impl<'a> Selector<'a> {
+    pub fn new(
+        log: &'a RunLog,
+        groups: &'a KeyGroups,
+        settings: PickSettings,
+        stratum: Option<usize>,
+    ) -> Result<Self, BinningError> {
+        Ok(Selector {
+            log,
+            groups,
+            candidates: Candidates::new(log, groups, settings.warmup),
+            binner: Binner::new(groups, settings.method, settings.seed, settings.max_bins)?,
+            pick: settings.pick,
+            stratum,
+        })
+    }
+
+    pub fn groups(&self) -> &KeyGroups {
+        self.groups
+    }
+
+    pub fn bins(&self, k: usize) -> Result<Bins, BinningError> {
+        self.binner.bins(k)
+    }
+
+    pub fn select(&self, k: usize) -> Result<Vec<SeqPoint>, BinningError> {
+        let bins = self.binner.bins(k)?;
+        Ok(bins
+            .iter()
+            .enumerate()
+            .map(|(id, members)| self.seqpoint(id, members))
+            .collect())
+    }
+
+    fn seqpoint(&self, id: usize, members: &[usize]) -> SeqPoint {
+        let groups = self.groups;
+        let ranked = ranked_members(groups, members, self.pick);
+        // The best-ranked key with an iteration after warm-up; if every iteration of the bin is
+        // in warm-up, warm-up is ignored for this bin rather than leaving it without a SeqPoint.
+        let chosen = ranked
+            .iter()
+            .copied()
+            .find(|&g| !self.candidates.rows(g).is_empty());
+        let mut rows: Vec<u32> = Vec::new();
+        match chosen {
+            Some(g) => {
+                rows.extend_from_slice(self.candidates.rows(g));
+                for &other in ranked.iter().filter(|&&o| o != g) {
+                    if rows.len() > ALTERNATES {
+                        break;
+                    }
+                    rows.extend(
+                        self.candidates
+                            .rows(other)
+                            .iter()
+                            .take(ALTERNATES + 1 - rows.len()),
+                    );
+                }
+            }
+            None => rows.push(groups.rows_of(ranked[0])[0]),
+        }
+        let row = rows[0] as usize;
+        let dims = groups.dims;
+        let bin_min = (0..dims)
+            .map(|d| members.iter().map(|&g| groups.key(g)[d]).min().unwrap_or(0))
+            .collect();
+        let bin_max = (0..dims)
+            .map(|d| members.iter().map(|&g| groups.key(g)[d]).max().unwrap_or(0))
+            .collect();
+        SeqPoint {
+            id,
+            stratum: self.stratum,
+            iteration: self.log.iterations[row],
+            row,
+            epoch: self.log.epochs.as_ref().map(|e| e[row]),
+            key: self.log.key(row).to_vec(),
+            weight: members.iter().map(|&g| groups.counts[g]).sum(),
+            bin_min,
+            bin_max,
+            alternates: rows[1..]
+                .iter()
+                .map(|&r| self.log.iterations[r as usize])
+                .collect(),
+            values: self
+                .log
+                .configs
+                .iter()
+                .map(|c| c.metrics.iter().map(|m| m.values[row]).collect())
+                .collect(),
+            bin: BinSummary::new(groups, members),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+
+    fn log(text: &str) -> RunLog {
+        load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+        .unwrap()
+    }
+
+    // Keys 10 (x2, time 10), 20 (x1, time 20), 30 (x5, time 31..35), one bin.
+    const RUN: &str = "seq_len,time_ms\n10,10\n30,33\n20,20\n30,31\n10,10\n30,35\n30,32\n30,34\n";
+
+    fn one_bin(pick: Pick, warmup: u64) -> SeqPoint {
+        let log = log(RUN);
+        let groups = KeyGroups::from_log(&log);
+        let selector = Selector::new(
+            &log,
+            &groups,
+            PickSettings {
+                method: Method::Optimal,
+                pick,
+                warmup,
+                seed: 0,
+                max_bins: 1,
+            },
+            None,
+        )
+        .unwrap();
+        selector.select(1).unwrap().remove(0)
+    }
+
+    #[test]
+    fn picks_by_hand() {
+        // Weighted mean time = (20 + 20 + 165) / 8 = 25.6: key 20 (mean 20) is nearest.
+        assert_eq!(one_bin(Pick::NearestMean, 0).key, vec![20]);
+        // Weighted median key: cumulative 2, 3, 8 of 8 -> 30.
+        assert_eq!(one_bin(Pick::Median, 0).key, vec![30]);
+        // Mean key = (20 + 20 + 150) / 8 = 23.75: key 20.
+        assert_eq!(one_bin(Pick::Centroid, 0).key, vec![20]);
+        assert_eq!(one_bin(Pick::Mode, 0).key, vec![30]);
+    }
+
+    #[test]
+    fn concrete_iteration_is_nearest_the_key_median_and_skips_warmup() {
+        // Key 30's times by row: 1:33, 3:31, 5:35, 6:32, 7:34; median 33 -> row 1.
+        let sp = one_bin(Pick::Mode, 0);
+        assert_eq!(sp.iteration, 1);
+        assert_eq!(sp.alternates[..4], [6, 7, 3, 5]);
+        assert_eq!(sp.weight, 8);
+        // With warm-up 2, row 1 is excluded: the nearest after it are 32 (row 6) and 34 (row 7).
+        assert_eq!(one_bin(Pick::Mode, 2).iteration, 6);
+        // Key 20 has only row 2: warm-up 3 moves nearest-mean to the next best key,
+        // 30 (mean 33, 7.4 from the bin mean 25.6) rather than 10 (mean 10, 15.6 away).
+        assert_eq!(one_bin(Pick::NearestMean, 3).key, vec![30]);
+    }
+
+    #[test]
+    fn bin_summary_pools_the_members() {
+        let sp = one_bin(Pick::Mode, 0);
+        let m = &sp.bin.moments[0][0];
+        assert_eq!(m.count, 8);
+        assert_eq!(m.sum, 205.0);
+        assert_eq!(
+            (sp.bin_min.clone(), sp.bin_max.clone()),
+            (vec![10], vec![30])
+        );
+    }
+}

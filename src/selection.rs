@@ -1,0 +1,468 @@
+//! The whole `select` pipeline over plain data: strata, bin count (fixed or by error
+//! target), SeqPoints and their projection. The CLI and TUI both call `run_selection`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::binning::{BinningError, Method};
+use crate::groups::KeyGroups;
+use crate::project::{actual_totals, project, Projection};
+use crate::runlog::RunLog;
+use crate::select::{Pick, PickSettings, Selector, SeqPoint};
+
+/// Training phases binned separately, each with its own SeqPoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strata {
+    #[default]
+    None,
+    Epoch,
+    Phases(usize),
+}
+
+impl fmt::Display for Strata {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Strata::None => write!(f, "none"),
+            Strata::Epoch => write!(f, "epoch"),
+            Strata::Phases(p) => write!(f, "phases:{p}"),
+        }
+    }
+}
+
+impl FromStr for Strata {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "none" => Ok(Strata::None),
+            "epoch" => Ok(Strata::Epoch),
+            other => match other.strip_prefix("phases:").map(str::parse::<usize>) {
+                Some(Ok(p)) if p >= 1 => Ok(Strata::Phases(p)),
+                _ => Err(format!(
+                    "unknown strata {s:?}; expected none, epoch or phases:P with P >= 1"
+                )),
+            },
+        }
+    }
+}
+
+/// How the error target is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum TargetRule {
+    /// Measured error and the 95% interval must both be within the target.
+    #[default]
+    Interval,
+    /// Measured error alone (the published rule; a lucky pick can pass).
+    Measured,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BinCount {
+    Fixed(usize),
+    Target(f64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectOptions {
+    pub method: Option<Method>,
+    pub pick: Option<Pick>,
+    pub bins: BinCount,
+    pub max_bins: usize,
+    pub target_by: TargetRule,
+    pub warmup: u64,
+    pub seed: u64,
+    /// Profiled iterations per SeqPoint assumed by the intervals.
+    pub samples: u64,
+    pub strata: Strata,
+}
+
+impl Default for SelectOptions {
+    fn default() -> Self {
+        SelectOptions {
+            method: None,
+            pick: None,
+            bins: BinCount::Target(1.0),
+            max_bins: 64,
+            target_by: TargetRule::Interval,
+            warmup: 0,
+            seed: 0,
+            samples: 1,
+            strata: Strata::None,
+        }
+    }
+}
+
+/// One K of the error-versus-K curve.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CurvePoint {
+    pub k: usize,
+    pub bins: usize,
+    pub worst_error_pct: f64,
+    pub worst_half_width_pct: f64,
+}
+
+impl CurvePoint {
+    fn meets(&self, target: f64, rule: TargetRule) -> bool {
+        self.worst_error_pct <= target
+            && (rule == TargetRule::Measured || self.worst_half_width_pct <= target)
+    }
+
+    /// How far from the target (<= 1 means met), for choosing the best K when none meets it.
+    fn shortfall(&self, target: f64, rule: TargetRule) -> f64 {
+        let interval = match rule {
+            TargetRule::Interval => self.worst_half_width_pct,
+            TargetRule::Measured => 0.0,
+        };
+        self.worst_error_pct.max(interval) / target
+    }
+}
+
+/// What the error target search found, per stratum.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StratumOutcome {
+    pub name: String,
+    pub iterations: u64,
+    pub k: usize,
+    pub met: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetOutcome {
+    pub target_pct: f64,
+    pub rule: TargetRule,
+    pub met: bool,
+    /// What would meet the target when it is not met.
+    pub advice: Option<String>,
+}
+
+/// The result of `select`: SeqPoints, their projection, and how K was chosen.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub method: Method,
+    pub pick: Pick,
+    pub options: SelectOptions,
+    pub seqpoints: Vec<SeqPoint>,
+    pub projection: Projection,
+    pub target: Option<TargetOutcome>,
+    pub strata: Vec<StratumOutcome>,
+    /// Error and interval for every K with the same K in every stratum.
+    pub curve: Vec<CurvePoint>,
+}
+
+impl Selection {
+    pub fn bins(&self) -> usize {
+        self.seqpoints.len()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SelectError {
+    #[error(transparent)]
+    Binning(#[from] BinningError),
+    #[error("--strata epoch needs an epoch column in the run log")]
+    NoEpochs,
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A stratum's name and its rows (ascending; `None` is every row).
+type StratumRows = (String, Option<Vec<u32>>);
+
+fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectError> {
+    Ok(match strata {
+        Strata::None => vec![("all".to_string(), None)],
+        Strata::Epoch => {
+            let epochs = log.epochs.as_ref().ok_or(SelectError::NoEpochs)?;
+            let mut by_epoch: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+            for (row, &e) in epochs.iter().enumerate() {
+                by_epoch.entry(e).or_default().push(row as u32);
+            }
+            by_epoch
+                .into_iter()
+                .map(|(e, rows)| (format!("epoch {e}"), Some(rows)))
+                .collect()
+        }
+        Strata::Phases(p) => {
+            let n = log.len();
+            if p > n {
+                return Err(SelectError::Invalid(format!(
+                    "--strata phases:{p} asks for more phases than the {n} iterations"
+                )));
+            }
+            (0..p)
+                .map(|i| {
+                    let (lo, hi) = (i * n / p, (i + 1) * n / p);
+                    (
+                        format!("phase {}", i + 1),
+                        Some((lo as u32..hi as u32).collect()),
+                    )
+                })
+                .collect()
+        }
+    })
+}
+
+fn totals_of(groups: &KeyGroups) -> Vec<Vec<f64>> {
+    groups
+        .moments
+        .iter()
+        .map(|config| {
+            config
+                .iter()
+                .map(|metric| metric.iter().map(|g| g.sum).sum())
+                .collect()
+        })
+        .collect()
+}
+
+fn curve_point(
+    log: &RunLog,
+    actual: &[Vec<f64>],
+    k: usize,
+    seqpoints: &[SeqPoint],
+    samples: u64,
+) -> CurvePoint {
+    let projection = project(log, actual, seqpoints, samples);
+    CurvePoint {
+        k,
+        bins: seqpoints.len(),
+        worst_error_pct: projection.worst_error_pct(),
+        worst_half_width_pct: projection.worst_half_width_pct(),
+    }
+}
+
+pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+    let method = options.method.unwrap_or(Method::default_for(log.dims()));
+    let pick = options.pick.unwrap_or(if log.proxy.is_some() {
+        Pick::Median
+    } else {
+        Pick::NearestMean
+    });
+    if options.samples == 0 {
+        return Err(SelectError::Invalid("--samples must be at least 1".into()));
+    }
+    let max_bins = match options.bins {
+        BinCount::Fixed(0) => return Err(SelectError::Invalid("--bins must be at least 1".into())),
+        BinCount::Fixed(k) => k.max(options.max_bins),
+        BinCount::Target(t) if !(t > 0.0 && t.is_finite()) => {
+            return Err(SelectError::Invalid(format!(
+                "--target-error must be a positive percentage, got {t}"
+            )))
+        }
+        BinCount::Target(_) => options.max_bins.max(1),
+    };
+    let settings = PickSettings {
+        method,
+        pick,
+        warmup: options.warmup,
+        seed: options.seed,
+        max_bins,
+    };
+    let strata = strata_rows(log, options.strata)?;
+    let groups: Vec<KeyGroups> = strata
+        .iter()
+        .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
+        .collect();
+    let stratum_id = |i: usize| (options.strata != Strata::None).then_some(i);
+    let selectors: Vec<Selector> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Selector::new(log, g, settings, stratum_id(i)))
+        .collect::<Result<_, _>>()?;
+    let overall_actual = actual_totals(log);
+    let largest_k = match options.bins {
+        BinCount::Fixed(k) => k,
+        BinCount::Target(_) => max_bins,
+    };
+
+    // The error-versus-K curve, the same K in every stratum.
+    let mut curve = Vec::with_capacity(largest_k.min(max_bins));
+    for k in 1..=max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1)) {
+        let mut seqpoints = Vec::new();
+        for selector in &selectors {
+            seqpoints.extend(selector.select(k)?);
+        }
+        curve.push(curve_point(
+            log,
+            &overall_actual,
+            k,
+            &seqpoints,
+            options.samples,
+        ));
+    }
+
+    let mut chosen: Vec<Vec<SeqPoint>> = Vec::new();
+    let mut outcomes = Vec::new();
+    let mut target = None;
+    match options.bins {
+        BinCount::Fixed(k) => {
+            for (i, selector) in selectors.iter().enumerate() {
+                chosen.push(selector.select(k)?);
+                outcomes.push(StratumOutcome {
+                    name: strata[i].0.clone(),
+                    iterations: groups[i].iterations(),
+                    k,
+                    met: true,
+                });
+            }
+        }
+        BinCount::Target(pct) => {
+            let mut all_met = true;
+            let mut advice = Vec::new();
+            for (i, selector) in selectors.iter().enumerate() {
+                let actual = totals_of(&groups[i]);
+                let mut best: Option<(f64, usize, CurvePoint, Vec<SeqPoint>)> = None;
+                for k in 1..=max_bins.min(groups[i].len()) {
+                    let seqpoints = selector.select(k)?;
+                    let point = curve_point(log, &actual, k, &seqpoints, options.samples);
+                    let shortfall = point.shortfall(pct, options.target_by);
+                    let met = point.meets(pct, options.target_by);
+                    if best.as_ref().is_none_or(|b| shortfall < b.0) || met {
+                        best = Some((shortfall, k, point, seqpoints));
+                    }
+                    if met {
+                        break;
+                    }
+                }
+                let (_, k, point, seqpoints) = best.expect("at least one K tried");
+                let met = point.meets(pct, options.target_by);
+                if !met {
+                    all_met = false;
+                    advice.push(advice_for(
+                        &strata[i].0,
+                        &point,
+                        pct,
+                        options,
+                        strata.len() > 1,
+                    ));
+                }
+                outcomes.push(StratumOutcome {
+                    name: strata[i].0.clone(),
+                    iterations: groups[i].iterations(),
+                    k,
+                    met,
+                });
+                chosen.push(seqpoints);
+            }
+            target = Some(TargetOutcome {
+                target_pct: pct,
+                rule: options.target_by,
+                met: all_met,
+                advice: (!advice.is_empty()).then(|| advice.join("; ")),
+            });
+        }
+    }
+    let mut seqpoints: Vec<SeqPoint> = chosen.into_iter().flatten().collect();
+    for (id, sp) in seqpoints.iter_mut().enumerate() {
+        sp.id = id;
+    }
+    let projection = project(log, &overall_actual, &seqpoints, options.samples);
+    Ok(Selection {
+        method,
+        pick,
+        options: options.clone(),
+        seqpoints,
+        projection,
+        target,
+        strata: outcomes,
+        curve,
+    })
+}
+
+/// Say what would meet the target: more samples per SeqPoint when only the interval is too
+/// wide (the half-width shrinks with the square root of the samples), else more bins.
+fn advice_for(
+    name: &str,
+    best: &CurvePoint,
+    target: f64,
+    options: &SelectOptions,
+    named: bool,
+) -> String {
+    let prefix = if named {
+        format!("{name}: ")
+    } else {
+        String::new()
+    };
+    let mut parts = vec![format!(
+        "{prefix}no K up to {} meets {target}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
+        options.max_bins, best.k, best.worst_error_pct, best.worst_half_width_pct
+    )];
+    if options.target_by == TargetRule::Interval && best.worst_half_width_pct > target {
+        let factor = (best.worst_half_width_pct / target).powi(2);
+        let samples = (options.samples as f64 * factor).ceil() as u64;
+        parts.push(format!(
+            "profile about {samples} iterations per SeqPoint (--samples {samples})"
+        ));
+    }
+    if best.worst_error_pct > target || best.k == options.max_bins {
+        parts.push(format!(
+            "or allow more bins (--max-bins {})",
+            options.max_bins * 2
+        ));
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+
+    fn log(text: &str) -> RunLog {
+        load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn strata_parse() {
+        assert_eq!("epoch".parse::<Strata>(), Ok(Strata::Epoch));
+        assert_eq!("phases:3".parse::<Strata>(), Ok(Strata::Phases(3)));
+        assert!("phases:0".parse::<Strata>().is_err());
+    }
+
+    #[test]
+    fn target_picks_smallest_k_that_is_exact_for_a_key_function() {
+        // time = key^2 exactly: 3 unique keys -> K=3 gives zero error and zero spread.
+        let log = log("seq_len,time_ms\n1,1\n2,4\n3,9\n1,1\n3,9\n2,4\n3,9\n");
+        let options = SelectOptions {
+            bins: BinCount::Target(0.001),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        assert_eq!(selection.bins(), 3);
+        assert!(selection.target.as_ref().unwrap().met);
+        assert_eq!(selection.seqpoints.iter().map(|s| s.weight).sum::<u64>(), 7);
+        assert_eq!(selection.curve.len(), 3);
+    }
+
+    #[test]
+    fn phases_give_each_stratum_its_seqpoints() {
+        let log = log("seq_len,time_ms\n1,1\n2,4\n1,1\n2,4\n1,1\n2,4\n");
+        let options = SelectOptions {
+            bins: BinCount::Fixed(2),
+            strata: Strata::Phases(2),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        assert_eq!(selection.bins(), 4);
+        let strata: Vec<_> = selection.seqpoints.iter().map(|s| s.stratum).collect();
+        assert_eq!(strata, vec![Some(0), Some(0), Some(1), Some(1)]);
+        assert!(selection.seqpoints[2..].iter().all(|s| s.iteration >= 3));
+        assert_eq!(selection.projection.worst_error_pct(), 0.0);
+    }
+
+    #[test]
+    fn unmet_target_says_what_would_meet_it() {
+        // One key with noisy times: no K can shrink the interval, more samples can.
+        let log = log("seq_len,time_ms\n5,10\n5,14\n5,9\n5,11\n5,13\n5,8\n5,12\n5,10\n");
+        let selection = run_selection(&log, &SelectOptions::default()).unwrap();
+        let target = selection.target.unwrap();
+        assert!(!target.met);
+        assert!(target.advice.unwrap().contains("--samples"));
+    }
+}

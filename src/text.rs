@@ -1,0 +1,150 @@
+//! Plain-text tables for the terminal: the `select` report.
+
+use crate::runlog::RunLog;
+use crate::selection::Selection;
+
+/// Format a number with a sensible number of digits for a table.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{v:.4e}")
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+fn key_text(key: &[u32]) -> String {
+    key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
+}
+
+/// The `select` table: SeqPoints, then projected against actual, then the target verdict.
+pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
+    let names = log.metric_names();
+    let total: u64 = selection.seqpoints.iter().map(|s| s.weight).sum();
+    let mut out = String::new();
+    let proxy = if selection.projection.proxy {
+        " (proxy cost: errors are proxy errors)"
+    } else {
+        ""
+    };
+    out.push_str(&format!(
+        "{}: {} iterations, {} SeqPoints, method {}, pick {}{proxy}\n",
+        log.source,
+        log.len(),
+        selection.bins(),
+        selection.method.name(),
+        selection.pick.name()
+    ));
+    if log.skipped.count > 0 {
+        out.push_str(&format!(
+            "skipped {} bad rows (first at lines {:?})\n",
+            log.skipped.count, log.skipped.first_lines
+        ));
+    }
+    let strata = selection.seqpoints.iter().any(|s| s.stratum.is_some());
+    out.push_str(&format!(
+        "\n{:>4} {}{:>10} {:>12} {:>15} {:>8} {:>7}",
+        "id",
+        if strata {
+            format!("{:>7} ", "stratum")
+        } else {
+            String::new()
+        },
+        "iteration",
+        "key",
+        "bin",
+        "weight",
+        "share%"
+    ));
+    for n in &names {
+        out.push_str(&format!(" {n:>12}"));
+    }
+    out.push('\n');
+    for sp in &selection.seqpoints {
+        let bin = format!("{}-{}", key_text(&sp.bin_min), key_text(&sp.bin_max));
+        out.push_str(&format!(
+            "{:>4} {}{:>10} {:>12} {:>15} {:>8} {:>7.2}",
+            sp.id,
+            sp.stratum.map_or(String::new(), |s| format!("{s:>7} ")),
+            sp.iteration,
+            key_text(&sp.key),
+            bin,
+            sp.weight,
+            100.0 * sp.weight as f64 / total as f64
+        ));
+        for v in &sp.values[0] {
+            out.push_str(&format!(" {:>12}", num(*v)));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "\n{:<10} {:<14} {:>14} {:>14} {:>9} {:>31}\n",
+        "config", "metric", "actual", "projected", "error%", "95% interval"
+    ));
+    for row in &selection.projection.totals {
+        out.push_str(&format!(
+            "{:<10} {:<14} {:>14} {:>14} {:>9} {:>31}\n",
+            row.config.name(),
+            row.metric,
+            row.actual.map_or("-".into(), num),
+            num(row.projected),
+            row.error_pct.map_or("-".into(), |e| format!("{e:.3}")),
+            format!("[{}, {}]", num(row.interval[0]), num(row.interval[1]))
+        ));
+    }
+    for s in &selection.projection.speedups {
+        out.push_str(&format!(
+            "{:<10} {:<14} {:>14} {:>14} {:>9} {:>31}\n",
+            "speedup",
+            s.metric,
+            s.actual.map_or("-".into(), |v| format!("{v:.4}")),
+            format!("{:.4}", s.projected),
+            s.error_pct.map_or("-".into(), |e| format!("{e:.3}")),
+            format!("[{:.4}, {:.4}]", s.interval[0], s.interval[1])
+        ));
+    }
+    out.push_str(&format!(
+        "\nprofiling reduction: {:.1}x ({} iterations to profile instead of {})\n",
+        selection.projection.profiling_reduction,
+        selection.bins() as u64 * selection.options.samples,
+        log.len()
+    ));
+    if let Some(target) = &selection.target {
+        let rule = match target.rule {
+            crate::selection::TargetRule::Interval => "error and 95% interval",
+            crate::selection::TargetRule::Measured => "measured error",
+        };
+        if target.met {
+            out.push_str(&format!(
+                "target {}% met ({rule}) with K = {}\n",
+                target.target_pct,
+                selection.bins()
+            ));
+        } else {
+            out.push_str(&format!(
+                "target {}% NOT met ({rule}): {}\n",
+                target.target_pct,
+                target.advice.clone().unwrap_or_default()
+            ));
+        }
+    }
+    if selection.strata.len() > 1 {
+        for s in &selection.strata {
+            out.push_str(&format!(
+                "  {}: {} iterations, K = {}{}\n",
+                s.name,
+                s.iterations,
+                s.k,
+                if s.met { "" } else { " (target not met)" }
+            ));
+        }
+    }
+    out
+}
