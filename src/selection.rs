@@ -74,6 +74,9 @@ pub struct SelectOptions {
     /// Profiled iterations per SeqPoint assumed by the intervals.
     pub samples: u64,
     pub strata: Strata,
+    /// Compute the error-versus-K curve (every K up to `max_bins`); off when only the
+    /// selection itself is wanted, since k-means makes each K cost a clustering.
+    pub error_curve: bool,
 }
 
 impl Default for SelectOptions {
@@ -88,6 +91,7 @@ impl Default for SelectOptions {
             seed: 0,
             samples: 1,
             strata: Strata::None,
+            error_curve: true,
         }
     }
 }
@@ -270,14 +274,15 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
         .map(|(i, g)| Selector::new(log, g, settings, stratum_id(i)))
         .collect::<Result<_, _>>()?;
     let overall_actual = actual_totals(log);
-    let largest_k = match options.bins {
-        BinCount::Fixed(k) => k,
-        BinCount::Target(_) => max_bins,
-    };
 
     // The error-versus-K curve, the same K in every stratum.
-    let mut curve = Vec::with_capacity(largest_k.min(max_bins));
-    for k in 1..=max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1)) {
+    let curve_max = if options.error_curve {
+        max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1))
+    } else {
+        0
+    };
+    let mut curve = Vec::with_capacity(curve_max);
+    for k in 1..=curve_max {
         let mut seqpoints = Vec::new();
         for selector in &selectors {
             seqpoints.extend(selector.select(k)?);

@@ -161,6 +161,7 @@ impl SelectArgs {
             seed: self.seed,
             samples: self.samples,
             strata: self.strata,
+            error_curve: false,
         }
     }
 }
