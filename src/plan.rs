@@ -159,6 +159,22 @@ fn rows_of_bin(groups: &KeyGroups, sp: &SeqPoint) -> Vec<u32> {
     rows
 }
 
+/// How many iterations of a SeqPoint's bin can be profiled: its own and those after warm-up,
+/// counted per key group without listing rows (the search over K stays O(groups) per K).
+fn cap_of(groups: &KeyGroups, sp: &SeqPoint, warmup: u64) -> u64 {
+    let eligible: usize = sp
+        .bin
+        .groups
+        .iter()
+        .map(|&g| {
+            let rows = groups.rows_of(g);
+            rows.len() - rows.partition_point(|&r| u64::from(r) < warmup)
+        })
+        .sum();
+    let own_is_eligible = sp.row as u64 >= warmup;
+    (eligible - usize::from(own_is_eligible)) as u64 + 1
+}
+
 /// Rows that may be profiled besides the SeqPoint's own: after warm-up (by row, as the pick).
 fn extra_candidates(rows: &[u32], sp: &SeqPoint, warmup: u64) -> Vec<u32> {
     rows.iter()
@@ -365,17 +381,14 @@ pub fn cheapest_plan(
     let largest = max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1));
     let mut best: Option<(u64, usize)> = None;
     for k in 1..=largest {
-        let mut seqpoints = Vec::new();
+        let mut sps = Vec::new();
+        let mut caps = Vec::new();
         for (selector, g) in selectors.iter().zip(&groups) {
             for sp in selector.select(k)? {
-                seqpoints.push((rows_of_bin(g, &sp), sp));
+                caps.push(cap_of(g, &sp, options.warmup));
+                sps.push(sp);
             }
         }
-        let caps: Vec<u64> = seqpoints
-            .iter()
-            .map(|(rows, sp)| extra_candidates(rows, sp, options.warmup).len() as u64 + 1)
-            .collect();
-        let sps: Vec<SeqPoint> = seqpoints.into_iter().map(|(_, sp)| sp).collect();
         let cost: u64 = samples_for_target(&sps, &caps, &actual, target_pct)
             .iter()
             .sum();
@@ -513,6 +526,25 @@ mod tests {
             plan
         );
         assert_eq!(plan_variance(&selection.seqpoints[2..], &[2], 0, 0), 0.0);
+    }
+
+    #[test]
+    fn caps_count_the_bins_rows_after_warmup() {
+        let log = log(RUN);
+        for warmup in [0, 3, 7, 20] {
+            let options = SelectOptions {
+                bins: BinCount::Fixed(2),
+                warmup,
+                ..SelectOptions::default()
+            };
+            let selection = run_selection(&log, &options).unwrap();
+            let groups = KeyGroups::from_log(&log);
+            let rows = bin_rows(&log, &selection).unwrap();
+            for (sp, rows) in selection.seqpoints.iter().zip(&rows) {
+                let listed = extra_candidates(rows, sp, warmup).len() as u64 + 1;
+                assert_eq!(cap_of(&groups, sp, warmup), listed, "warm-up {warmup}");
+            }
+        }
     }
 
     #[test]

@@ -57,7 +57,8 @@ pub fn projection_table(report: &ProjectionReport) -> String {
     ));
     for m in &report.metrics {
         let baseline = match (m.baseline_total, &m.baseline_source) {
-            (Some(v), Some(source)) => format!("{} ({source})", num(v)),
+            (Some(v), Some(source)) if report.scale == 1.0 => format!("{} ({source})", num(v)),
+            (Some(v), Some(source)) => format!("{} ({source} x{})", num(v), num(report.scale)),
             _ => "-".to_string(),
         };
         out.push_str(&format!(

@@ -292,6 +292,8 @@ pub fn project_measurements(
                 let (count, mean, sd) = stats[i];
                 BinMeasure {
                     weight: sp.weight as f64 * scale,
+                    // A longer run holds `scale` times the bin's iterations: the finite-
+                    // population correction is over the whole run, not the logged part.
                     population: count.max(sp.weight as f64) * scale,
                     baseline_mean: mean,
                     baseline_sd: sd,
