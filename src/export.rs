@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::plan::{PlanRule, ProfilePlan};
 use crate::project::{SpeedupRow, TotalRow};
 use crate::runlog::RunLog;
 use crate::selection::{BinCount, Selection};
@@ -90,6 +91,55 @@ pub struct SelectDoc {
     pub profiling_reduction: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The iterations to profile when more than one per SeqPoint is planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanDoc>,
+    /// Naive ways to pick the same number of iterations, and their errors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub baselines: Vec<crate::baselines::Baseline>,
+}
+
+/// How many iterations to profile per SeqPoint, and which.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanDoc {
+    /// `samples` (M per SeqPoint), `budget` (Neyman allocation of B) or `target`
+    /// (the cheapest plan whose 95% interval meets the error target).
+    pub rule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_error_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub met: Option<bool>,
+    /// Profiled iterations in all.
+    pub iterations: u64,
+    pub bins: Vec<PlannedBinDoc>,
+    /// One entry per iteration to profile.
+    pub profile: Vec<ProfileRowDoc>,
+    /// Projected from the planned iterations' logged values, intervals for this plan.
+    #[serde(default)]
+    pub projection: Vec<Value>,
+    #[serde(default)]
+    pub speedup: Option<Value>,
+    #[serde(default)]
+    pub profiling_reduction: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedBinDoc {
+    pub seqpoint: usize,
+    pub samples: u64,
+    pub weight: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileRowDoc {
+    pub iteration: u64,
+    pub seqpoint: usize,
+    #[serde(default)]
+    pub epoch: Option<u32>,
+    #[serde(default)]
+    pub key: Vec<u32>,
 }
 
 fn metric_map(names: &[String], values: &[f64]) -> Map<String, Value> {
@@ -181,7 +231,99 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
         speedup: selection.projection.speedups.first().map(speedup_value),
         profiling_reduction: selection.projection.profiling_reduction,
         command,
+        plan: None,
+        baselines: Vec::new(),
     }
+}
+
+/// The `plan` section of the `seqpoint/1` document.
+pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> PlanDoc {
+    let (rule, budget, target) = match plan.rule {
+        PlanRule::Samples(_) => ("samples", None, None),
+        PlanRule::Budget(b) => ("budget", Some(b), None),
+        PlanRule::Target(t) => ("target", None, Some(t)),
+    };
+    let bins = plan
+        .bins
+        .iter()
+        .map(|b| PlannedBinDoc {
+            seqpoint: b.seqpoint,
+            samples: b.samples(),
+            weight: selection.seqpoints[b.seqpoint].weight,
+        })
+        .collect();
+    let profile = plan
+        .bins
+        .iter()
+        .flat_map(|b| {
+            b.rows.iter().map(move |&r| ProfileRowDoc {
+                iteration: log.iterations[r as usize],
+                seqpoint: b.seqpoint,
+                epoch: log.epochs.as_ref().map(|e| e[r as usize]),
+                key: log.key(r as usize).to_vec(),
+            })
+        })
+        .collect();
+    PlanDoc {
+        rule: rule.to_string(),
+        budget,
+        target_error_pct: target,
+        met: plan.met,
+        iterations: plan.iterations(),
+        bins,
+        profile,
+        projection: plan.projection.totals.iter().map(total_value).collect(),
+        speedup: plan.projection.speedups.first().map(speedup_value),
+        profiling_reduction: Some(plan.projection.profiling_reduction),
+    }
+}
+
+/// The list a profiler script reads when a plan profiles several iterations per SeqPoint:
+/// one row per iteration, `id` naming its SeqPoint and `sample` numbering it (0 = the
+/// SeqPoint's own iteration); other columns as in `seqpoints_csv`.
+pub fn profile_csv(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> String {
+    let names = log.metric_names();
+    let strata = selection.seqpoints.iter().any(|s| s.stratum.is_some());
+    let mut out = String::from("id,iteration,epoch");
+    for k in &log.key_names {
+        out.push(',');
+        out.push_str(k);
+    }
+    out.push_str(",weight");
+    for n in &names {
+        out.push(',');
+        out.push_str(n);
+    }
+    if strata {
+        out.push_str(",stratum");
+    }
+    out.push_str(",sample,samples\n");
+    for bin in &plan.bins {
+        let sp = &selection.seqpoints[bin.seqpoint];
+        for (sample, &row) in bin.rows.iter().enumerate() {
+            let row = row as usize;
+            out.push_str(&format!(
+                "{},{},{}",
+                sp.id,
+                log.iterations[row],
+                log.epochs
+                    .as_ref()
+                    .map_or(String::new(), |e| e[row].to_string())
+            ));
+            for k in log.key(row) {
+                out.push_str(&format!(",{k}"));
+            }
+            out.push_str(&format!(",{}", sp.weight));
+            for config_metric in &log.configs[0].metrics {
+                out.push_str(&format!(",{}", config_metric.values[row]));
+            }
+            if let Some(s) = sp.stratum {
+                out.push_str(&format!(",{s}"));
+            }
+            out.push_str(&format!(",{sample},{}\n", bin.samples()));
+        }
+    }
+    out
 }
 
 /// The SeqPoint list a profiler script reads: `id,iteration,epoch,<keys>,weight,<metrics>`.

@@ -5,17 +5,24 @@
 //! `select` (SeqPoints) -> `project` (totals, errors, intervals) -> `export`.
 //! `selection::run_selection` runs the whole chain; the CLI and TUI only call it.
 
+pub mod baselines;
 pub mod binning;
 pub mod command;
 pub mod cost;
+pub mod coverage;
 pub mod export;
 pub mod groups;
+pub mod measured;
+pub mod plan;
 pub mod project;
+pub mod project_text;
+pub mod projection_workflow;
 pub mod runlog;
 pub mod sample;
 pub mod select;
 pub mod selection;
 pub mod stats;
+pub mod stratified;
 pub mod text;
 
 pub use binning::Method;

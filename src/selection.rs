@@ -170,9 +170,10 @@ pub enum SelectError {
 }
 
 /// A stratum's name and its rows (ascending; `None` is every row).
-type StratumRows = (String, Option<Vec<u32>>);
+pub type StratumRows = (String, Option<Vec<u32>>);
 
-fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectError> {
+/// The rows of each stratum, in stratum order (the order of `SeqPoint::stratum`).
+pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectError> {
     Ok(match strata {
         Strata::None => vec![("all".to_string(), None)],
         Strata::Epoch => {
@@ -235,13 +236,19 @@ fn curve_point(
     }
 }
 
-pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+/// The binning method and pick in effect: the options' own, else the defaults for this log.
+pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) {
     let method = options.method.unwrap_or(Method::default_for(log.dims()));
     let pick = options.pick.unwrap_or(if log.proxy.is_some() {
         Pick::Median
     } else {
         Pick::NearestMean
     });
+    (method, pick)
+}
+
+pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+    let (method, pick) = method_and_pick(log, options);
     if options.samples == 0 {
         return Err(SelectError::Invalid("--samples must be at least 1".into()));
     }
