@@ -10,6 +10,7 @@ pub mod command;
 pub mod cost;
 pub mod export;
 pub mod groups;
+pub mod plot;
 pub mod project;
 pub mod runlog;
 pub mod sample;
