@@ -42,7 +42,9 @@ const FONT: &str = "sans-serif";
 const TICK_SIZE: f64 = 17.4;
 const LABEL_SIZE: f64 = 19.9;
 const TITLE_SIZE: f64 = 19.9;
-/// Buckets aimed at when a key's range is too wide for one bar per length.
+/// Widest key range drawn with one bar per length (bars stay over 3 px wide).
+const ONE_BAR_PER_LENGTH: u32 = 160;
+/// Buckets aimed at when a key's range is wider than that.
 const TARGET_BUCKETS: u32 = 80;
 
 #[derive(Debug, thiserror::Error)]
@@ -96,7 +98,7 @@ pub fn histogram_buckets(groups: &KeyGroups) -> (Vec<Bucket>, u32) {
     let lo = groups.key(0)[0];
     let hi = groups.key(groups.len() - 1)[0];
     let span = hi - lo + 1;
-    let width = if span <= TARGET_BUCKETS {
+    let width = if span <= ONE_BAR_PER_LENGTH {
         1
     } else {
         nice_width(f64::from(span) / f64::from(TARGET_BUCKETS))
@@ -757,11 +759,22 @@ mod tests {
 
     proptest! {
         #[test]
-        fn buckets_hold_every_iteration_once(keys in prop::collection::vec(1u32..5000, 1..200)) {
+        fn buckets_hold_every_iteration_once(
+            base in 0u32..3000,
+            // Narrow runs (one bar per length) and wide ones (bucketed).
+            offsets in prop_oneof![Just(150u32), Just(5000u32)]
+                .prop_flat_map(|spread| prop::collection::vec(0..spread, 1..200)),
+        ) {
+            let keys: Vec<u32> = offsets.iter().map(|o| base + o).collect();
             let log = keys_log(&keys);
             let (buckets, width) = histogram_buckets(&KeyGroups::from_log(&log));
             prop_assert_eq!(buckets.iter().map(|b| b.iterations).sum::<u64>(), keys.len() as u64);
-            prop_assert!(buckets.len() as u32 <= TARGET_BUCKETS + 2);
+            let span = keys.iter().max().unwrap() - keys.iter().min().unwrap() + 1;
+            if span <= ONE_BAR_PER_LENGTH {
+                prop_assert_eq!(width, 1);
+            } else {
+                prop_assert!(buckets.len() as u32 <= TARGET_BUCKETS + 2);
+            }
             for pair in buckets.windows(2) {
                 prop_assert!(pair[0].hi < pair[1].lo);
             }

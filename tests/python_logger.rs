@@ -115,7 +115,10 @@ fn the_tiny_example_writes_logs_seqpoint_reads() {
     .unwrap();
     // 80 utterances in batches of 8, two epochs.
     assert_eq!(run.len(), 20);
-    assert_eq!(run.keys, lengths.keys, "the dry pass saw the training's batches");
+    assert_eq!(
+        run.keys, lengths.keys,
+        "the dry pass saw the training's batches"
+    );
     assert_eq!(run.epoch_count(), Some(2));
     assert!(run.proxy.is_none());
     assert!(run.configs[0].metrics[0].values.iter().all(|&t| t > 0.0));
