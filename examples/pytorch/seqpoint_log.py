@@ -40,6 +40,7 @@ import sys
 import time
 
 __all__ = [
+    "LogExistsError",
     "RunLogWriter",
     "TimedLog",
     "describe_batch",
@@ -83,10 +84,12 @@ def padded_length(lengths, multiple_of=1):
 
 
 def _is_sequence_of_sequences(batch):
+    # Tuples are left out on purpose: a list of (sequence, label) samples would otherwise
+    # read as sequences of length 2.
     return (
-        isinstance(batch, (list, tuple))
+        isinstance(batch, list)
         and len(batch) > 0
-        and all(isinstance(s, (list, tuple, str, bytes)) for s in batch)
+        and all(isinstance(s, (list, str, bytes)) for s in batch)
     )
 
 
@@ -134,6 +137,14 @@ def describe_batch(batch, seq_dim=1, batch_dim=0, multiple_of=1):
     )
 
 
+class LogExistsError(FileExistsError):
+    """The log file exists and overwriting it was not asked for."""
+
+    def __init__(self, path):
+        super().__init__(f"{path} exists; pass overwrite=True or choose another path")
+        self.path = path
+
+
 class RunLogWriter:
     """Writes one JSON object per iteration; every line has the columns of the first.
 
@@ -145,9 +156,7 @@ class RunLogWriter:
     def __init__(self, path, overwrite=False):
         self.path = os.fspath(path)
         if not overwrite and os.path.exists(self.path):
-            raise FileExistsError(
-                f"{self.path} exists; pass overwrite=True or choose another path"
-            )
+            raise LogExistsError(self.path)
         self._file = open(self.path, "w", encoding="utf-8")
         self._columns = None
         self.rows = 0

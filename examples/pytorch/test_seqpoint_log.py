@@ -83,6 +83,9 @@ def test_describe_batch_of_shaped_values():
         seqpoint_log.describe_batch(Shaped(5))
     with pytest.raises(ValueError, match="pass lengths="):
         seqpoint_log.describe_batch(42)
+    # Uncollated (sequence, label) samples are not mistaken for sequences of length 2.
+    with pytest.raises(ValueError, match="pass lengths="):
+        seqpoint_log.describe_batch([([1, 2, 3, 4], 0), ([1, 2], 1)])
 
 
 def test_writer_writes_one_object_per_iteration(tmp_path):
@@ -115,8 +118,9 @@ def test_writer_refuses_changing_columns_and_bad_values(tmp_path):
 def test_writer_never_overwrites_unless_asked(tmp_path):
     path = tmp_path / "run.jsonl"
     path.write_text("keep\n")
-    with pytest.raises(FileExistsError, match="overwrite=True"):
+    with pytest.raises(FileExistsError, match="overwrite=True") as caught:
         seqpoint_log.RunLogWriter(path)
+    assert caught.value.path == str(path)
     assert path.read_text() == "keep\n"
     with seqpoint_log.RunLogWriter(path, overwrite=True) as writer:
         writer.write(0, seq_len=1)

@@ -149,5 +149,5 @@ def main():
 if __name__ == "__main__":
     try:
         main()
-    except FileExistsError as e:
-        sys.exit(f"error: {e} (rerun with --force to replace it)")
+    except seqpoint_log.LogExistsError as e:
+        sys.exit(f"error: {e.path} exists; rerun with --force to replace it")
