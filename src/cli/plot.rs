@@ -31,10 +31,11 @@ pub fn run(cmd: &PlotCommand) -> anyhow::Result<()> {
     let selection = run_selection(&log, &cmd.select.options())?;
     write_figure(&cmd.output, &log, &selection, cmd.what, cmd.force)?;
     eprintln!(
-        "wrote {} ({} SeqPoints; render with: rsvg-convert {} -o figure.png)",
+        "wrote {} ({} SeqPoints); as a PNG: rsvg-convert {} -o {}",
         cmd.output.display(),
         selection.bins(),
-        cmd.output.display()
+        cmd.output.display(),
+        cmd.output.with_extension("png").display()
     );
     Ok(())
 }

@@ -223,7 +223,7 @@ pub(super) fn draw_key_scatter(
     );
     let entries = [
         (
-            Key::Swatch(BAR_FILL.to_rgba()),
+            Key::Dot(BAR_FILL.mix(0.7)),
             "Lengths (area ~ iterations)".to_string(),
         ),
         (Key::Triangle, "SeqPoint".to_string()),

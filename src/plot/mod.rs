@@ -151,6 +151,7 @@ pub fn write_figure(
 /// How a legend entry is keyed.
 enum Key {
     Swatch(RGBAColor),
+    Dot(RGBAColor),
     Line(RGBColor, u32),
     Dashed(RGBColor, u32),
     Triangle,
@@ -188,6 +189,7 @@ fn draw_header<'a>(
                 [(x, y - 7), (x + KEY, y + 7)],
                 color.filled(),
             )),
+            Key::Dot(color) => head.draw(&Circle::new((x + KEY / 2, y), 6, color.filled())),
             Key::Line(color, w) => head.draw(&PathElement::new(
                 vec![(x, y), (x + KEY, y)],
                 color.stroke_width(*w),
@@ -427,9 +429,11 @@ mod tests {
         let svg = figure_svg(&log, &selection, Figure::Histogram).unwrap();
         let doc = roxmltree::Document::parse(&svg).unwrap();
         assert_eq!(plotted(&doc, "polygon", SEQPOINT_FILL).len(), 2);
+        // Dots below the header: the legend's own dot is not a key group.
         let dots = doc
             .descendants()
             .filter(|n| n.has_tag_name("circle"))
+            .filter(|n| n.attribute("cy").unwrap().parse::<f64>().unwrap() >= HEADER_HEIGHT as f64)
             .count();
         assert_eq!(dots, 4, "one dot per distinct (src_len, tgt_len)");
         let texts = texts(&doc);
