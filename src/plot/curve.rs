@@ -98,7 +98,7 @@ pub(super) fn draw_error_curve(
         match (ks.as_slice(), fixed) {
             ([k], false) => format!("Chosen K = {k}"),
             ([k], true) => format!("K = {k}"),
-            _ => "Chosen K per stratum".to_string(),
+            _ => "Chosen Ks".to_string(),
         },
     ));
     let body = draw_header(area, &heading, &entries)?;

@@ -157,9 +157,9 @@ enum Key {
     Triangle,
 }
 
-/// A rough text width for layout: DejaVu Sans / Helvetica average about 0.56 em per char.
+/// A rough text width for layout: DejaVu Sans / Helvetica average about 0.55-0.6 em per char; err wide.
 fn text_width(text: &str, size: f64) -> i32 {
-    (text.chars().count() as f64 * size / 1.24 * 0.56).ceil() as i32
+    (text.chars().count() as f64 * size / 1.24 * 0.6).ceil() as i32
 }
 
 /// The panel's header: a centred title, then the legend entries in one centred row.
