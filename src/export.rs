@@ -388,10 +388,16 @@ pub fn write_atomically(path: &Path, contents: &[u8], overwrite: bool) -> Result
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".seqpoint-")
-        .tempfile_in(&folder)
-        .map_err(io)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".seqpoint-");
+    // Temporary files are owner-only by default; the file the user keeps should get the
+    // usual mode (0666 less the umask), like any file their shell creates.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(&folder).map_err(io)?;
     temp.write_all(contents).map_err(io)?;
     temp.as_file().sync_all().map_err(io)?;
     if overwrite {
@@ -426,6 +432,19 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
         // No temporary files are left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_files_get_the_mode_of_any_new_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let ours = dir.path().join("ours.svg");
+        let plain = dir.path().join("plain.svg");
+        write_atomically(&ours, b"x", false).unwrap();
+        std::fs::write(&plain, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&ours), mode(&plain));
     }
 
     #[test]

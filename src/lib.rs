@@ -14,6 +14,7 @@ pub mod export;
 pub mod groups;
 pub mod measured;
 pub mod plan;
+pub mod plot;
 pub mod project;
 pub mod project_text;
 pub mod projection_workflow;

@@ -13,6 +13,9 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Select(cmd)) => cli::select::run(cmd),
         Some(Command::Project(cmd)) => cli::project::run(cmd),
+        Some(Command::Plot(cmd)) => cli::plot::run(cmd),
+        Some(Command::Completions(cmd)) => cli::completions::run_completions(cmd),
+        Some(Command::Man(cmd)) => cli::completions::run_man(cmd),
         None => explore(&cli),
     };
     match result {

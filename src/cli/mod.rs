@@ -2,6 +2,8 @@
 //! Each subcommand lives in its own file with a `run` entry point.
 
 pub mod project;
+pub mod completions;
+pub mod plot;
 pub mod select;
 
 use clap::{Args, Parser, Subcommand};
@@ -47,6 +49,21 @@ pub enum Command {
         after_help = "Examples:\n  seqpoint select run.csv -o seqpoints.json\n  seqpoint project seqpoints.json measured_new.csv\n  seqpoint project seqpoints.json measured.jsonl --format json --run-epochs 90"
     )]
     Project(project::ProjectCommand),
+    /// Draw the selection as an SVG figure: length histogram and error-versus-K curve
+    #[command(
+        after_help = "Examples:\n  seqpoint plot run.jsonl -o figure.svg\n  seqpoint plot run.csv --compare run_new.csv --target-error 0.5 --what error-curve -o curve.svg\n  rsvg-convert figure.svg -o figure.png     # a PNG to look at"
+    )]
+    Plot(plot::PlotCommand),
+    /// Print a shell completion script (bash, zsh or fish)
+    #[command(
+        after_help = "Examples:\n  seqpoint completions bash > ~/.local/share/bash-completion/completions/seqpoint\n  seqpoint completions zsh > ~/.zfunc/_seqpoint\n  seqpoint completions fish > ~/.config/fish/completions/seqpoint.fish"
+    )]
+    Completions(completions::CompletionsCommand),
+    /// Print the man page, or write one page per subcommand with --dir
+    #[command(
+        after_help = "Examples:\n  seqpoint man | man -l -\n  seqpoint man --dir ~/.local/share/man/man1"
+    )]
+    Man(completions::ManCommand),
 }
 
 /// Which run to read and how.
