@@ -41,6 +41,9 @@ pub struct SelectionDoc {
     pub target_met: Option<bool>,
     #[serde(default)]
     pub advice: Option<String>,
+    /// Each stratum's name, iterations, K and own figures (empty without --strata).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_stratum: Vec<crate::selection::StratumOutcome>,
 }
 
 fn one() -> u64 {
@@ -170,6 +173,11 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             strata: selection.options.strata.to_string(),
             target_met: selection.target.as_ref().map(|t| t.met),
             advice: selection.target.as_ref().and_then(|t| t.advice.clone()),
+            per_stratum: if selection.options.strata == crate::selection::Strata::None {
+                Vec::new()
+            } else {
+                selection.strata.clone()
+            },
         },
         seqpoints,
         projection: selection

@@ -4,6 +4,7 @@
 //! Data flows as plain values: `runlog` (read) -> `groups` (KeyGroups) -> `binning` ->
 //! `select` (SeqPoints) -> `project` (totals, errors, intervals) -> `export`.
 //! `selection::run_selection` runs the whole chain; the CLI and TUI only call it.
+//! `report::run_checks` runs the sanity checks before profiling; `synth` makes seeded test logs.
 
 pub mod binning;
 pub mod command;
@@ -11,11 +12,13 @@ pub mod cost;
 pub mod export;
 pub mod groups;
 pub mod project;
+pub mod report;
 pub mod runlog;
 pub mod sample;
 pub mod select;
 pub mod selection;
 pub mod stats;
+pub mod synth;
 pub mod text;
 
 pub use binning::Method;

@@ -12,6 +12,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Select(cmd)) => cli::select::run(cmd),
+        Some(Command::Report(cmd)) => cli::report::run(cmd),
         None => explore(&cli),
     };
     match result {

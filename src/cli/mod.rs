@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions shared by every subcommand, and dispatch.
 //! Each subcommand lives in its own file with a `run` entry point.
 
+pub mod report;
 pub mod select;
 
 use clap::{Args, Parser, Subcommand};
@@ -40,6 +41,11 @@ pub enum Command {
         after_help = "Examples:\n  seqpoint select run.csv --compare run_new.csv --target-error 1\n  seqpoint select run.jsonl.gz --bins 12 --method quantile --format csv -o seqpoints.csv"
     )]
     Select(select::SelectCommand),
+    /// Sanity checks before profiling: does the key decide the cost, noise, warm-up, drift
+    #[command(
+        after_help = "Examples:\n  seqpoint report run.csv --compare run_new.csv\n  seqpoint report run.csv --metric time_ms --metric energy_j --format json\n  seqpoint report mt.csv --key src_len,tgt_len"
+    )]
+    Report(report::ReportCommand),
 }
 
 /// Which run to read and how.

@@ -7,7 +7,7 @@ mod read;
 
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
 pub use error::{closest_name, LoadError, Location};
-pub use read::{load_bytes, load_path, load_run, InputFormat, LoadOptions};
+pub use read::{load_bytes, load_path, load_run, with_compare, InputFormat, LoadOptions};
 
 /// Which configuration a metric was measured on: the run log itself, or `--compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
