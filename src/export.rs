@@ -90,6 +90,10 @@ pub struct SelectDoc {
     pub seqpoints: Vec<SeqPointDoc>,
     pub projection: Vec<Value>,
     pub speedup: Option<Value>,
+    /// The speedup of every metric (`speedup` is the first of these), so that time and energy
+    /// are both reported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speedups: Vec<Value>,
     pub profiling_reduction: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
@@ -187,6 +191,12 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             .map(total_value)
             .collect(),
         speedup: selection.projection.speedups.first().map(speedup_value),
+        speedups: selection
+            .projection
+            .speedups
+            .iter()
+            .map(speedup_value)
+            .collect(),
         profiling_reduction: selection.projection.profiling_reduction,
         command,
     }

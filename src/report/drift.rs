@@ -51,6 +51,15 @@ impl DriftStrata {
         self.names.len()
     }
 
+    /// "epoch" or "phase": what one stratum is called in figures.
+    pub fn unit(&self) -> &'static str {
+        if self.flag.ends_with("epoch") {
+            "epoch"
+        } else {
+            "phase"
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
@@ -217,11 +226,7 @@ pub(crate) fn drift(ctx: &Context) -> Finding {
         return unmeasurable(format!(
             "no key occurs in two of the {} {}s",
             strata.len(),
-            if strata.flag.ends_with("epoch") {
-                "epoch"
-            } else {
-                "phase"
-            }
+            strata.unit()
         ));
     }
     let mut details = Vec::new();
@@ -260,11 +265,7 @@ pub(crate) fn drift(ctx: &Context) -> Finding {
             parts.push(format!("speedup {name} {}", describe(&speedup)));
         }
     }
-    let by = if strata.flag.ends_with("epoch") {
-        "epoch"
-    } else {
-        "phase"
-    };
+    let by = strata.unit();
     let figure = format!(
         "weighted drift of each key's mean by {by} ({} {by}s; {compared} of {} iterations have \
          keys seen in two or more): {}",

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::drift::DriftStrata;
 use super::{median, pct, robust, Context, Detail, Finding, Series, Verdict};
 use crate::groups::Moments;
 
@@ -233,9 +234,13 @@ pub fn noise(moments: &[Moments]) -> Option<Noise> {
 /// `noise`: value = the largest median CV over configurations and metrics; warns above
 /// `noise_max_cv`. The figure adds the pooled relative MAD (robust to heavy tails).
 pub(crate) fn noise_check(ctx: &Context) -> Finding {
+    let strata = DriftStrata::of(ctx.log, ctx.options.phases);
+    let by = strata.unit();
     let mut details = Vec::new();
     let mut parts = Vec::new();
     let mut headline: Option<f64> = None;
+    // The largest within-(key, stratum) median CV; None when some series has too few cells.
+    let mut within_headline: Option<f64> = Some(0.0);
     for s in &ctx.series {
         let moments = &ctx.groups.moments[s.config_index][s.metric_index];
         let Some(n) = noise(moments) else { continue };
@@ -258,6 +263,17 @@ pub(crate) fn noise_check(ctx: &Context) -> Finding {
             ))
         ));
         headline = Some(headline.map_or(n.median_cv, |h: f64| h.max(n.median_cv)));
+        let within = (strata.len() > 1)
+            .then(|| within_stratum_cv(s.values, &ctx.group_of_row, &strata.of_row))
+            .flatten();
+        match within {
+            Some(cv) => {
+                details.push(Detail::of(s, format!("median_cv_within_{by}"), cv));
+                parts.push(format!("within key and {by}: median CV {}", pct(cv)));
+                within_headline = within_headline.map(|h| h.max(cv));
+            }
+            None => within_headline = None,
+        }
     }
     let Some(value) = headline else {
         return Finding {
@@ -273,7 +289,21 @@ pub(crate) fn noise_check(ctx: &Context) -> Finding {
         };
     };
     let limit = ctx.options.noise_max_cv;
-    let (verdict, advice, suggest) = if value > limit {
+    let (verdict, advice, suggest) = if value > limit && within_headline.is_some_and(|w| w <= limit)
+    {
+        (
+            Verdict::Warn,
+            format!(
+                "one iteration is a poor draw of its key's cost over the whole run (median CV {}), \
+                 but within one {by} the spread is only {}: the spread is drift over training \
+                 (see drift), which {} removes; more samples per SeqPoint would not",
+                pct(value),
+                pct(within_headline.unwrap_or(0.0)),
+                strata.flag
+            ),
+            Some(strata.flag.clone()),
+        )
+    } else if value > limit {
         let samples = ((value / limit).powi(2)).ceil() as u64;
         (
             Verdict::Warn,
@@ -305,6 +335,37 @@ pub(crate) fn noise_check(ctx: &Context) -> Finding {
         suggest,
         details,
     }
+}
+
+/// Fewest (key, stratum) cells with 2 or more iterations for a within-stratum median CV.
+const MIN_CELLS: usize = 5;
+
+/// Median over (key group, stratum) cells of `s / mean` (sample sd, n - 1), over cells with at
+/// least 2 iterations and a positive mean: the noise left once drift between strata is set
+/// aside. None with fewer than `MIN_CELLS` such cells.
+pub fn within_stratum_cv(
+    values: &[f64],
+    group_of_row: &[u32],
+    stratum_of_row: &[u32],
+) -> Option<f64> {
+    // Welford per cell: (count, mean, m2).
+    let mut cells: HashMap<(u32, u32), (u64, f64, f64)> = HashMap::new();
+    for ((&x, &g), &s) in values.iter().zip(group_of_row).zip(stratum_of_row) {
+        let cell = cells.entry((g, s)).or_insert((0, 0.0, 0.0));
+        cell.0 += 1;
+        let delta = x - cell.1;
+        cell.1 += delta / cell.0 as f64;
+        cell.2 += delta * (x - cell.1);
+    }
+    let mut cvs: Vec<f64> = cells
+        .values()
+        .filter(|c| c.0 >= 2 && c.1 > 0.0)
+        .map(|c| (c.2 / (c.0 - 1) as f64).sqrt() / c.1)
+        .collect();
+    if cvs.len() < MIN_CELLS {
+        return None;
+    }
+    median(&mut cvs)
 }
 
 fn pooled_mad_of(ctx: &Context, s: &Series) -> Option<f64> {
@@ -436,6 +497,36 @@ mod tests {
         assert_eq!(f.verdict, Verdict::Warn);
         // (0.05 / 0.025)^2 = 4 samples per SeqPoint.
         assert_eq!(f.suggest.as_deref(), Some("--samples 4"));
+    }
+
+    #[test]
+    fn within_stratum_cv_by_hand() {
+        // Five keys, two epochs; every key holds (10, 12) in epoch 0 and (20, 24) in epoch 1.
+        // Within a cell s = sqrt(2) and mean 11 (resp. 2 sqrt(2) and 22): CV = sqrt(2) / 11.
+        let mut text = String::from("epoch,seq_len,time_ms\n");
+        for key in 1..=5 {
+            for (epoch, a, b) in [(0, 10, 12), (1, 20, 24)] {
+                text.push_str(&format!("{epoch},{key},{a}\n{epoch},{key},{b}\n"));
+            }
+        }
+        let log = log(&text);
+        let ctx = Context::new(&log, &ReportOptions::default());
+        let strata = DriftStrata::of(&log, 4);
+        let cv = within_stratum_cv(ctx.series[0].values, &ctx.group_of_row, &strata.of_row);
+        assert!((cv.unwrap() - 2f64.sqrt() / 11.0).abs() < 1e-12);
+        // Over the whole run each key holds 10, 12, 20, 24: the spread is the epochs' drift, and
+        // the advice says to bin by epoch rather than to profile more iterations.
+        let f = noise_check(&Context::new(
+            &log,
+            &ReportOptions {
+                noise_max_cv: 0.2,
+                ..ReportOptions::default()
+            },
+        ));
+        assert_eq!(f.verdict, Verdict::Warn);
+        assert_eq!(f.suggest.as_deref(), Some("--strata epoch"));
+        // Fewer than 5 cells: no within-stratum figure.
+        assert_eq!(within_stratum_cv(&[1.0, 2.0], &[0, 0], &[0, 0]), None);
     }
 
     #[test]
