@@ -595,6 +595,37 @@ mod tests {
     }
 
     #[test]
+    fn the_target_applies_to_every_metric() {
+        // Time is exact per key with K = 2; energy varies within key 2 (5, 9, 7), so the
+        // iteration picked for key 2 (energy 5) projects 2 * 1 + 3 * 5 = 17 against 23.
+        let text = "seq_len,time_ms,energy_j\n1,10,1\n1,10,1\n2,20,5\n2,20,9\n2,20,7\n";
+        let options = SelectOptions {
+            bins: BinCount::Target(0.001),
+            ..SelectOptions::default()
+        };
+        let both = run_selection(&log(text), &options).unwrap();
+        assert!(!both.target.as_ref().unwrap().met);
+        let energy = &both.projection.totals[1];
+        assert_eq!(
+            (energy.metric.as_str(), energy.projected),
+            ("energy_j", 17.0)
+        );
+        let time_only = load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions {
+                metrics: vec!["time_ms".into()],
+                ..LoadOptions::default()
+            },
+        )
+        .unwrap();
+        let selection = run_selection(&time_only, &options).unwrap();
+        assert!(selection.target.as_ref().unwrap().met);
+        assert_eq!(selection.bins(), 2);
+    }
+
+    #[test]
     fn unmet_target_says_what_would_meet_it() {
         // One key with noisy times: no K can shrink the interval, more samples can.
         let log = log("seq_len,time_ms\n5,10\n5,14\n5,9\n5,11\n5,13\n5,8\n5,12\n5,10\n");
