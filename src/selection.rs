@@ -469,28 +469,35 @@ impl TargetSearch<'_> {
 
     /// How much stratum `s`, with these SeqPoints, adds to the whole run's miss (a share).
     fn contribution(&self, s: usize, seqpoints: &[SeqPoint]) -> f64 {
-        let configs = self.actual.len();
-        let metrics = self.actual.first().map_or(0, Vec::len);
         let mut worst: f64 = 0.0;
-        let mut errors = vec![vec![0.0; metrics]; configs];
-        for c in 0..configs {
-            for m in 0..metrics {
-                let estimate = project_total(seqpoints, c, m, self.samples);
-                let total = self.actual[c][m];
-                if total <= 0.0 {
-                    continue;
-                }
-                let error = (estimate.value - self.strata_actual[s][c][m]) / total;
-                errors[c][m] = error;
-                worst = worst.max(error.abs());
-                if self.rule == TargetRule::Interval {
-                    worst = worst.max(Z95 * estimate.variance.max(0.0).sqrt() / total);
-                }
-            }
+        // Signed error of each configuration and metric, as a share of the run's total.
+        let errors: Vec<Vec<f64>> = self
+            .actual
+            .iter()
+            .enumerate()
+            .map(|(c, totals)| {
+                totals
+                    .iter()
+                    .enumerate()
+                    .map(|(m, &total)| {
+                        if total <= 0.0 {
+                            return 0.0;
+                        }
+                        let estimate = project_total(seqpoints, c, m, self.samples);
+                        if self.rule == TargetRule::Interval {
+                            worst = worst.max(Z95 * estimate.variance.max(0.0).sqrt() / total);
+                        }
+                        (estimate.value - self.strata_actual[s][c][m]) / total
+                    })
+                    .collect()
+            })
+            .collect();
+        for per_metric in &errors {
+            worst = per_metric.iter().fold(worst, |w, e| w.max(e.abs()));
         }
-        if configs > 1 {
-            for m in 0..metrics {
-                worst = worst.max((errors[0][m] - errors[1][m]).abs());
+        if let [baseline, compare, ..] = errors.as_slice() {
+            for (a, b) in baseline.iter().zip(compare) {
+                worst = worst.max((a - b).abs());
             }
         }
         worst

@@ -282,6 +282,13 @@ pub fn run_checks(log: &RunLog, options: &ReportOptions) -> Vec<Finding> {
     ]
 }
 
+/// The findings panel of the TUI in one call: every check on `log`, as lines at most `width`
+/// wide, warnings first (see `panel_lines`; keep the findings and re-wrap on resize instead of
+/// re-running the checks).
+pub fn findings_panel(log: &RunLog, options: &ReportOptions, width: usize) -> Vec<PanelLine> {
+    panel_lines(&run_checks(log, options), width)
+}
+
 /// The input a report was made on, as recorded in its JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReportInput {
@@ -374,6 +381,34 @@ mod tests {
         }
         let back: ReportDoc = serde_json::from_value(json).unwrap();
         assert_eq!(back, doc);
+    }
+
+    #[test]
+    fn the_panel_shows_every_check_warnings_first() {
+        // Two epochs; key 1 costs 10 then 12: drift warns, the rest is in order.
+        let mut text = String::from("epoch,seq_len,time_ms\n");
+        for epoch in 0..2 {
+            for _ in 0..10 {
+                text.push_str(&format!("{epoch},1,{}\n{epoch},2,20\n", 10 + 2 * epoch));
+            }
+        }
+        let lines = findings_panel(&log(&text), &ReportOptions::default(), 40);
+        let headlines: Vec<&PanelLine> = lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Headline)
+            .collect();
+        assert_eq!(headlines.len(), 6);
+        assert_eq!(headlines[0].verdict, Verdict::Warn);
+        let last_warn = headlines.iter().rposition(|l| l.verdict == Verdict::Warn);
+        let first_ok = headlines.iter().position(|l| l.verdict == Verdict::Ok);
+        assert!(last_warn < first_ok);
+        assert!(headlines
+            .iter()
+            .any(|l| l.check == Check::Drift && l.verdict == Verdict::Warn));
+        assert!(lines
+            .iter()
+            .filter(|l| l.kind != LineKind::Headline)
+            .all(|l| l.text.chars().count() <= 40));
     }
 
     #[test]
