@@ -86,7 +86,9 @@ fn not_judged(check: Check) -> Finding {
         check,
         verdict: Verdict::Warn,
         value: None,
-        figure: format!("not measurable: no key occurs {JUDGED_MIN} or more times"),
+        figure: format!(
+            "not measurable: no key occurs {JUDGED_MIN} or more times with a positive median"
+        ),
         advice: "log a longer run (or several epochs) so keys recur; until then, inspect the \
                  first iterations by hand"
             .to_string(),

@@ -47,7 +47,10 @@ pub(crate) fn shape(ctx: &Context) -> Finding {
     let (verdict, advice) = if n < SHORT_RUN {
         (
             Verdict::Warn,
-            format!("only {n} iterations: too few to check much; log a longer run"),
+            format!(
+                "only {n} iteration{}: too few to check much; log a longer run",
+                if n == 1 { "" } else { "s" }
+            ),
         )
     } else if 2 * unique > n {
         (

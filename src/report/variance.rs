@@ -280,7 +280,7 @@ pub(crate) fn noise_check(ctx: &Context) -> Finding {
             check: super::Check::Noise,
             verdict: Verdict::Warn,
             value: None,
-            figure: "not measurable: no key occurs twice".to_string(),
+            figure: "not measurable: no key occurs twice with a positive mean".to_string(),
             advice: "with every key occurring once, nothing shows how much one iteration varies: \
                      profile several iterations per SeqPoint (--samples) or log a longer run"
                 .to_string(),
