@@ -42,6 +42,9 @@ pub struct SelectionDoc {
     pub target_met: Option<bool>,
     #[serde(default)]
     pub advice: Option<String>,
+    /// Each stratum's name, iterations, K and own figures (empty without --strata).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_stratum: Vec<crate::selection::StratumOutcome>,
 }
 
 fn one() -> u64 {
@@ -88,6 +91,10 @@ pub struct SelectDoc {
     pub seqpoints: Vec<SeqPointDoc>,
     pub projection: Vec<Value>,
     pub speedup: Option<Value>,
+    /// The speedup of every metric (`speedup` is the first of these), so that time and energy
+    /// are both reported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speedups: Vec<Value>,
     pub profiling_reduction: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
@@ -220,6 +227,11 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             strata: selection.options.strata.to_string(),
             target_met: selection.target.as_ref().map(|t| t.met),
             advice: selection.target.as_ref().and_then(|t| t.advice.clone()),
+            per_stratum: if selection.options.strata == crate::selection::Strata::None {
+                Vec::new()
+            } else {
+                selection.strata.clone()
+            },
         },
         seqpoints,
         projection: selection
@@ -229,6 +241,12 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             .map(total_value)
             .collect(),
         speedup: selection.projection.speedups.first().map(speedup_value),
+        speedups: selection
+            .projection
+            .speedups
+            .iter()
+            .map(speedup_value)
+            .collect(),
         profiling_reduction: selection.projection.profiling_reduction,
         command,
         plan: None,

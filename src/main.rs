@@ -16,6 +16,7 @@ fn main() -> ExitCode {
         Some(Command::Plot(cmd)) => cli::plot::run(cmd),
         Some(Command::Completions(cmd)) => cli::completions::run_completions(cmd),
         Some(Command::Man(cmd)) => cli::completions::run_man(cmd),
+        Some(Command::Report(cmd)) => cli::report::run(cmd),
         None => explore(&cli),
     };
     match result {

@@ -4,6 +4,7 @@
 pub mod project;
 pub mod completions;
 pub mod plot;
+pub mod report;
 pub mod select;
 
 use clap::{Args, Parser, Subcommand};
@@ -64,6 +65,11 @@ pub enum Command {
         after_help = "Examples:\n  seqpoint man | man -l -\n  seqpoint man --dir ~/.local/share/man/man1"
     )]
     Man(completions::ManCommand),
+    /// Sanity checks before profiling: does the key decide the cost, noise, warm-up, drift
+    #[command(
+        after_help = "Examples:\n  seqpoint report run.csv --compare run_new.csv\n  seqpoint report run.csv --metric time_ms --metric energy_j --format json\n  seqpoint report mt.csv --key src_len,tgt_len"
+    )]
+    Report(report::ReportCommand),
 }
 
 /// Which run to read and how.

@@ -14,7 +14,7 @@ pub(crate) use read::{
     csv_error, csv_error_text, json_field_column, json_scalar_text, named, parse_count,
     parse_length, parse_metric, read_input,
 };
-pub use read::{load_bytes, load_path, load_run, InputFormat, LoadOptions};
+pub use read::{load_bytes, load_path, load_run, with_compare, InputFormat, LoadOptions};
 
 /// Which configuration a metric was measured on: the run log itself, or `--compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

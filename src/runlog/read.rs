@@ -574,6 +574,13 @@ pub(crate) fn json_field_column(line: &[u8], name: &str) -> Option<u64> {
 }
 
 /// Attach a second configuration's metrics, row-aligned by iteration.
+/// Attach a second configuration read elsewhere (e.g. from bytes in memory) to a run log,
+/// aligned by iteration, with the same checks as `--compare`.
+pub fn with_compare(mut log: RunLog, other: RunLog) -> Result<RunLog, LoadError> {
+    align_compare(&mut log, other)?;
+    Ok(log)
+}
+
 fn align_compare(log: &mut RunLog, other: RunLog) -> Result<(), LoadError> {
     let path = other.source.clone();
     if other.configs[0].metrics.is_empty() {
