@@ -1,9 +1,9 @@
 //! Command-line interface: argument definitions shared by every subcommand, and dispatch.
 //! Each subcommand lives in its own file with a `run` entry point.
 
-pub mod project;
 pub mod completions;
 pub mod plot;
+pub mod project;
 pub mod report;
 pub mod select;
 

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::{RunArgs, SelectArgs};
 use seqpoint::plot::{write_figure, Figure};
-use seqpoint::run_selection;
+use seqpoint::{run_selection, SelectOptions};
 
 #[derive(Debug, Args)]
 pub struct PlotCommand {
@@ -28,7 +28,11 @@ pub struct PlotCommand {
 
 pub fn run(cmd: &PlotCommand) -> anyhow::Result<()> {
     let log = cmd.run.load()?;
-    let selection = run_selection(&log, &cmd.select.options())?;
+    let options = SelectOptions {
+        error_curve: true,
+        ..cmd.select.options()
+    };
+    let selection = run_selection(&log, &options)?;
     write_figure(&cmd.output, &log, &selection, cmd.what, cmd.force)?;
     eprintln!(
         "wrote {} ({} SeqPoints); as a PNG: rsvg-convert {} -o {}",
