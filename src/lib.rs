@@ -9,6 +9,7 @@ pub mod binning;
 pub mod command;
 pub mod cost;
 pub mod export;
+pub mod genlog;
 pub mod groups;
 pub mod project;
 pub mod runlog;

@@ -293,16 +293,16 @@ impl<'a> Selector<'a> {
         SeqPoint {
             id,
             stratum: self.stratum,
-            iteration: self.log.iterations[row],
+            iteration: self.log.iteration(row),
             row,
-            epoch: self.log.epochs.as_ref().map(|e| e[row]),
+            epoch: self.log.epoch(row),
             key: self.log.key(row).to_vec(),
             weight: members.iter().map(|&g| groups.counts[g]).sum(),
             bin_min,
             bin_max,
             alternates: rows[1..]
                 .iter()
-                .map(|&r| self.log.iterations[r as usize])
+                .map(|&r| self.log.iteration(r as usize))
                 .collect(),
             values: self
                 .log

@@ -174,8 +174,11 @@ fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectE
         Strata::Epoch => {
             let epochs = log.epochs.as_ref().ok_or(SelectError::NoEpochs)?;
             let mut by_epoch: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-            for (row, &e) in epochs.iter().enumerate() {
-                by_epoch.entry(e).or_default().push(row as u32);
+            for (rows, e) in epochs.run_ranges() {
+                by_epoch
+                    .entry(e)
+                    .or_default()
+                    .extend(rows.start as u32..rows.end as u32);
             }
             by_epoch
                 .into_iter()

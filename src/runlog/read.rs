@@ -1,12 +1,11 @@
 //! Parsing CSV/TSV/JSON Lines (plain or gzip) into a columnar `RunLog`, and aligning a
 //! second configuration with it. Every error names the file, line and column.
 
-use std::collections::HashMap;
 use std::io::Read;
 
 use super::columns::ColumnPlan;
 use super::error::{shown_value, LoadError};
-use super::{ConfigRole, Configuration, MetricColumn, RunLog, SkippedRows};
+use super::{ConfigRole, Configuration, Epochs, Iterations, MetricColumn, RunLog, SkippedRows};
 use crate::cost::Cost;
 
 /// How many skipped rows `--skip-bad` lists by line.
@@ -300,8 +299,8 @@ impl RowSink {
         Ok(RunLog {
             source: path.to_string(),
             key_names: plan.key_names,
-            iterations: self.iterations,
-            epochs: plan.epoch.map(|_| self.epochs),
+            iterations: Iterations::from_vec(self.iterations),
+            epochs: plan.epoch.map(|_| Epochs::from_vec(&self.epochs)),
             keys: self.keys,
             configs: vec![Configuration {
                 role: ConfigRole::Baseline,
@@ -564,7 +563,7 @@ fn json_field_column(line: &[u8], name: &str) -> Option<u64> {
 }
 
 /// Attach a second configuration's metrics, row-aligned by iteration.
-fn align_compare(log: &mut RunLog, other: RunLog) -> Result<(), LoadError> {
+fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), LoadError> {
     let path = other.source.clone();
     if other.configs[0].metrics.is_empty() {
         return Err(LoadError::file(
@@ -584,40 +583,48 @@ fn align_compare(log: &mut RunLog, other: RunLog) -> Result<(), LoadError> {
             ),
         ));
     }
-    let row_of: HashMap<u64, usize> = other
-        .iterations
-        .iter()
-        .enumerate()
-        .map(|(row, &it)| (it, row))
-        .collect();
-    let mut order = Vec::with_capacity(log.len());
-    for (row, &iteration) in log.iterations.iter().enumerate() {
-        let other_row = *row_of.get(&iteration).ok_or_else(|| {
-            LoadError::file(
-                &path,
-                format!("iteration {iteration} of {} is missing here; expected the same iterations in both logs", log.source),
-            )
-        })?;
-        if other.key(other_row) != log.key(row) {
-            return Err(LoadError::file(
-                &path,
-                format!(
-                    "iteration {iteration} has key {:?} here but {:?} in {}; expected the same batches in the same order",
-                    other.key(other_row),
-                    log.key(row),
-                    log.source
-                ),
-            ));
+    let missing = |iteration: u64| {
+        LoadError::file(
+            &path,
+            format!("iteration {iteration} of {} is missing here; expected the same iterations in both logs", log.source),
+        )
+    };
+    let key_differs = |iteration: u64, other_row: usize, row: usize| {
+        LoadError::file(
+            &path,
+            format!(
+                "iteration {iteration} has key {:?} here but {:?} in {}; expected the same batches in the same order",
+                other.key(other_row),
+                log.key(row),
+                log.source
+            ),
+        )
+    };
+    // The usual case: the same iterations row for row, so the metrics move over without a copy.
+    let same_rows = log.iterations == other.iterations;
+    let mut order = Vec::new();
+    if same_rows {
+        if let Some(row) = (0..log.len()).find(|&r| other.key(r) != log.key(r)) {
+            return Err(key_differs(log.iteration(row), row, row));
         }
-        order.push(other_row);
+    } else {
+        order.reserve(log.len());
+        for (row, iteration) in log.iterations.iter().enumerate() {
+            let other_row = other
+                .iterations
+                .row_of(iteration)
+                .ok_or_else(|| missing(iteration))?;
+            if other.key(other_row) != log.key(row) {
+                return Err(key_differs(iteration, other_row, row));
+            }
+            order.push(other_row);
+        }
     }
     if other.len() > log.len() {
-        let known: std::collections::HashSet<u64> = log.iterations.iter().copied().collect();
         let extra = other
             .iterations
             .iter()
-            .find(|it| !known.contains(it))
-            .copied()
+            .find(|&it| log.iterations.row_of(it).is_none())
             .unwrap_or_default();
         return Err(LoadError::file(
             &path,
@@ -627,12 +634,15 @@ fn align_compare(log: &mut RunLog, other: RunLog) -> Result<(), LoadError> {
             ),
         ));
     }
-    let metrics = other.configs[0]
-        .metrics
-        .iter()
+    let metrics = std::mem::take(&mut other.configs[0].metrics)
+        .into_iter()
         .map(|m| MetricColumn {
-            name: m.name.clone(),
-            values: order.iter().map(|&r| m.values[r]).collect(),
+            values: if same_rows {
+                m.values
+            } else {
+                order.iter().map(|&r| m.values[r]).collect()
+            },
+            name: m.name,
         })
         .collect();
     log.configs.push(Configuration {
@@ -659,7 +669,7 @@ mod tests {
     #[test]
     fn reads_columns_and_sorts_by_iteration() {
         let log = csv("iteration,seq_len,time_ms\n2,30,3.0\n0,10,1.0\n1,20,2.5\n").unwrap();
-        assert_eq!(log.iterations, vec![0, 1, 2]);
+        assert_eq!(log.iterations.to_vec(), vec![0, 1, 2]);
         assert_eq!(log.keys, vec![10, 20, 30]);
         assert_eq!(log.configs[0].metrics[0].values, vec![1.0, 2.5, 3.0]);
         assert_eq!(log.epochs, None);
@@ -704,7 +714,7 @@ mod tests {
         assert_eq!(log.skipped.count, 2);
         assert_eq!(log.skipped.first_lines, vec![3, 4]);
         // Without an iteration column the iteration is the data row's ordinal, skipped rows included.
-        assert_eq!(log.iterations, vec![0, 3]);
+        assert_eq!(log.iterations.to_vec(), vec![0, 3]);
     }
 
     #[test]
