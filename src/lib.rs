@@ -11,6 +11,7 @@ pub mod cost;
 pub mod export;
 pub mod genlog;
 pub mod groups;
+pub mod parallel;
 pub mod project;
 pub mod runlog;
 pub mod sample;

@@ -4,12 +4,18 @@
 mod columns;
 mod compact;
 mod error;
+mod fast;
+#[cfg(test)]
+mod fast_tests;
+mod fields;
+mod progress;
 mod read;
 
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
 pub use compact::{Epochs, Iterations};
 pub use error::{closest_name, LoadError, Location};
-pub use read::{load_bytes, load_path, load_run, InputFormat, LoadOptions};
+pub use progress::LoadProgress;
+pub use read::{load_bytes, load_path, load_run, load_run_with_progress, InputFormat, LoadOptions};
 
 /// Which configuration a metric was measured on: the run log itself, or `--compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -5,6 +5,8 @@ use std::io::Read;
 
 use super::columns::ColumnPlan;
 use super::error::{shown_value, LoadError};
+use super::fast;
+use super::progress::LoadProgress;
 use super::{ConfigRole, Configuration, Epochs, Iterations, MetricColumn, RunLog, SkippedRows};
 use crate::cost::Cost;
 
@@ -35,15 +37,41 @@ pub struct LoadOptions {
 
 /// Read the run log (and `--compare` log, if any) named in the options.
 pub fn load_run(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> {
-    let mut log = load_path(path, options)?;
+    load_run_with_progress(path, options, &LoadProgress::default())
+}
+
+/// `load_run`, reporting how far it has got through `progress` (poll it from another thread:
+/// the CLI draws a progress bar from it, the TUI a progress line). `progress.is_finished()`
+/// turns true when this returns, whether it succeeded or not.
+pub fn load_run_with_progress(
+    path: &str,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<RunLog, LoadError> {
+    for file in std::iter::once(path).chain(options.compare.as_deref()) {
+        if let Ok(meta) = std::fs::metadata(file) {
+            if meta.is_file() {
+                progress.add_total(2 * meta.len());
+            }
+        }
+    }
+    let result = load_both(path, options, progress);
+    progress.finish();
+    result
+}
+
+fn load_both(
+    path: &str,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<RunLog, LoadError> {
+    let mut log = load_path_observed(path, options, progress)?;
     if let Some(compare_path) = &options.compare {
-        let other = load_path(compare_path, options)?;
+        let other = load_path_observed(compare_path, options, progress)?;
         align_compare(&mut log, other)?;
     }
     if log.configs[0].metrics.is_empty() {
-        let values = (0..log.len())
-            .map(|row| options.cost.of_key(log.key(row)))
-            .collect();
+        let values = proxy_values(&log, options.cost);
         log.configs[0].metrics.push(MetricColumn {
             name: options.cost.column_name(),
             values,
@@ -53,10 +81,46 @@ pub fn load_run(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> 
     Ok(log)
 }
 
+/// The proxy cost of every row. A cost depends on the key alone, so it is computed once per
+/// distinct length (powf per row would dominate a 10M-row load).
+fn proxy_values(log: &RunLog, cost: Cost) -> Vec<f64> {
+    const TABLE_LIMIT: u32 = 1 << 22;
+    let max_key = log.keys.iter().copied().max().unwrap_or(0);
+    if log.dims() != 1 || max_key >= TABLE_LIMIT {
+        return (0..log.len())
+            .map(|row| cost.of_key(log.key(row)))
+            .collect();
+    }
+    let mut table = vec![f64::NAN; max_key as usize + 1];
+    log.keys
+        .iter()
+        .map(|&k| {
+            let slot = &mut table[k as usize];
+            if slot.is_nan() {
+                *slot = cost.of_key(&[k]);
+            }
+            *slot
+        })
+        .collect()
+}
+
 /// Read one file (`-` is standard input), decompressing gzip, without aligning or proxies.
 pub fn load_path(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> {
+    load_path_observed(path, options, &LoadProgress::default())
+}
+
+fn load_path_observed(
+    path: &str,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<RunLog, LoadError> {
     if let Some(bytes) = crate::sample::sample_bytes(path) {
         return load_bytes(path, bytes, InputFormat::Csv, options);
+    }
+    if path != "-" {
+        if let Some(log) = fast_file(path, options, progress) {
+            return Ok(log);
+        }
     }
     let raw = read_all(path)?;
     let (bytes, stem) = if raw.starts_with(&[0x1f, 0x8b]) {
@@ -72,6 +136,44 @@ pub fn load_path(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError>
         .or_else(|| format_from_extension(stem))
         .unwrap_or_else(|| sniff_format(&bytes));
     load_bytes(path, &bytes, format, options)
+}
+
+/// The fast reader on a regular file, reading it in chunks (never whole). `None` when it
+/// cannot be used; the caller then reads the file the careful way.
+fn fast_file(path: &str, options: &LoadOptions, progress: &LoadProgress) -> Option<RunLog> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let len = meta.len();
+    let mut magic = [0u8; 2];
+    if len >= 2 {
+        file.read_exact_at(&mut magic, 0).ok()?;
+    }
+    if magic == [0x1f, 0x8b] {
+        return fast::read_gzip(path, &file, options.format, options, progress);
+    }
+    let format = match options.format.or_else(|| format_from_extension(path)) {
+        Some(format) => format,
+        None => {
+            // Sniffing looks at the first line: it must be all there.
+            let mut head = vec![0u8; len.min(1 << 20) as usize];
+            file.read_exact_at(&mut head, 0).ok()?;
+            if head.len() as u64 != len && !head.contains(&b'\n') {
+                return None;
+            }
+            sniff_format(&head)
+        }
+    };
+    fast::read_plain(
+        path,
+        &fast::Source::File { file: &file, len },
+        format,
+        options,
+        progress,
+    )
 }
 
 fn read_all(path: &str) -> Result<Vec<u8>, LoadError> {
@@ -107,7 +209,7 @@ fn gunzip(path: &str, raw: &[u8]) -> Result<Vec<u8>, LoadError> {
     Ok(out)
 }
 
-fn format_from_extension(path: &str) -> Option<InputFormat> {
+pub(super) fn format_from_extension(path: &str) -> Option<InputFormat> {
     let lower = path.to_ascii_lowercase();
     let ext = lower.rsplit('.').next()?;
     match ext {
@@ -119,7 +221,7 @@ fn format_from_extension(path: &str) -> Option<InputFormat> {
 }
 
 /// Guess from the content: JSON Lines start with `{`, TSV headers hold tabs.
-fn sniff_format(bytes: &[u8]) -> InputFormat {
+pub(super) fn sniff_format(bytes: &[u8]) -> InputFormat {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first_line = body.split(|&b| b == b'\n').next().unwrap_or(&[]);
     match first_line.iter().find(|b| !b.is_ascii_whitespace()) {
@@ -131,6 +233,26 @@ fn sniff_format(bytes: &[u8]) -> InputFormat {
 
 /// Parse bytes already in memory. `path` is used in messages only.
 pub fn load_bytes(
+    path: &str,
+    bytes: &[u8],
+    format: InputFormat,
+    options: &LoadOptions,
+) -> Result<RunLog, LoadError> {
+    if let Some(log) = fast::read_plain(
+        path,
+        &fast::Source::Bytes(bytes),
+        format,
+        options,
+        &LoadProgress::default(),
+    ) {
+        return Ok(log);
+    }
+    load_bytes_careful(path, bytes, format, options)
+}
+
+/// The careful reader: record by record through the csv crate or serde_json, with exact error
+/// locations and `--skip-bad`. The fast reader falls back to it on anything unusual.
+pub(super) fn load_bytes_careful(
     path: &str,
     bytes: &[u8],
     format: InputFormat,
@@ -346,7 +468,7 @@ fn text(raw: &[u8]) -> Result<&str, String> {
 }
 
 /// A non-negative integer (iteration, epoch). Integral decimals like `12.0` are accepted.
-fn parse_count(raw: &[u8]) -> Result<u64, String> {
+pub(super) fn parse_count(raw: &[u8]) -> Result<u64, String> {
     let s = text(raw)?;
     if let Ok(v) = s.parse::<u64>() {
         return Ok(v);
@@ -361,7 +483,7 @@ fn parse_count(raw: &[u8]) -> Result<u64, String> {
 }
 
 /// A padded sequence length: a non-negative integer that fits in 32 bits.
-fn parse_length(raw: &[u8]) -> Result<u32, String> {
+pub(super) fn parse_length(raw: &[u8]) -> Result<u32, String> {
     let expected = || {
         format!(
             "found {}, expected a non-negative integer length",
@@ -379,7 +501,7 @@ fn parse_length(raw: &[u8]) -> Result<u32, String> {
 }
 
 /// A measured metric: a finite, non-negative number.
-fn parse_metric(raw: &[u8]) -> Result<f64, String> {
+pub(super) fn parse_metric(raw: &[u8]) -> Result<f64, String> {
     let s = text(raw)?;
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
@@ -538,7 +660,7 @@ fn read_jsonl(
     }
 }
 
-fn json_scalar_text(value: &serde_json::Value) -> Option<String> {
+pub(super) fn json_scalar_text(value: &serde_json::Value) -> Option<String> {
     match value {
         serde_json::Value::Number(n) => Some(n.to_string()),
         serde_json::Value::String(s) => Some(s.clone()),
