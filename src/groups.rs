@@ -93,13 +93,8 @@ const PARALLEL_ROWS: usize = 1 << 16;
 
 /// Which group each selected row belongs to.
 enum RowGroups<'a> {
-    /// One-length keys: a table by length; groups are numbered in length order, so a range of
-    /// groups is a range of lengths.
-    ByLength {
-        keys: &'a [u32],
-        table: &'a [u32],
-        unique: &'a [u32],
-    },
+    /// One-length keys: a table by length.
+    ByLength { keys: &'a [u32], table: &'a [u32] },
     /// Any key: the group of the i-th selected row.
     Listed(Vec<u32>),
 }
@@ -160,7 +155,6 @@ impl KeyGroups {
             (Some(table), _) => RowGroups::ByLength {
                 keys: &log.keys,
                 table,
-                unique: &keys,
             },
             (None, Some(ids)) => RowGroups::Listed(ids),
             (None, None) => unreachable!("one of the two counts ran"),
@@ -183,8 +177,8 @@ impl KeyGroups {
             Vec::new()
         };
 
-        // Batches: consecutive groups whose values fit the scratch budget together.
-        let limit = batch_rows.unwrap_or((BATCH_BYTES / (8 * columns.len().max(1))).max(1));
+        // Batches: consecutive groups whose rows and values fit the scratch budget together.
+        let limit = batch_rows.unwrap_or((BATCH_BYTES / (4 + 8 * columns.len())).max(1));
         let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
         let mut start = 0;
         for g in 0..counts.len() {
@@ -196,7 +190,36 @@ impl KeyGroups {
         if start < counts.len() {
             batches.push(start..counts.len());
         }
+        // One sequential pass puts each selected row (by its position in the selection) in
+        // its batch's part of the row index, in order; each batch then reads only its rows.
         let mut grouped_rows = vec![0u32; row_count];
+        let mut batch_of_group = vec![0u32; counts.len()];
+        for (b, batch) in batches.iter().enumerate() {
+            batch_of_group[batch.clone()].fill(b as u32);
+        }
+        let mut cursor: Vec<usize> = batches.iter().map(|b| offsets[b.start]).collect();
+        let mut place = |i: usize, group: u32| {
+            let slot = &mut cursor[batch_of_group[group as usize] as usize];
+            grouped_rows[*slot] = i as u32;
+            *slot += 1;
+        };
+        match (&source, rows) {
+            (RowGroups::ByLength { keys, table, .. }, None) => {
+                for (i, &k) in keys.iter().enumerate() {
+                    place(i, table[k as usize]);
+                }
+            }
+            (RowGroups::ByLength { keys, table, .. }, Some(selected)) => {
+                for (i, &row) in selected.iter().enumerate() {
+                    place(i, table[keys[row as usize] as usize]);
+                }
+            }
+            (RowGroups::Listed(ids), _) => {
+                for (i, &g) in ids.iter().enumerate() {
+                    place(i, g);
+                }
+            }
+        }
         let mut jobs = Vec::with_capacity(batches.len());
         let mut rest = grouped_rows.as_mut_slice();
         for batch in batches {
@@ -210,9 +233,9 @@ impl KeyGroups {
         } else {
             1
         });
-        let stats = parallel::run_jobs(jobs, threads, |(batch, out), _| {
+        let stats = parallel::run_jobs(jobs, threads, |(batch, region), _| {
             Some(summarise_batch(
-                rows, row_count, &source, batch, &offsets, out, &columns, &pairs,
+                rows, &source, batch, &offsets, region, &columns, &pairs,
             ))
         })
         .expect("grouping jobs do not fail");
@@ -389,16 +412,16 @@ fn count_by_hash(
     (keys, counts, provisional)
 }
 
-/// One batch of groups: gather its rows and values in row order (one sequential pass over
-/// the selected rows), then every statistic per group, as a per-group loop over its rows would.
-#[allow(clippy::too_many_arguments)]
+/// One batch of groups: `region` holds the selection positions of its rows, ascending. Gather
+/// their rows and values group by group (row order kept within a group), leave the rows in
+/// `region` group by group, then compute every statistic per group, as a per-group loop over
+/// its rows would.
 fn summarise_batch(
     rows: Option<&[u32]>,
-    row_count: usize,
     source: &RowGroups<'_>,
     batch: std::ops::Range<usize>,
     offsets: &[usize],
-    out_rows: &mut [u32],
+    region: &mut [u32],
     columns: &[&[f64]],
     pairs: &[(usize, usize)],
 ) -> BatchStats {
@@ -406,51 +429,37 @@ fn summarise_batch(
     let mass = offsets[batch.end] - base;
     let mut cursor: Vec<usize> = batch.clone().map(|g| offsets[g] - base).collect();
     let mut values: Vec<Vec<f64>> = columns.iter().map(|_| vec![0.0; mass]).collect();
+    let mut grouped = vec![0u32; mass];
     let first = batch.start;
     let mut put = |row: usize, group: usize| {
         let slot = &mut cursor[group - first];
-        out_rows[*slot] = row as u32;
+        grouped[*slot] = row as u32;
         for (column, all) in values.iter_mut().zip(columns) {
             column[*slot] = all[row];
         }
         *slot += 1;
     };
-    match source {
-        RowGroups::ByLength {
-            keys,
-            table,
-            unique,
-        } => {
-            // Groups are numbered in length order: the batch is a range of lengths.
-            let low = unique[batch.start];
-            let span = unique[batch.end - 1] - low;
-            match rows {
-                None => {
-                    for (row, &k) in keys.iter().enumerate() {
-                        if k.wrapping_sub(low) <= span {
-                            put(row, table[k as usize] as usize);
-                        }
-                    }
-                }
-                Some(selected) => {
-                    for &row in selected {
-                        let k = keys[row as usize];
-                        if k.wrapping_sub(low) <= span {
-                            put(row as usize, table[k as usize] as usize);
-                        }
-                    }
-                }
+    match (source, rows) {
+        (RowGroups::ByLength { keys, table, .. }, None) => {
+            for &row in region.iter() {
+                put(row as usize, table[keys[row as usize] as usize] as usize);
             }
         }
-        RowGroups::Listed(ids) => {
-            let width = batch.len();
-            for (i, &g) in ids.iter().enumerate().take(row_count) {
-                if (g as usize).wrapping_sub(first) < width {
-                    put(rows.map_or(i, |r| r[i] as usize), g as usize);
-                }
+        (RowGroups::ByLength { keys, table, .. }, Some(selected)) => {
+            for &i in region.iter() {
+                let row = selected[i as usize] as usize;
+                put(row, table[keys[row] as usize] as usize);
+            }
+        }
+        (RowGroups::Listed(ids), _) => {
+            for &i in region.iter() {
+                let i = i as usize;
+                put(rows.map_or(i, |r| r[i] as usize), ids[i] as usize);
             }
         }
     }
+    region.copy_from_slice(&grouped);
+    drop(grouped);
 
     let groups = batch.len();
     let mut moments: Vec<Vec<Moments>> = vec![Vec::with_capacity(groups); columns.len()];
