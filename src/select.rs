@@ -197,6 +197,18 @@ impl Candidates {
 
 /// Bin members ordered by how well each represents the bin under `pick`.
 fn ranked_members(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<usize> {
+    let score = member_scores(groups, members, pick);
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by(|&a, &b| {
+        score[a]
+            .total_cmp(&score[b])
+            .then(members[a].cmp(&members[b]))
+    });
+    order.into_iter().map(|i| members[i]).collect()
+}
+
+/// How far each member is from representing the bin under `pick` (lower is better).
+fn member_scores(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<f64> {
     let weight = |g: usize| groups.counts[g] as f64;
     let total: f64 = members.iter().map(|&g| weight(g)).sum();
     let score: Vec<f64> = match pick {
@@ -253,13 +265,7 @@ fn ranked_members(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<usiz
         }
         Pick::Mode => members.iter().map(|&g| -weight(g)).collect(),
     };
-    let mut order: Vec<usize> = (0..members.len()).collect();
-    order.sort_by(|&a, &b| {
-        score[a]
-            .total_cmp(&score[b])
-            .then(members[a].cmp(&members[b]))
-    });
-    order.into_iter().map(|i| members[i]).collect()
+    score
 }
 
 /// How a `Selector` bins and picks.
@@ -350,8 +356,26 @@ impl<'a> Selector<'a> {
             .collect())
     }
 
-    fn seqpoint(&self, id: usize, members: &[usize]) -> SeqPoint {
+    /// The rows to profile for a bin: the best-ranked key's candidates, then the next keys'
+    /// as alternates.
+    fn chosen_rows(&self, members: &[usize]) -> Vec<u32> {
         let groups = self.groups;
+        // Usually the best key alone has enough candidates: find it in one pass, without
+        // ranking the whole bin.
+        let score = member_scores(groups, members, self.pick);
+        let best = (0..members.len())
+            .filter(|&i| !self.candidates.rows(members[i]).is_empty())
+            .min_by(|&a, &b| {
+                score[a]
+                    .total_cmp(&score[b])
+                    .then(members[a].cmp(&members[b]))
+            });
+        if let Some(i) = best {
+            let rows = self.candidates.rows(members[i]);
+            if rows.len() > ALTERNATES {
+                return rows.to_vec();
+            }
+        }
         let ranked = ranked_members(groups, members, self.pick);
         // The best-ranked key with an iteration after warm-up; if every iteration of the bin is
         // in warm-up, warm-up is ignored for this bin rather than leaving it without a SeqPoint.
@@ -377,6 +401,12 @@ impl<'a> Selector<'a> {
             }
             None => rows.push(groups.rows_of(ranked[0])[0]),
         }
+        rows
+    }
+
+    fn seqpoint(&self, id: usize, members: &[usize]) -> SeqPoint {
+        let groups = self.groups;
+        let rows = self.chosen_rows(members);
         let row = rows[0] as usize;
         let dims = groups.dims;
         let bin_min = (0..dims)

@@ -6,7 +6,7 @@ mod optimal;
 mod simple;
 
 pub use kmeans::{kmeans_bins, weighted_lloyd};
-pub use optimal::{OptimalTable, Solver};
+pub use optimal::{is_monotone, OptimalTable, Solver};
 pub use simple::{quantile_bins, uniform_bins};
 
 use crate::groups::KeyGroups;

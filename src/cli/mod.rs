@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions shared by every subcommand, and dispatch.
 //! Each subcommand lives in its own file with a `run` entry point.
 
+mod progress;
 pub mod select;
 
 use clap::{Args, Parser, Subcommand};
@@ -107,7 +108,7 @@ impl RunArgs {
 
     pub fn load(&self) -> anyhow::Result<seqpoint::RunLog> {
         let (path, _) = self.paths();
-        Ok(seqpoint::load_run(&path, &self.load_options())?)
+        Ok(progress::load_with_bar(&path, &self.load_options())?)
     }
 }
 
