@@ -275,7 +275,7 @@ pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) ->
         .iter()
         .flat_map(|b| {
             b.rows.iter().map(move |&r| ProfileRowDoc {
-                iteration: log.iterations[r as usize],
+                iteration: log.iterations.get(r as usize),
                 seqpoint: b.seqpoint,
                 epoch: log.epochs.as_ref().map(|e| e[r as usize]),
                 key: log.key(r as usize).to_vec(),
@@ -323,7 +323,7 @@ pub fn profile_csv(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> S
             out.push_str(&format!(
                 "{},{},{}",
                 sp.id,
-                log.iterations[row],
+                log.iterations.get(row),
                 log.epochs
                     .as_ref()
                     .map_or(String::new(), |e| e[row].to_string())

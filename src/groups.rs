@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use crate::parallel;
 use crate::runlog::RunLog;
 use crate::stats::{median_in_place, CompensatedSum};
 
@@ -73,6 +74,37 @@ pub struct KeyGroups {
     pub moments: Vec<Vec<Vec<Moments>>>,
     /// `[metric][group]`: sum over rows of (baseline - mean)(compare - mean); empty without compare.
     pub cross: Vec<Vec<f64>>,
+    lookup: KeyLookup,
+}
+
+/// From a key to its group: a table by length for one-length keys, else a binary search.
+#[derive(Debug, Clone, PartialEq)]
+enum KeyLookup {
+    /// `table[length]` is the group, `u32::MAX` when no row has that length.
+    ByLength(Vec<u32>),
+    Search,
+}
+
+/// Scratch memory for one batch of groups' values, per thread: it bounds the extra memory
+/// grouping needs above the log and the row index.
+const BATCH_BYTES: usize = 12 << 20;
+/// Rows below which grouping stays on one thread.
+const PARALLEL_ROWS: usize = 1 << 16;
+
+/// Which group each selected row belongs to.
+enum RowGroups<'a> {
+    /// One-length keys: a table by length.
+    ByLength { keys: &'a [u32], table: &'a [u32] },
+    /// Any key: the group of the i-th selected row.
+    Listed(Vec<u32>),
+}
+
+/// The statistics of a contiguous range of groups.
+struct BatchStats {
+    /// `[column][group]`, columns being every (config, metric) in order.
+    moments: Vec<Vec<Moments>>,
+    /// `[metric][group]`.
+    cross: Vec<Vec<f64>>,
 }
 
 impl KeyGroups {
@@ -82,143 +114,187 @@ impl KeyGroups {
     }
 
     /// Group the given rows (ascending row indices), or all rows with `None`.
+    ///
+    /// O(rows): counting by length (or hashing for two-length keys), then a few sequential
+    /// passes over the rows, each gathering the values of a batch of groups in row order, from
+    /// which every statistic is computed exactly as a per-group loop would. Runs on every core.
     pub fn from_rows(log: &RunLog, rows: Option<&[u32]>) -> Self {
+        Self::build(log, rows, None, None)
+    }
+
+    /// `from_rows` with the batch size (rows) and thread count fixed, for tests.
+    fn build(
+        log: &RunLog,
+        rows: Option<&[u32]>,
+        batch_rows: Option<usize>,
+        threads: Option<usize>,
+    ) -> Self {
         let dims = log.dims();
         let row_count = rows.map_or(log.len(), <[u32]>::len);
         let row_at = |i: usize| rows.map_or(i, |r| r[i] as usize);
-
-        // Assign a provisional group id per row, then renumber groups in key order.
-        let mut provisional: Vec<u32> = Vec::with_capacity(row_count);
-        let mut first_row_of: Vec<usize> = Vec::new();
-        if dims == 1 && log.keys.iter().all(|&k| k < (1 << 24)) {
-            let max_key = log.keys.iter().copied().max().unwrap_or(0) as usize;
-            let mut id_of_key = vec![u32::MAX; max_key + 1];
-            for i in 0..row_count {
-                let row = row_at(i);
-                let slot = &mut id_of_key[log.keys[row] as usize];
-                if *slot == u32::MAX {
-                    *slot = first_row_of.len() as u32;
-                    first_row_of.push(row);
-                }
-                provisional.push(*slot);
-            }
+        let max_key = if dims == 1 {
+            parallel::map_ranges(row_count, PARALLEL_ROWS, |range| {
+                range.map(|i| log.keys[row_at(i)]).max().unwrap_or(0)
+            })
+            .into_iter()
+            .max()
+            .unwrap_or(0)
         } else {
-            let mut id_of_key: HashMap<&[u32], u32> = HashMap::new();
-            for i in 0..row_count {
-                let row = row_at(i);
-                let next = first_row_of.len() as u32;
-                let id = *id_of_key.entry(log.key(row)).or_insert_with(|| {
-                    first_row_of.push(row);
-                    next
-                });
-                provisional.push(id);
-            }
-        }
-        let group_count = first_row_of.len();
-        let mut by_key: Vec<usize> = (0..group_count).collect();
-        by_key.sort_by(|&a, &b| log.key(first_row_of[a]).cmp(log.key(first_row_of[b])));
-        let mut rank = vec![0u32; group_count];
-        for (position, &g) in by_key.iter().enumerate() {
-            rank[g] = position as u32;
-        }
-
-        let mut counts = vec![0u64; group_count];
-        for id in provisional.iter_mut() {
-            *id = rank[*id as usize];
-            counts[*id as usize] += 1;
-        }
-        let mut offsets = Vec::with_capacity(group_count + 1);
+            0
+        };
+        // A table by length costs 4 bytes per possible length: worth it unless lengths are huge.
+        let by_length = dims == 1 && (max_key as usize) < (1 << 22).max(4 * row_count);
+        let (keys, counts, table, listed) = if by_length {
+            let (keys, counts, table) = count_by_length(log, rows, row_count, max_key);
+            (keys, counts, Some(table), None)
+        } else {
+            let (keys, counts, ids) = count_by_hash(log, rows, row_count);
+            (keys, counts, None, Some(ids))
+        };
+        let source = match (&table, listed) {
+            (Some(table), _) => RowGroups::ByLength {
+                keys: &log.keys,
+                table,
+            },
+            (None, Some(ids)) => RowGroups::Listed(ids),
+            (None, None) => unreachable!("one of the two counts ran"),
+        };
+        let mut offsets = Vec::with_capacity(counts.len() + 1);
         offsets.push(0usize);
         for &c in &counts {
             offsets.push(offsets.last().unwrap() + c as usize);
         }
-        let mut cursor = offsets.clone();
-        let mut grouped_rows = vec![0u32; row_count];
-        for (i, &g) in provisional.iter().enumerate() {
-            grouped_rows[cursor[g as usize]] = row_at(i) as u32;
-            cursor[g as usize] += 1;
-        }
-        drop(provisional);
 
-        let keys: Vec<u32> = by_key
+        let columns: Vec<&[f64]> = log
+            .configs
             .iter()
-            .flat_map(|&g| log.key(first_row_of[g]).iter().copied())
+            .flat_map(|c| c.metrics.iter().map(|m| m.values.as_slice()))
             .collect();
-        let mut groups = KeyGroups {
+        let per_config = log.configs[0].metrics.len();
+        let pairs: Vec<(usize, usize)> = if log.compare().is_some() {
+            (0..per_config).map(|m| (m, per_config + m)).collect()
+        } else {
+            Vec::new()
+        };
+
+        // Batches: consecutive groups whose rows and values fit the scratch budget together.
+        let limit = batch_rows.unwrap_or((BATCH_BYTES / (4 + 8 * columns.len())).max(1));
+        let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut start = 0;
+        for g in 0..counts.len() {
+            if g > start && offsets[g + 1] - offsets[start] > limit {
+                batches.push(start..g);
+                start = g;
+            }
+        }
+        if start < counts.len() {
+            batches.push(start..counts.len());
+        }
+        // One sequential pass puts each selected row (by its position in the selection) in
+        // its batch's part of the row index, in order; each batch then reads only its rows.
+        let mut grouped_rows = vec![0u32; row_count];
+        let mut batch_of_group = vec![0u32; counts.len()];
+        for (b, batch) in batches.iter().enumerate() {
+            batch_of_group[batch.clone()].fill(b as u32);
+        }
+        let mut cursor: Vec<usize> = batches.iter().map(|b| offsets[b.start]).collect();
+        let mut place = |i: usize, group: u32| {
+            let slot = &mut cursor[batch_of_group[group as usize] as usize];
+            grouped_rows[*slot] = i as u32;
+            *slot += 1;
+        };
+        match (&source, rows) {
+            (RowGroups::ByLength { keys, table, .. }, None) => {
+                for (i, &k) in keys.iter().enumerate() {
+                    place(i, table[k as usize]);
+                }
+            }
+            (RowGroups::ByLength { keys, table, .. }, Some(selected)) => {
+                for (i, &row) in selected.iter().enumerate() {
+                    place(i, table[keys[row as usize] as usize]);
+                }
+            }
+            (RowGroups::Listed(ids), _) => {
+                for (i, &g) in ids.iter().enumerate() {
+                    place(i, g);
+                }
+            }
+        }
+        let mut jobs = Vec::with_capacity(batches.len());
+        let mut rest = grouped_rows.as_mut_slice();
+        for batch in batches {
+            let mass = offsets[batch.end] - offsets[batch.start];
+            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(mass);
+            rest = tail;
+            jobs.push((batch, mine));
+        }
+        let threads = threads.unwrap_or(if row_count >= PARALLEL_ROWS {
+            parallel::threads()
+        } else {
+            1
+        });
+        let stats = parallel::run_jobs(jobs, threads, |(batch, region), _| {
+            Some(summarise_batch(
+                rows, &source, batch, &offsets, region, &columns, &pairs,
+            ))
+        })
+        .expect("grouping jobs do not fail");
+
+        let mut flat: Vec<Vec<Moments>> = vec![Vec::with_capacity(counts.len()); columns.len()];
+        let mut cross: Vec<Vec<f64>> = vec![Vec::with_capacity(counts.len()); pairs.len()];
+        for batch in stats {
+            for (all, part) in flat.iter_mut().zip(batch.moments) {
+                all.extend(part);
+            }
+            for (all, part) in cross.iter_mut().zip(batch.cross) {
+                all.extend(part);
+            }
+        }
+        let mut flat = flat.into_iter();
+        let moments = log
+            .configs
+            .iter()
+            .map(|c| (0..c.metrics.len()).map(|_| flat.next().unwrap()).collect())
+            .collect();
+        drop(source);
+        KeyGroups {
             dims,
             keys,
             counts,
             offsets,
             rows: grouped_rows,
-            moments: Vec::new(),
-            cross: Vec::new(),
-        };
-        groups.moments = log
-            .configs
-            .iter()
-            .map(|config| {
-                config
-                    .metrics
-                    .iter()
-                    .map(|metric| groups.summarise(&metric.values))
-                    .collect()
-            })
-            .collect();
-        if let Some(compare) = log.compare() {
-            groups.cross = log.configs[0]
-                .metrics
-                .iter()
-                .zip(&compare.metrics)
-                .enumerate()
-                .map(|(m, (a, b))| groups.cross_moments(&a.values, &b.values, m))
-                .collect();
+            moments,
+            cross,
+            lookup: match table {
+                Some(table) => KeyLookup::ByLength(table),
+                None => KeyLookup::Search,
+            },
         }
-        groups
     }
 
-    fn summarise(&self, values: &[f64]) -> Vec<Moments> {
-        let mut scratch = Vec::new();
-        (0..self.len())
-            .map(|g| {
-                let rows = self.rows_of(g);
-                let mut sum = CompensatedSum::default();
-                let mut min = f64::INFINITY;
-                let mut max = f64::NEG_INFINITY;
-                scratch.clear();
-                for &r in rows {
-                    let v = values[r as usize];
-                    sum.add(v);
-                    min = min.min(v);
-                    max = max.max(v);
-                    scratch.push(v);
+    /// The group holding `key`, if any row has it.
+    pub fn group_of(&self, key: &[u32]) -> Option<usize> {
+        match &self.lookup {
+            KeyLookup::ByLength(table) => match key {
+                [length] => table
+                    .get(*length as usize)
+                    .filter(|&&g| g != u32::MAX)
+                    .map(|&g| g as usize),
+                _ => None,
+            },
+            KeyLookup::Search => {
+                let (mut lo, mut hi) = (0, self.len());
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if self.key(mid) < key {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
                 }
-                let sum = sum.value();
-                let mean = sum / rows.len() as f64;
-                let m2 = scratch.iter().map(|v| (v - mean).powi(2)).sum();
-                Moments {
-                    count: rows.len() as u64,
-                    sum,
-                    mean,
-                    m2,
-                    min,
-                    max,
-                    median: median_in_place(&mut scratch),
-                }
-            })
-            .collect()
-    }
-
-    fn cross_moments(&self, a: &[f64], b: &[f64], metric: usize) -> Vec<f64> {
-        (0..self.len())
-            .map(|g| {
-                let mean_a = self.moments[0][metric][g].mean;
-                let mean_b = self.moments[1][metric][g].mean;
-                self.rows_of(g)
-                    .iter()
-                    .map(|&r| (a[r as usize] - mean_a) * (b[r as usize] - mean_b))
-                    .sum()
-            })
-            .collect()
+                (lo < self.len() && self.key(lo) == key).then_some(lo)
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -250,6 +326,187 @@ impl KeyGroups {
     pub fn binning_values(&self) -> Vec<f64> {
         self.moments[0][0].iter().map(|m| m.mean).collect()
     }
+}
+
+/// Counts by length in one parallel pass: the sorted lengths present, their counts, and the
+/// group of each length.
+fn count_by_length(
+    log: &RunLog,
+    rows: Option<&[u32]>,
+    row_count: usize,
+    max_key: u32,
+) -> (Vec<u32>, Vec<u64>, Vec<u32>) {
+    let size = max_key as usize + 1;
+    let tables = parallel::map_ranges(row_count, PARALLEL_ROWS, |range| {
+        let mut table = vec![0u32; size];
+        match rows {
+            None => {
+                for &k in &log.keys[range] {
+                    table[k as usize] += 1;
+                }
+            }
+            Some(selected) => {
+                for &row in &selected[range] {
+                    table[log.keys[row as usize] as usize] += 1;
+                }
+            }
+        }
+        table
+    });
+    let mut tables = tables.into_iter();
+    let mut by_length = tables.next().unwrap_or_else(|| vec![0; size]);
+    for other in tables {
+        for (a, b) in by_length.iter_mut().zip(other) {
+            *a += b;
+        }
+    }
+    let mut keys = Vec::new();
+    let mut counts = Vec::new();
+    for (length, n) in by_length.iter_mut().enumerate() {
+        if *n > 0 {
+            keys.push(length as u32);
+            counts.push(u64::from(*n));
+            *n = keys.len() as u32 - 1;
+        } else {
+            *n = u32::MAX;
+        }
+    }
+    (keys, counts, by_length)
+}
+
+/// Groups of any key by hashing: sorted unique keys, counts, and the group of each selected row.
+fn count_by_hash(
+    log: &RunLog,
+    rows: Option<&[u32]>,
+    row_count: usize,
+) -> (Vec<u32>, Vec<u64>, Vec<u32>) {
+    let row_at = |i: usize| rows.map_or(i, |r| r[i] as usize);
+    let mut provisional: Vec<u32> = Vec::with_capacity(row_count);
+    let mut first_row_of: Vec<usize> = Vec::new();
+    let mut id_of_key: HashMap<&[u32], u32> = HashMap::new();
+    for i in 0..row_count {
+        let row = row_at(i);
+        let next = first_row_of.len() as u32;
+        let id = *id_of_key.entry(log.key(row)).or_insert_with(|| {
+            first_row_of.push(row);
+            next
+        });
+        provisional.push(id);
+    }
+    let group_count = first_row_of.len();
+    let mut by_key: Vec<usize> = (0..group_count).collect();
+    by_key.sort_by(|&a, &b| log.key(first_row_of[a]).cmp(log.key(first_row_of[b])));
+    let mut rank = vec![0u32; group_count];
+    for (position, &g) in by_key.iter().enumerate() {
+        rank[g] = position as u32;
+    }
+    let mut counts = vec![0u64; group_count];
+    for id in provisional.iter_mut() {
+        *id = rank[*id as usize];
+        counts[*id as usize] += 1;
+    }
+    let keys = by_key
+        .iter()
+        .flat_map(|&g| log.key(first_row_of[g]).iter().copied())
+        .collect();
+    (keys, counts, provisional)
+}
+
+/// One batch of groups: `region` holds the selection positions of its rows, ascending. Gather
+/// their rows and values group by group (row order kept within a group), leave the rows in
+/// `region` group by group, then compute every statistic per group, as a per-group loop over
+/// its rows would.
+fn summarise_batch(
+    rows: Option<&[u32]>,
+    source: &RowGroups<'_>,
+    batch: std::ops::Range<usize>,
+    offsets: &[usize],
+    region: &mut [u32],
+    columns: &[&[f64]],
+    pairs: &[(usize, usize)],
+) -> BatchStats {
+    let base = offsets[batch.start];
+    let mass = offsets[batch.end] - base;
+    let mut cursor: Vec<usize> = batch.clone().map(|g| offsets[g] - base).collect();
+    let mut values: Vec<Vec<f64>> = columns.iter().map(|_| vec![0.0; mass]).collect();
+    let mut grouped = vec![0u32; mass];
+    let first = batch.start;
+    let mut put = |row: usize, group: usize| {
+        let slot = &mut cursor[group - first];
+        grouped[*slot] = row as u32;
+        for (column, all) in values.iter_mut().zip(columns) {
+            column[*slot] = all[row];
+        }
+        *slot += 1;
+    };
+    match (source, rows) {
+        (RowGroups::ByLength { keys, table, .. }, None) => {
+            for &row in region.iter() {
+                put(row as usize, table[keys[row as usize] as usize] as usize);
+            }
+        }
+        (RowGroups::ByLength { keys, table, .. }, Some(selected)) => {
+            for &i in region.iter() {
+                let row = selected[i as usize] as usize;
+                put(row, table[keys[row] as usize] as usize);
+            }
+        }
+        (RowGroups::Listed(ids), _) => {
+            for &i in region.iter() {
+                let i = i as usize;
+                put(rows.map_or(i, |r| r[i] as usize), ids[i] as usize);
+            }
+        }
+    }
+    region.copy_from_slice(&grouped);
+    drop(grouped);
+
+    let groups = batch.len();
+    let mut moments: Vec<Vec<Moments>> = vec![Vec::with_capacity(groups); columns.len()];
+    let mut cross: Vec<Vec<f64>> = vec![Vec::with_capacity(groups); pairs.len()];
+    for g in batch.clone() {
+        let span = offsets[g] - base..offsets[g + 1] - base;
+        for (c, column) in values.iter().enumerate() {
+            let part = &column[span.clone()];
+            let mut sum = CompensatedSum::default();
+            let mut min = f64::INFINITY;
+            let mut max = f64::NEG_INFINITY;
+            for &v in part {
+                sum.add(v);
+                min = min.min(v);
+                max = max.max(v);
+            }
+            let sum = sum.value();
+            let mean = sum / part.len() as f64;
+            let m2 = part.iter().map(|v| (v - mean).powi(2)).sum();
+            moments[c].push(Moments {
+                count: part.len() as u64,
+                sum,
+                mean,
+                m2,
+                min,
+                max,
+                median: 0.0,
+            });
+        }
+        for (p, &(a, b)) in pairs.iter().enumerate() {
+            let (mean_a, mean_b) = (
+                moments[a].last().unwrap().mean,
+                moments[b].last().unwrap().mean,
+            );
+            let co: f64 = values[a][span.clone()]
+                .iter()
+                .zip(&values[b][span.clone()])
+                .map(|(x, y)| (x - mean_a) * (y - mean_b))
+                .sum();
+            cross[p].push(co);
+        }
+        // Last: the median reorders the values.
+        for (c, column) in values.iter_mut().enumerate() {
+            moments[c].last_mut().unwrap().median = median_in_place(&mut column[span.clone()]);
+        }
+    }
+    BatchStats { moments, cross }
 }
 
 #[cfg(test)]
@@ -310,5 +567,135 @@ mod tests {
         let subset = KeyGroups::from_rows(&log, Some(&[1, 2, 3]));
         assert_eq!(subset.counts, vec![1, 1, 1]);
         assert_eq!(subset.rows_of(2), &[2]);
+    }
+
+    /// The plain definition: per group (sorted by key), its rows ascending, each statistic.
+    fn reference(
+        log: &RunLog,
+        rows: &[u32],
+    ) -> (
+        Vec<u32>,
+        Vec<Vec<u32>>,
+        Vec<Vec<Vec<Moments>>>,
+        Vec<Vec<f64>>,
+    ) {
+        let mut by_key: std::collections::BTreeMap<Vec<u32>, Vec<u32>> = Default::default();
+        for &r in rows {
+            by_key
+                .entry(log.key(r as usize).to_vec())
+                .or_default()
+                .push(r);
+        }
+        let keys: Vec<u32> = by_key.keys().flatten().copied().collect();
+        let members: Vec<Vec<u32>> = by_key.into_values().collect();
+        let summarise = |values: &[f64]| -> Vec<Moments> {
+            members
+                .iter()
+                .map(|rows| {
+                    let mut scratch: Vec<f64> = rows.iter().map(|&r| values[r as usize]).collect();
+                    let mut sum = CompensatedSum::default();
+                    scratch.iter().for_each(|&v| sum.add(v));
+                    let sum = sum.value();
+                    let mean = sum / rows.len() as f64;
+                    Moments {
+                        count: rows.len() as u64,
+                        sum,
+                        mean,
+                        m2: scratch.iter().map(|v| (v - mean).powi(2)).sum(),
+                        min: scratch.iter().copied().fold(f64::INFINITY, f64::min),
+                        max: scratch.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                        median: median_in_place(&mut scratch),
+                    }
+                })
+                .collect()
+        };
+        let moments: Vec<Vec<Vec<Moments>>> = log
+            .configs
+            .iter()
+            .map(|c| c.metrics.iter().map(|m| summarise(&m.values)).collect())
+            .collect();
+        let cross = match log.compare() {
+            None => Vec::new(),
+            Some(compare) => log.configs[0]
+                .metrics
+                .iter()
+                .zip(&compare.metrics)
+                .enumerate()
+                .map(|(m, (a, b))| {
+                    members
+                        .iter()
+                        .enumerate()
+                        .map(|(g, rows)| {
+                            let (ma, mb) = (moments[0][m][g].mean, moments[1][m][g].mean);
+                            rows.iter()
+                                .map(|&r| (a.values[r as usize] - ma) * (b.values[r as usize] - mb))
+                                .sum()
+                        })
+                        .collect()
+                })
+                .collect(),
+        };
+        (keys, members, moments, cross)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn grouping_equals_the_plain_definition(
+            rows in proptest::collection::vec((0u32..40, 0u32..3, 0.0f64..100.0, 0.0f64..100.0), 1..400),
+            two_dims in proptest::bool::ANY,
+            compare in proptest::bool::ANY,
+            subset_mask in proptest::collection::vec(proptest::bool::ANY, 400),
+            batch_rows in 1usize..80,
+        ) {
+            use crate::runlog::{Configuration, ConfigRole, Iterations, MetricColumn};
+            let n = rows.len();
+            let dims = if two_dims { 2 } else { 1 };
+            let keys: Vec<u32> = rows.iter().flat_map(|r| if two_dims { vec![r.0, r.1] } else { vec![r.0 * 1000] }).collect();
+            let metric = |name: &str, f: &dyn Fn(&(u32, u32, f64, f64)) -> f64| MetricColumn {
+                name: name.into(),
+                values: rows.iter().map(f).collect(),
+            };
+            let mut configs = vec![Configuration {
+                role: ConfigRole::Baseline,
+                source: "a".into(),
+                metrics: vec![metric("time_ms", &|r| r.2), metric("energy_j", &|r| r.3)],
+            }];
+            if compare {
+                configs.push(Configuration {
+                    role: ConfigRole::Compare,
+                    source: "b".into(),
+                    metrics: vec![metric("time_ms", &|r| r.3 * 0.5), metric("energy_j", &|r| r.2 + 1.0)],
+                });
+            }
+            let log = RunLog {
+                source: "t".into(),
+                key_names: (0..dims).map(|d| format!("k{d}")).collect(),
+                iterations: Iterations::dense(n),
+                epochs: None,
+                keys,
+                configs,
+                skipped: Default::default(),
+                proxy: None,
+            };
+            let all: Vec<u32> = (0..n as u32).collect();
+            let subset: Vec<u32> = all.iter().copied().filter(|&r| subset_mask[r as usize]).collect();
+            for (selected, groups) in [
+                (&all, KeyGroups::from_log(&log)),
+                (&subset, KeyGroups::from_rows(&log, Some(&subset))),
+                (&all, KeyGroups::build(&log, None, Some(batch_rows), Some(2))),
+                (&subset, KeyGroups::build(&log, Some(&subset), Some(batch_rows), Some(3))),
+            ] {
+                let (keys, members, moments, cross) = reference(&log, selected);
+                proptest::prop_assert_eq!(&groups.keys, &keys);
+                for (g, rows) in members.iter().enumerate() {
+                    proptest::prop_assert_eq!(groups.rows_of(g), rows.as_slice());
+                    proptest::prop_assert_eq!(groups.counts[g], rows.len() as u64);
+                    proptest::prop_assert_eq!(groups.group_of(groups.key(g)), Some(g));
+                }
+                proptest::prop_assert_eq!(&groups.moments, &moments);
+                proptest::prop_assert_eq!(&groups.cross, &cross);
+            }
+        }
     }
 }

@@ -132,7 +132,7 @@ pub fn plan_table(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> St
         let iterations: Vec<String> = bin
             .rows
             .iter()
-            .map(|&r| log.iterations[r as usize].to_string())
+            .map(|&r| log.iterations.get(r as usize).to_string())
             .collect();
         out.push_str(&format!(
             "{:>4} {:>8} {:>8}  {}\n",

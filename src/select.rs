@@ -97,34 +97,97 @@ pub struct SeqPoint {
 
 /// Per key group, its eligible rows nearest the group's median first (at most 1 + ALTERNATES).
 /// Built once per warm-up setting, so picking per K costs O(groups), not O(rows).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Candidates {
     best_rows: Vec<Vec<u32>>,
 }
 
+/// The closest rows of one group so far, by (distance to the median, row).
+#[derive(Debug, Clone, Default)]
+struct Nearest {
+    best: Vec<(f64, u32)>,
+}
+
+impl Nearest {
+    /// Rows arrive in ascending order, so a tie in distance keeps the earlier row.
+    #[inline]
+    fn offer(&mut self, distance: f64, row: u32) {
+        if self.best.len() > ALTERNATES {
+            if distance >= self.best[ALTERNATES].0 {
+                return;
+            }
+            self.best.pop();
+        }
+        let at = self.best.partition_point(|&(d, _)| d <= distance);
+        self.best.insert(at, (distance, row));
+    }
+
+    /// The closest of both (`later` holds only rows after this one's).
+    fn merge(mut self, later: Nearest) -> Nearest {
+        for (d, r) in later.best {
+            self.offer(d, r);
+        }
+        self
+    }
+}
+
 impl Candidates {
     pub fn new(log: &RunLog, groups: &KeyGroups, warmup: u64) -> Self {
+        Self::build(log, groups, warmup, 1 << 16, false)
+    }
+
+    /// `min_rows_per_thread` and `per_group` let tests compare both ways of building.
+    fn build(
+        log: &RunLog,
+        groups: &KeyGroups,
+        warmup: u64,
+        min_rows_per_thread: usize,
+        per_group: bool,
+    ) -> Self {
         let values = &log.configs[0].metrics[0].values;
-        let best_rows = (0..groups.len())
-            .map(|g| {
-                let median = groups.moments[0][0][g].median;
-                let distance = |r: u32| (values[r as usize] - median).abs();
-                let mut best: Vec<u32> = Vec::with_capacity(ALTERNATES + 2);
-                for &r in groups
-                    .rows_of(g)
-                    .iter()
-                    .filter(|&&r| u64::from(r) >= warmup)
-                {
-                    // Keep the closest few; ties keep the earlier iteration.
-                    let at = best.partition_point(|&b| distance(b) <= distance(r));
-                    if at <= ALTERNATES {
-                        best.insert(at, r);
-                        best.truncate(ALTERNATES + 1);
+        let medians: Vec<f64> = groups.moments[0][0].iter().map(|m| m.median).collect();
+        let first = usize::try_from(warmup).unwrap_or(usize::MAX).min(log.len());
+        let covers_log = groups.iterations() == log.len() as u64;
+        let best_rows = if covers_log && log.dims() == 1 && !per_group {
+            // Every row, in order: one sequential pass per core, merged (rows of the second part
+            // come after the first's, so ties still keep the earlier row).
+            let parts =
+                crate::parallel::map_ranges(log.len() - first, min_rows_per_thread, |range| {
+                    let mut nearest = vec![Nearest::default(); groups.len()];
+                    let rows = first + range.start..first + range.end;
+                    for (row, (&key, &v)) in rows
+                        .clone()
+                        .zip(log.keys[rows.clone()].iter().zip(&values[rows]))
+                    {
+                        let g = groups.group_of(&[key]).expect("every key has a group");
+                        nearest[g].offer((v - medians[g]).abs(), row as u32);
                     }
-                }
-                best
-            })
-            .collect();
-        Candidates { best_rows }
+                    nearest
+                });
+            let mut parts = parts.into_iter();
+            let mut all = parts.next().unwrap_or_default();
+            for part in parts {
+                all = all.into_iter().zip(part).map(|(a, b)| a.merge(b)).collect();
+            }
+            all.resize(groups.len(), Nearest::default());
+            all
+        } else {
+            (0..groups.len())
+                .map(|g| {
+                    let mut nearest = Nearest::default();
+                    for &r in groups.rows_of(g).iter().filter(|&&r| r as usize >= first) {
+                        nearest.offer((values[r as usize] - medians[g]).abs(), r);
+                    }
+                    nearest
+                })
+                .collect()
+        };
+        Candidates {
+            best_rows: best_rows
+                .into_iter()
+                .map(|n| n.best.into_iter().map(|(_, r)| r).collect())
+                .collect(),
+        }
     }
 
     pub fn rows(&self, group: usize) -> &[u32] {
@@ -134,6 +197,18 @@ impl Candidates {
 
 /// Bin members ordered by how well each represents the bin under `pick`.
 fn ranked_members(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<usize> {
+    let score = member_scores(groups, members, pick);
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by(|&a, &b| {
+        score[a]
+            .total_cmp(&score[b])
+            .then(members[a].cmp(&members[b]))
+    });
+    order.into_iter().map(|i| members[i]).collect()
+}
+
+/// How far each member is from representing the bin under `pick` (lower is better).
+fn member_scores(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<f64> {
     let weight = |g: usize| groups.counts[g] as f64;
     let total: f64 = members.iter().map(|&g| weight(g)).sum();
     let score: Vec<f64> = match pick {
@@ -190,13 +265,7 @@ fn ranked_members(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<usiz
         }
         Pick::Mode => members.iter().map(|&g| -weight(g)).collect(),
     };
-    let mut order: Vec<usize> = (0..members.len()).collect();
-    order.sort_by(|&a, &b| {
-        score[a]
-            .total_cmp(&score[b])
-            .then(members[a].cmp(&members[b]))
-    });
-    order.into_iter().map(|i| members[i]).collect()
+    score
 }
 
 /// How a `Selector` bins and picks.
@@ -215,7 +284,7 @@ pub struct PickSettings {
 pub struct Selector<'a> {
     log: &'a RunLog,
     groups: &'a KeyGroups,
-    candidates: Candidates,
+    candidates: std::borrow::Cow<'a, Candidates>,
     binner: Binner<'a>,
     pick: Pick,
     stratum: Option<usize>,
@@ -231,11 +300,43 @@ impl<'a> Selector<'a> {
         Ok(Selector {
             log,
             groups,
-            candidates: Candidates::new(log, groups, settings.warmup),
+            candidates: std::borrow::Cow::Owned(Candidates::new(log, groups, settings.warmup)),
             binner: Binner::new(groups, settings.method, settings.seed, settings.max_bins)?,
             pick: settings.pick,
             stratum,
         })
+    }
+
+    /// A selector over candidates built earlier (for `settings.warmup`) and, for `optimal`,
+    /// an exact DP table built earlier: no pass over the rows, so it is cheap to rebuild when
+    /// the method, pick or K changes.
+    pub fn prepared(
+        log: &'a RunLog,
+        groups: &'a KeyGroups,
+        candidates: &'a Candidates,
+        table: Option<std::sync::Arc<crate::binning::OptimalTable>>,
+        settings: PickSettings,
+        stratum: Option<usize>,
+    ) -> Result<Self, BinningError> {
+        Ok(Selector {
+            log,
+            groups,
+            candidates: std::borrow::Cow::Borrowed(candidates),
+            binner: Binner::with_table(
+                groups,
+                settings.method,
+                settings.seed,
+                settings.max_bins,
+                table,
+            )?,
+            pick: settings.pick,
+            stratum,
+        })
+    }
+
+    /// The exact DP table this selector bins with, if its method is `optimal`.
+    pub fn table(&self) -> Option<std::sync::Arc<crate::binning::OptimalTable>> {
+        self.binner.table()
     }
 
     pub fn groups(&self) -> &KeyGroups {
@@ -255,8 +356,26 @@ impl<'a> Selector<'a> {
             .collect())
     }
 
-    fn seqpoint(&self, id: usize, members: &[usize]) -> SeqPoint {
+    /// The rows to profile for a bin: the best-ranked key's candidates, then the next keys'
+    /// as alternates.
+    fn chosen_rows(&self, members: &[usize]) -> Vec<u32> {
         let groups = self.groups;
+        // Usually the best key alone has enough candidates: find it in one pass, without
+        // ranking the whole bin.
+        let score = member_scores(groups, members, self.pick);
+        let best = (0..members.len())
+            .filter(|&i| !self.candidates.rows(members[i]).is_empty())
+            .min_by(|&a, &b| {
+                score[a]
+                    .total_cmp(&score[b])
+                    .then(members[a].cmp(&members[b]))
+            });
+        if let Some(i) = best {
+            let rows = self.candidates.rows(members[i]);
+            if rows.len() > ALTERNATES {
+                return rows.to_vec();
+            }
+        }
         let ranked = ranked_members(groups, members, self.pick);
         // The best-ranked key with an iteration after warm-up; if every iteration of the bin is
         // in warm-up, warm-up is ignored for this bin rather than leaving it without a SeqPoint.
@@ -282,6 +401,12 @@ impl<'a> Selector<'a> {
             }
             None => rows.push(groups.rows_of(ranked[0])[0]),
         }
+        rows
+    }
+
+    fn seqpoint(&self, id: usize, members: &[usize]) -> SeqPoint {
+        let groups = self.groups;
+        let rows = self.chosen_rows(members);
         let row = rows[0] as usize;
         let dims = groups.dims;
         let bin_min = (0..dims)
@@ -293,16 +418,16 @@ impl<'a> Selector<'a> {
         SeqPoint {
             id,
             stratum: self.stratum,
-            iteration: self.log.iterations[row],
+            iteration: self.log.iteration(row),
             row,
-            epoch: self.log.epochs.as_ref().map(|e| e[row]),
+            epoch: self.log.epoch(row),
             key: self.log.key(row).to_vec(),
             weight: members.iter().map(|&g| groups.counts[g]).sum(),
             bin_min,
             bin_max,
             alternates: rows[1..]
                 .iter()
-                .map(|&r| self.log.iterations[r as usize])
+                .map(|&r| self.log.iteration(r as usize))
                 .collect(),
             values: self
                 .log
@@ -387,5 +512,28 @@ mod tests {
             (sp.bin_min.clone(), sp.bin_max.clone()),
             (vec![10], vec![30])
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn candidates_by_scan_equal_candidates_by_group(
+            rows in proptest::collection::vec((1u32..6, 0u32..8), 1..300),
+            warmup in 0u64..40,
+        ) {
+            let mut text = String::from("seq_len,time_ms\n");
+            for (k, t) in &rows {
+                text.push_str(&format!("{k},{t}\n"));
+            }
+            let log = log(&text);
+            let groups = KeyGroups::from_log(&log);
+            let by_group = Candidates::build(&log, &groups, warmup, 1, true);
+            for per_thread in [1, 7, 1 << 16] {
+                proptest::prop_assert_eq!(&Candidates::build(&log, &groups, warmup, per_thread, false), &by_group);
+            }
+            for g in 0..groups.len() {
+                proptest::prop_assert!(by_group.rows(g).len() <= ALTERNATES + 1);
+                proptest::prop_assert!(by_group.rows(g).iter().all(|&r| u64::from(r) >= warmup));
+            }
+        }
     }
 }

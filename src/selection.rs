@@ -1,14 +1,16 @@
 //! The whole `select` pipeline over plain data: strata, bin count (fixed or by error
 //! target), SeqPoints and their projection. The CLI and TUI both call `run_selection`.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 
-use crate::binning::{BinningError, Method};
+use crate::binning::{BinningError, Method, OptimalTable};
 use crate::groups::KeyGroups;
 use crate::project::{actual_totals, project, project_total, Projection};
 use crate::runlog::RunLog;
-use crate::select::{Pick, PickSettings, Selector, SeqPoint};
+use crate::select::{Candidates, Pick, PickSettings, Selector, SeqPoint};
 use crate::stats::Z95;
 
 /// Training phases binned separately, each with its own SeqPoints.
@@ -185,8 +187,11 @@ pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, Sel
         Strata::Epoch => {
             let epochs = log.epochs.as_ref().ok_or(SelectError::NoEpochs)?;
             let mut by_epoch: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-            for (row, &e) in epochs.iter().enumerate() {
-                by_epoch.entry(e).or_default().push(row as u32);
+            for (rows, e) in epochs.run_ranges() {
+                by_epoch
+                    .entry(e)
+                    .or_default()
+                    .extend(rows.start as u32..rows.end as u32);
             }
             by_epoch
                 .into_iter()
@@ -253,7 +258,84 @@ pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) 
     (method, pick)
 }
 
-pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+/// Everything a selection needs that depends only on the log, the strata and the warm-up:
+/// key groups and candidate iterations per stratum, the actual totals, and the exact DP tables
+/// as they get built. Building it passes over every row once; `run_selection_prepared` then
+/// works on key groups only, so changing K, method, pick or target is cheap.
+///
+/// A TUI builds one (off the UI thread) after loading and calls `run_selection_prepared` on
+/// every key press; it builds a new one only when the strata or the warm-up change.
+pub struct Prepared {
+    strata: Strata,
+    warmup: u64,
+    names: Vec<String>,
+    groups: Vec<KeyGroups>,
+    candidates: Vec<Candidates>,
+    actual: Vec<Vec<f64>>,
+    /// Exact DP tables by (stratum, largest K).
+    tables: Mutex<HashMap<(usize, usize), Arc<OptimalTable>>>,
+}
+
+impl Prepared {
+    pub fn new(log: &RunLog, strata: Strata, warmup: u64) -> Result<Self, SelectError> {
+        let parts = strata_rows(log, strata)?;
+        let mut names = Vec::with_capacity(parts.len());
+        let mut groups = Vec::with_capacity(parts.len());
+        let mut candidates = Vec::with_capacity(parts.len());
+        for (name, rows) in parts {
+            let g = KeyGroups::from_rows(log, rows.as_deref());
+            candidates.push(Candidates::new(log, &g, warmup));
+            groups.push(g);
+            names.push(name);
+        }
+        Ok(Prepared {
+            strata,
+            warmup,
+            names,
+            groups,
+            candidates,
+            actual: actual_totals(log),
+            tables: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn strata(&self) -> Strata {
+        self.strata
+    }
+
+    pub fn warmup(&self) -> u64 {
+        self.warmup
+    }
+
+    /// The key groups of each stratum (one when there are no strata).
+    pub fn groups(&self) -> &[KeyGroups] {
+        &self.groups
+    }
+
+    /// True when these options can reuse this preparation.
+    pub fn fits(&self, options: &SelectOptions) -> bool {
+        options.strata == self.strata && options.warmup == self.warmup
+    }
+
+    fn table(&self, stratum: usize, max_bins: usize) -> Option<Arc<OptimalTable>> {
+        self.tables
+            .lock()
+            .ok()?
+            .iter()
+            .filter(|((s, k), _)| *s == stratum && *k >= max_bins)
+            .min_by_key(|((_, k), _)| *k)
+            .map(|(_, t)| t.clone())
+    }
+
+    fn keep_table(&self, stratum: usize, table: Arc<OptimalTable>) {
+        if let Ok(mut tables) = self.tables.lock() {
+            tables.insert((stratum, table.max_bins()), table);
+        }
+    }
+}
+
+/// Method, pick and the largest K the options ask for, after checking them.
+fn settings_for(log: &RunLog, options: &SelectOptions) -> Result<PickSettings, SelectError> {
     let (method, pick) = method_and_pick(log, options);
     if options.samples == 0 {
         return Err(SelectError::Invalid("--samples must be at least 1".into()));
@@ -268,25 +350,62 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
         }
         BinCount::Target(_) => options.max_bins.max(1),
     };
-    let settings = PickSettings {
+    Ok(PickSettings {
         method,
         pick,
         warmup: options.warmup,
         seed: options.seed,
         max_bins,
-    };
-    let strata = strata_rows(log, options.strata)?;
-    let groups: Vec<KeyGroups> = strata
-        .iter()
-        .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
-        .collect();
+    })
+}
+
+pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+    settings_for(log, options)?;
+    let prepared = Prepared::new(log, options.strata, options.warmup)?;
+    run_selection_prepared(log, &prepared, options)
+}
+
+/// `run_selection` over a preparation of the same log (same strata and warm-up): work on key
+/// groups only.
+pub fn run_selection_prepared(
+    log: &RunLog,
+    prepared: &Prepared,
+    options: &SelectOptions,
+) -> Result<Selection, SelectError> {
+    let settings = settings_for(log, options)?;
+    if !prepared.fits(options) {
+        return Err(SelectError::Invalid(format!(
+            "prepared for strata {} and warm-up {}, asked for strata {} and warm-up {}",
+            prepared.strata, prepared.warmup, options.strata, options.warmup
+        )));
+    }
+    let (method, pick, max_bins) = (settings.method, settings.pick, settings.max_bins);
+    let names = &prepared.names;
+    let groups = &prepared.groups;
     let stratum_id = |i: usize| (options.strata != Strata::None).then_some(i);
     let selectors: Vec<Selector> = groups
         .iter()
         .enumerate()
-        .map(|(i, g)| Selector::new(log, g, settings, stratum_id(i)))
-        .collect::<Result<_, _>>()?;
-    let overall_actual = actual_totals(log);
+        .map(|(i, g)| {
+            let cached = prepared.table(i, max_bins);
+            let had_table = cached.is_some();
+            let selector = Selector::prepared(
+                log,
+                g,
+                &prepared.candidates[i],
+                cached,
+                settings,
+                stratum_id(i),
+            )?;
+            if !had_table {
+                if let Some(table) = selector.table() {
+                    prepared.keep_table(i, table);
+                }
+            }
+            Ok(selector)
+        })
+        .collect::<Result<_, SelectError>>()?;
+    let overall_actual = &prepared.actual;
 
     // The error-versus-K curve, the same K in every stratum.
     let curve_max = if options.error_curve {
@@ -302,7 +421,7 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
         }
         curve.push(curve_point(
             log,
-            &overall_actual,
+            overall_actual,
             k,
             &seqpoints,
             options.samples,
@@ -318,7 +437,7 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
                 let seqpoints = selector.select(k)?;
                 let own = curve_point(log, &totals_of(&groups[i]), k, &seqpoints, options.samples);
                 outcomes.push(StratumOutcome {
-                    name: strata[i].0.clone(),
+                    name: names[i].clone(),
                     iterations: groups[i].iterations(),
                     k,
                     met: true,
@@ -334,7 +453,7 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
             let search = TargetSearch {
                 log,
                 selectors: &selectors,
-                actual: &overall_actual,
+                actual: overall_actual,
                 strata_actual: &strata_actual,
                 limits: &limits,
                 target: pct,
@@ -346,7 +465,7 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
                 let seqpoints = selector.select(ks[i])?;
                 let own = curve_point(log, &strata_actual[i], ks[i], &seqpoints, options.samples);
                 outcomes.push(StratumOutcome {
-                    name: strata[i].0.clone(),
+                    name: names[i].clone(),
                     iterations: groups[i].iterations(),
                     k: ks[i],
                     met: own.meets(pct, options.target_by),
@@ -368,7 +487,7 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
     for (id, sp) in seqpoints.iter_mut().enumerate() {
         sp.id = id;
     }
-    let projection = project(log, &overall_actual, &seqpoints, options.samples);
+    let projection = project(log, overall_actual, &seqpoints, options.samples);
     Ok(Selection {
         method,
         pick,
@@ -652,5 +771,56 @@ mod tests {
         let target = selection.target.unwrap();
         assert!(!target.met);
         assert!(target.advice.unwrap().contains("--samples"));
+    }
+
+    #[test]
+    fn a_reused_preparation_selects_exactly_as_a_fresh_run() {
+        use crate::genlog::{log_bytes, GenFormat, GenSpec};
+        let spec = GenSpec {
+            rows: 600,
+            buckets: 12,
+            ..GenSpec::default()
+        };
+        let bytes = log_bytes(&spec, 0, GenFormat::Csv);
+        let log = load_bytes("g.csv", &bytes, InputFormat::Csv, &LoadOptions::default()).unwrap();
+        for strata in [Strata::None, Strata::Epoch] {
+            let prepared = Prepared::new(&log, strata, 10).unwrap();
+            // Larger max_bins first, so later runs reuse a table built for more bins.
+            for (bins, max_bins, method, pick) in [
+                (
+                    BinCount::Target(0.5),
+                    24,
+                    Method::Optimal,
+                    Pick::NearestMean,
+                ),
+                (BinCount::Fixed(7), 8, Method::Optimal, Pick::Mode),
+                (BinCount::Target(2.0), 8, Method::Quantile, Pick::Median),
+                (BinCount::Fixed(5), 6, Method::Kmeans, Pick::Centroid),
+                (BinCount::Fixed(3), 4, Method::Uniform, Pick::NearestMean),
+            ] {
+                let options = SelectOptions {
+                    method: Some(method),
+                    pick: Some(pick),
+                    bins,
+                    max_bins,
+                    warmup: 10,
+                    strata,
+                    ..SelectOptions::default()
+                };
+                let fresh = run_selection(&log, &options).unwrap();
+                let again = run_selection_prepared(&log, &prepared, &options).unwrap();
+                assert_eq!(again.seqpoints, fresh.seqpoints, "{options:?}");
+                assert_eq!(again.projection, fresh.projection);
+                assert_eq!(again.curve, fresh.curve);
+                assert_eq!(again.strata, fresh.strata);
+                assert_eq!(again.target, fresh.target);
+            }
+            let other = SelectOptions {
+                warmup: 11,
+                strata,
+                ..SelectOptions::default()
+            };
+            assert!(run_selection_prepared(&log, &prepared, &other).is_err());
+        }
     }
 }

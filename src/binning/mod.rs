@@ -6,7 +6,7 @@ mod optimal;
 mod simple;
 
 pub use kmeans::{kmeans_bins, weighted_lloyd};
-pub use optimal::{OptimalTable, Solver};
+pub use optimal::{is_monotone, OptimalTable, Solver};
 pub use simple::{quantile_bins, uniform_bins};
 
 use crate::groups::KeyGroups;
@@ -66,7 +66,7 @@ pub struct Binner<'a> {
     values: Vec<f64>,
     method: Method,
     seed: u64,
-    table: Option<OptimalTable>,
+    table: Option<std::sync::Arc<OptimalTable>>,
 }
 
 impl<'a> Binner<'a> {
@@ -77,17 +77,31 @@ impl<'a> Binner<'a> {
         seed: u64,
         max_bins: usize,
     ) -> Result<Self, BinningError> {
+        Self::with_table(groups, method, seed, max_bins, None)
+    }
+
+    /// `new`, reusing an exact DP table built earlier for these groups (with at least
+    /// `max_bins` bins) instead of building one: what keeps K changes instant.
+    pub fn with_table(
+        groups: &'a KeyGroups,
+        method: Method,
+        seed: u64,
+        max_bins: usize,
+        table: Option<std::sync::Arc<OptimalTable>>,
+    ) -> Result<Self, BinningError> {
         let values = groups.binning_values();
         let table = match method {
             Method::Optimal if groups.dims != 1 => {
                 return Err(BinningError::OptimalNeedsOneDim(groups.dims))
             }
-            Method::Optimal => Some(OptimalTable::build(
-                &groups.counts,
-                &values,
-                max_bins,
-                Solver::Auto,
-            )),
+            Method::Optimal => Some(table.unwrap_or_else(|| {
+                std::sync::Arc::new(OptimalTable::build(
+                    &groups.counts,
+                    &values,
+                    max_bins,
+                    Solver::Auto,
+                ))
+            })),
             _ => None,
         };
         Ok(Binner {
@@ -97,6 +111,11 @@ impl<'a> Binner<'a> {
             seed,
             table,
         })
+    }
+
+    /// The exact DP table, when the method is `optimal` (to cache and pass to `with_table`).
+    pub fn table(&self) -> Option<std::sync::Arc<OptimalTable>> {
+        self.table.clone()
     }
 
     /// The most bins this method can make: one per key group.

@@ -109,14 +109,7 @@ impl OptimalTable {
                 );
             } else {
                 for j in (k + 1)..=groups {
-                    let (mut best_cost, mut best_i) = (f64::INFINITY, k);
-                    for i in k..j {
-                        let c = previous[i] + costs.cost(i, j);
-                        if c < best_cost {
-                            best_cost = c;
-                            best_i = i;
-                        }
-                    }
+                    let (best_cost, best_i) = best_split(previous, &costs, k, j);
                     current[j] = best_cost;
                     splits[j] = best_i as u32;
                 }
@@ -155,6 +148,30 @@ impl OptimalTable {
         bins.reverse();
         bins
     }
+}
+
+/// The best start `i` (in `k..j`) of the last bin of the first `j` groups, and its cost.
+///
+/// Scans `i` downwards and stops once the last bin alone costs more than the best total found:
+/// a bin's sum of squares only grows as it takes in more groups (smaller `i`) and the earlier
+/// bins' cost is never negative, so no smaller `i` can do better. Exact for any values (this
+/// is not the Monge shortcut); ties keep the smallest `i`, as a full upward scan would.
+#[inline]
+fn best_split(previous: &[f64], costs: &RangeCost, k: usize, j: usize) -> (f64, usize) {
+    let (mut best_cost, mut best_i) = (f64::INFINITY, k);
+    for i in (k..j).rev() {
+        let last_bin = costs.cost(i, j);
+        // A hair of slack: prefix-sum costs are monotone only up to rounding.
+        if last_bin > best_cost + best_cost.abs() * 1e-9 {
+            break;
+        }
+        let c = previous[i] + last_bin;
+        if c <= best_cost {
+            best_cost = c;
+            best_i = i;
+        }
+    }
+    (best_cost, best_i)
 }
 
 /// Fill `current[j]` for `j` in `lo..=hi` knowing the best split lies in `split_lo..=split_hi`
@@ -276,6 +293,44 @@ mod tests {
                 prop_assert!((a - b).abs() <= 1e-7 * (1.0 + a), "k={k}: {a} vs {b}");
                 let via_bins = objective(&counts, &values, &fast.bins(k));
                 prop_assert!((via_bins - b).abs() <= 1e-6 * (1.0 + b));
+            }
+        }
+    }
+
+    /// The DP without pruning: every split tried.
+    fn unpruned(counts: &[u64], values: &[f64], max_bins: usize) -> Vec<f64> {
+        let costs = RangeCost::new(counts, values);
+        let u = counts.len();
+        let mut best: Vec<f64> = (0..=u).map(|j| costs.cost(0, j)).collect();
+        let mut out = vec![best[u]];
+        for k in 1..max_bins.min(u) {
+            let mut next = vec![f64::INFINITY; u + 1];
+            for j in (k + 1)..=u {
+                next[j] = (k..j)
+                    .map(|i| best[i] + costs.cost(i, j))
+                    .fold(f64::INFINITY, f64::min);
+            }
+            best = next;
+            out.push(best[u]);
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn pruned_plain_dp_equals_trying_every_split(
+            items in prop::collection::vec((1u64..50, 0.0f64..100.0), 1..150),
+            max_k in 1usize..24,
+        ) {
+            let counts: Vec<u64> = items.iter().map(|i| i.0).collect();
+            let values: Vec<f64> = items.iter().map(|i| i.1).collect();
+            let table = OptimalTable::build(&counts, &values, max_k, Solver::Plain);
+            let reference = unpruned(&counts, &values, max_k);
+            for (k, want) in reference.iter().enumerate() {
+                let got = table.cost(k + 1);
+                prop_assert!((got - want).abs() <= 1e-9 * (1.0 + want), "k={}: {got} vs {want}", k + 1);
+                let via_bins = objective(&counts, &values, &table.bins(k + 1));
+                prop_assert!((via_bins - want).abs() <= 1e-6 * (1.0 + want));
             }
         }
     }

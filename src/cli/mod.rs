@@ -3,6 +3,7 @@
 
 pub mod completions;
 pub mod plot;
+mod progress;
 pub mod project;
 pub mod report;
 pub mod select;
@@ -137,7 +138,7 @@ impl RunArgs {
 
     pub fn load(&self) -> anyhow::Result<seqpoint::RunLog> {
         let (path, _) = self.paths();
-        Ok(seqpoint::load_run(&path, &self.load_options())?)
+        Ok(progress::load_with_bar(&path, &self.load_options())?)
     }
 }
 

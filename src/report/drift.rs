@@ -17,13 +17,13 @@ pub struct DriftStrata {
 impl DriftStrata {
     pub fn of(log: &RunLog, phases: usize) -> DriftStrata {
         if let Some(epochs) = &log.epochs {
-            let mut distinct: Vec<u32> = epochs.clone();
+            let mut distinct: Vec<u32> = epochs.to_vec();
             distinct.sort_unstable();
             distinct.dedup();
             if distinct.len() >= 2 {
                 let of_row = epochs
                     .iter()
-                    .map(|e| distinct.binary_search(e).expect("listed") as u32)
+                    .map(|e| distinct.binary_search(&e).expect("listed") as u32)
                     .collect();
                 return DriftStrata {
                     names: distinct.iter().map(|e| format!("epoch {e}")).collect(),

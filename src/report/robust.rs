@@ -128,12 +128,12 @@ pub(crate) fn warmup(ctx: &Context) -> Finding {
     let first_text = if first.is_empty() {
         format!(
             "iteration {} not judged (its key occurs fewer than {JUDGED_MIN} times)",
-            ctx.log.iterations[0]
+            ctx.log.iterations.get(0)
         )
     } else {
         format!(
             "iteration {} over its key's median: {}",
-            ctx.log.iterations[0],
+            ctx.log.iterations.get(0),
             first.join(", ")
         )
     };
@@ -167,7 +167,7 @@ pub(crate) fn warmup(ctx: &Context) -> Finding {
         figure: format!(
             "the first {length} iterations run slow: iteration {} is {:.2}x its key's median \
              (key {}, {}) ({rule}); {first_text}",
-            ctx.log.iterations[slowest.1],
+            ctx.log.iterations.get(slowest.1),
             1.0 + slowest.0,
             ctx.key_text(ctx.group_of_row[slowest.1] as usize),
             slowest.2.series.label()
@@ -241,7 +241,7 @@ pub(crate) fn outliers(ctx: &Context, warmup: usize) -> Finding {
     let shown: Vec<String> = rows
         .keys()
         .take(WHERE_SHOWN)
-        .map(|&r| ctx.log.iterations[r].to_string())
+        .map(|&r| ctx.log.iterations.get(r).to_string())
         .collect();
     let mut place = format!(
         "at iterations {}{}",
@@ -268,7 +268,7 @@ pub(crate) fn outliers(ctx: &Context, warmup: usize) -> Finding {
          key's median, {place}; worst: iteration {} at {:.2}x its key's median (key {}, {}); \
          their excess over the key medians, as a share of the total: {}",
         ctx.options.mad_factor,
-        ctx.log.iterations[row],
+        ctx.log.iterations.get(row),
         1.0 + r,
         ctx.key_text(ctx.group_of_row[row] as usize),
         judged[index].series.label(),

@@ -2,19 +2,29 @@
 //! Formats: CSV, TSV, JSON Lines, each optionally gzip-compressed; see `read`.
 
 mod columns;
+mod compact;
 mod error;
+mod fast;
+#[cfg(test)]
+mod fast_tests;
+mod fields;
+mod progress;
 mod read;
 
 /// Field parsers and input helpers shared with the other tabular readers (measurements).
 pub(crate) use columns::{missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
+pub use compact::{Epochs, Iterations};
 pub(crate) use error::shown_value;
 pub use error::{closest_name, LoadError, Location};
+pub use progress::LoadProgress;
 pub(crate) use read::{
     csv_error, csv_error_text, json_field_column, json_scalar_text, named, parse_count,
     parse_length, parse_metric, read_input,
 };
-pub use read::{load_bytes, load_path, load_run, with_compare, InputFormat, LoadOptions};
+pub use read::{
+    load_bytes, load_path, load_run, load_run_with_progress, with_compare, InputFormat, LoadOptions,
+};
 
 /// Which configuration a metric was measured on: the run log itself, or `--compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -57,13 +67,14 @@ pub struct SkippedRows {
 }
 
 /// A training run: per-iteration keys and the metrics of each configuration, as columns.
-/// Rows are in ascending iteration order.
+/// Rows are in ascending iteration order. Iterations and epochs are stored compactly (a formula,
+/// runs): read them with `iteration(row)` / `epoch(row)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunLog {
     pub source: String,
     pub key_names: Vec<String>,
-    pub iterations: Vec<u64>,
-    pub epochs: Option<Vec<u32>>,
+    pub iterations: Iterations,
+    pub epochs: Option<Epochs>,
     /// Row-major keys: row `r` has `keys[r * dims .. (r + 1) * dims]`.
     pub keys: Vec<u32>,
     /// Index 0 is the baseline; index 1, if present, the `--compare` configuration.
@@ -80,6 +91,16 @@ impl RunLog {
 
     pub fn is_empty(&self) -> bool {
         self.iterations.is_empty()
+    }
+
+    /// The iteration number of row `row`.
+    pub fn iteration(&self, row: usize) -> u64 {
+        self.iterations.get(row)
+    }
+
+    /// The epoch of row `row`, when the log has an epoch column.
+    pub fn epoch(&self, row: usize) -> Option<u32> {
+        self.epochs.as_ref().map(|e| e[row])
     }
 
     pub fn dims(&self) -> usize {
@@ -100,9 +121,7 @@ impl RunLog {
     }
 
     pub fn epoch_count(&self) -> Option<u32> {
-        self.epochs
-            .as_ref()
-            .map(|e| e.iter().copied().max().map_or(0, |m| m + 1))
+        self.epochs.as_ref().map(|e| e.max().map_or(0, |m| m + 1))
     }
 
     pub fn compare(&self) -> Option<&Configuration> {

@@ -1,12 +1,13 @@
 //! Parsing CSV/TSV/JSON Lines (plain or gzip) into a columnar `RunLog`, and aligning a
 //! second configuration with it. Every error names the file, line and column.
 
-use std::collections::HashMap;
 use std::io::Read;
 
 use super::columns::ColumnPlan;
 use super::error::{shown_value, LoadError};
-use super::{ConfigRole, Configuration, MetricColumn, RunLog, SkippedRows};
+use super::fast;
+use super::progress::LoadProgress;
+use super::{ConfigRole, Configuration, Epochs, Iterations, MetricColumn, RunLog, SkippedRows};
 use crate::cost::Cost;
 
 /// How many skipped rows `--skip-bad` lists by line.
@@ -36,15 +37,41 @@ pub struct LoadOptions {
 
 /// Read the run log (and `--compare` log, if any) named in the options.
 pub fn load_run(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> {
-    let mut log = load_path(path, options)?;
+    load_run_with_progress(path, options, &LoadProgress::default())
+}
+
+/// `load_run`, reporting how far it has got through `progress` (poll it from another thread:
+/// the CLI draws a progress bar from it, the TUI a progress line). `progress.is_finished()`
+/// turns true when this returns, whether it succeeded or not.
+pub fn load_run_with_progress(
+    path: &str,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<RunLog, LoadError> {
+    for file in std::iter::once(path).chain(options.compare.as_deref()) {
+        if let Ok(meta) = std::fs::metadata(file) {
+            if meta.is_file() {
+                progress.add_total(2 * meta.len());
+            }
+        }
+    }
+    let result = load_both(path, options, progress);
+    progress.finish();
+    result
+}
+
+fn load_both(
+    path: &str,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<RunLog, LoadError> {
+    let mut log = load_path_observed(path, options, progress)?;
     if let Some(compare_path) = &options.compare {
-        let other = load_path(compare_path, options)?;
+        let other = load_path_observed(compare_path, options, progress)?;
         align_compare(&mut log, other)?;
     }
     if log.configs[0].metrics.is_empty() {
-        let values = (0..log.len())
-            .map(|row| options.cost.of_key(log.key(row)))
-            .collect();
+        let values = proxy_values(&log, options.cost);
         log.configs[0].metrics.push(MetricColumn {
             name: options.cost.column_name(),
             values,
@@ -54,8 +81,44 @@ pub fn load_run(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> 
     Ok(log)
 }
 
+/// The proxy cost of every row. A cost depends on the key alone, so it is computed once per
+/// distinct length (powf per row would dominate a 10M-row load).
+fn proxy_values(log: &RunLog, cost: Cost) -> Vec<f64> {
+    const TABLE_LIMIT: u32 = 1 << 22;
+    let max_key = log.keys.iter().copied().max().unwrap_or(0);
+    if log.dims() != 1 || max_key >= TABLE_LIMIT {
+        return (0..log.len())
+            .map(|row| cost.of_key(log.key(row)))
+            .collect();
+    }
+    let mut table = vec![f64::NAN; max_key as usize + 1];
+    log.keys
+        .iter()
+        .map(|&k| {
+            let slot = &mut table[k as usize];
+            if slot.is_nan() {
+                *slot = cost.of_key(&[k]);
+            }
+            *slot
+        })
+        .collect()
+}
+
 /// Read one file (`-` is standard input), decompressing gzip, without aligning or proxies.
 pub fn load_path(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> {
+    load_path_observed(path, options, &LoadProgress::default())
+}
+
+fn load_path_observed(
+    path: &str,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<RunLog, LoadError> {
+    if path != "-" && crate::sample::sample_bytes(path).is_none() {
+        if let Some(log) = fast_file(path, options, progress) {
+            return Ok(log);
+        }
+    }
     let (bytes, format) = read_input(path, options.format)?;
     load_bytes(path, &bytes, format, options)
 }
@@ -83,6 +146,44 @@ pub(crate) fn read_input(
         .or_else(|| format_from_extension(stem))
         .unwrap_or_else(|| sniff_format(&bytes));
     Ok((bytes.into(), format))
+}
+
+/// The fast reader on a regular file, reading it in chunks (never whole). `None` when it
+/// cannot be used; the caller then reads the file the careful way.
+fn fast_file(path: &str, options: &LoadOptions, progress: &LoadProgress) -> Option<RunLog> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let len = meta.len();
+    let mut magic = [0u8; 2];
+    if len >= 2 {
+        file.read_exact_at(&mut magic, 0).ok()?;
+    }
+    if magic == [0x1f, 0x8b] {
+        return fast::read_gzip(path, &file, options.format, options, progress);
+    }
+    let format = match options.format.or_else(|| format_from_extension(path)) {
+        Some(format) => format,
+        None => {
+            // Sniffing looks at the first line: it must be all there.
+            let mut head = vec![0u8; len.min(1 << 20) as usize];
+            file.read_exact_at(&mut head, 0).ok()?;
+            if head.len() as u64 != len && !head.contains(&b'\n') {
+                return None;
+            }
+            sniff_format(&head)
+        }
+    };
+    fast::read_plain(
+        path,
+        &fast::Source::File { file: &file, len },
+        format,
+        options,
+        progress,
+    )
 }
 
 fn read_all(path: &str) -> Result<Vec<u8>, LoadError> {
@@ -118,7 +219,7 @@ fn gunzip(path: &str, raw: &[u8]) -> Result<Vec<u8>, LoadError> {
     Ok(out)
 }
 
-fn format_from_extension(path: &str) -> Option<InputFormat> {
+pub(super) fn format_from_extension(path: &str) -> Option<InputFormat> {
     let lower = path.to_ascii_lowercase();
     let ext = lower.rsplit('.').next()?;
     match ext {
@@ -130,7 +231,7 @@ fn format_from_extension(path: &str) -> Option<InputFormat> {
 }
 
 /// Guess from the content: JSON Lines start with `{`, TSV headers hold tabs.
-fn sniff_format(bytes: &[u8]) -> InputFormat {
+pub(super) fn sniff_format(bytes: &[u8]) -> InputFormat {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let first_line = body.split(|&b| b == b'\n').next().unwrap_or(&[]);
     match first_line.iter().find(|b| !b.is_ascii_whitespace()) {
@@ -142,6 +243,26 @@ fn sniff_format(bytes: &[u8]) -> InputFormat {
 
 /// Parse bytes already in memory. `path` is used in messages only.
 pub fn load_bytes(
+    path: &str,
+    bytes: &[u8],
+    format: InputFormat,
+    options: &LoadOptions,
+) -> Result<RunLog, LoadError> {
+    if let Some(log) = fast::read_plain(
+        path,
+        &fast::Source::Bytes(bytes),
+        format,
+        options,
+        &LoadProgress::default(),
+    ) {
+        return Ok(log);
+    }
+    load_bytes_careful(path, bytes, format, options)
+}
+
+/// The careful reader: record by record through the csv crate or serde_json, with exact error
+/// locations and `--skip-bad`. The fast reader falls back to it on anything unusual.
+pub(super) fn load_bytes_careful(
     path: &str,
     bytes: &[u8],
     format: InputFormat,
@@ -310,8 +431,8 @@ impl RowSink {
         Ok(RunLog {
             source: path.to_string(),
             key_names: plan.key_names,
-            iterations: self.iterations,
-            epochs: plan.epoch.map(|_| self.epochs),
+            iterations: Iterations::from_vec(self.iterations),
+            epochs: plan.epoch.map(|_| Epochs::from_vec(&self.epochs)),
             keys: self.keys,
             configs: vec![Configuration {
                 role: ConfigRole::Baseline,
@@ -581,7 +702,7 @@ pub fn with_compare(mut log: RunLog, other: RunLog) -> Result<RunLog, LoadError>
     Ok(log)
 }
 
-fn align_compare(log: &mut RunLog, other: RunLog) -> Result<(), LoadError> {
+fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), LoadError> {
     let path = other.source.clone();
     if other.configs[0].metrics.is_empty() {
         return Err(LoadError::file(
@@ -601,40 +722,48 @@ fn align_compare(log: &mut RunLog, other: RunLog) -> Result<(), LoadError> {
             ),
         ));
     }
-    let row_of: HashMap<u64, usize> = other
-        .iterations
-        .iter()
-        .enumerate()
-        .map(|(row, &it)| (it, row))
-        .collect();
-    let mut order = Vec::with_capacity(log.len());
-    for (row, &iteration) in log.iterations.iter().enumerate() {
-        let other_row = *row_of.get(&iteration).ok_or_else(|| {
-            LoadError::file(
-                &path,
-                format!("iteration {iteration} of {} is missing here; expected the same iterations in both logs", log.source),
-            )
-        })?;
-        if other.key(other_row) != log.key(row) {
-            return Err(LoadError::file(
-                &path,
-                format!(
-                    "iteration {iteration} has key {:?} here but {:?} in {}; expected the same batches in the same order",
-                    other.key(other_row),
-                    log.key(row),
-                    log.source
-                ),
-            ));
+    let missing = |iteration: u64| {
+        LoadError::file(
+            &path,
+            format!("iteration {iteration} of {} is missing here; expected the same iterations in both logs", log.source),
+        )
+    };
+    let key_differs = |iteration: u64, other_row: usize, row: usize| {
+        LoadError::file(
+            &path,
+            format!(
+                "iteration {iteration} has key {:?} here but {:?} in {}; expected the same batches in the same order",
+                other.key(other_row),
+                log.key(row),
+                log.source
+            ),
+        )
+    };
+    // The usual case: the same iterations row for row, so the metrics move over without a copy.
+    let same_rows = log.iterations == other.iterations;
+    let mut order = Vec::new();
+    if same_rows {
+        if let Some(row) = (0..log.len()).find(|&r| other.key(r) != log.key(r)) {
+            return Err(key_differs(log.iteration(row), row, row));
         }
-        order.push(other_row);
+    } else {
+        order.reserve(log.len());
+        for (row, iteration) in log.iterations.iter().enumerate() {
+            let other_row = other
+                .iterations
+                .row_of(iteration)
+                .ok_or_else(|| missing(iteration))?;
+            if other.key(other_row) != log.key(row) {
+                return Err(key_differs(iteration, other_row, row));
+            }
+            order.push(other_row);
+        }
     }
     if other.len() > log.len() {
-        let known: std::collections::HashSet<u64> = log.iterations.iter().copied().collect();
         let extra = other
             .iterations
             .iter()
-            .find(|it| !known.contains(it))
-            .copied()
+            .find(|&it| log.iterations.row_of(it).is_none())
             .unwrap_or_default();
         return Err(LoadError::file(
             &path,
@@ -644,12 +773,15 @@ fn align_compare(log: &mut RunLog, other: RunLog) -> Result<(), LoadError> {
             ),
         ));
     }
-    let metrics = other.configs[0]
-        .metrics
-        .iter()
+    let metrics = std::mem::take(&mut other.configs[0].metrics)
+        .into_iter()
         .map(|m| MetricColumn {
-            name: m.name.clone(),
-            values: order.iter().map(|&r| m.values[r]).collect(),
+            values: if same_rows {
+                m.values
+            } else {
+                order.iter().map(|&r| m.values[r]).collect()
+            },
+            name: m.name,
         })
         .collect();
     log.configs.push(Configuration {
@@ -676,7 +808,7 @@ mod tests {
     #[test]
     fn reads_columns_and_sorts_by_iteration() {
         let log = csv("iteration,seq_len,time_ms\n2,30,3.0\n0,10,1.0\n1,20,2.5\n").unwrap();
-        assert_eq!(log.iterations, vec![0, 1, 2]);
+        assert_eq!(log.iterations.to_vec(), vec![0, 1, 2]);
         assert_eq!(log.keys, vec![10, 20, 30]);
         assert_eq!(log.configs[0].metrics[0].values, vec![1.0, 2.5, 3.0]);
         assert_eq!(log.epochs, None);
@@ -721,7 +853,7 @@ mod tests {
         assert_eq!(log.skipped.count, 2);
         assert_eq!(log.skipped.first_lines, vec![3, 4]);
         // Without an iteration column the iteration is the data row's ordinal, skipped rows included.
-        assert_eq!(log.iterations, vec![0, 3]);
+        assert_eq!(log.iterations.to_vec(), vec![0, 3]);
     }
 
     #[test]

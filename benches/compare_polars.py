@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""The job of `seqpoint select RUN --bins 16 --method quantile` written in polars, for a
+side-by-side timing (benches/run_compare.sh runs both).
+
+Steps, as seqpoint does them: read the log; group iterations by seq_len (count, sum, mean,
+variance, min, max, median of time_ms); cut the sorted lengths into K quantile bins by
+iteration mass; per bin take the length whose mean time is nearest the bin's mean, and of
+its iterations the one nearest that length's median time (plus 8 alternates); project the
+whole run's time as sum(weight * time) with a 95% interval from the within-bin spread.
+
+Usage: compare_polars.py RUN.csv [K]
+Needs polars (pip install polars).
+"""
+
+import math
+import sys
+
+import polars as pl
+
+Z95 = 1.959963984540054
+
+
+def main() -> None:
+    path = sys.argv[1]
+    k = int(sys.argv[2]) if len(sys.argv) > 2 else 16
+    runs = pl.read_csv(path, columns=["iteration", "epoch", "seq_len", "time_ms"])
+    n = runs.height
+
+    groups = (
+        runs.group_by("seq_len")
+        .agg(
+            count=pl.len(),
+            total=pl.col("time_ms").sum(),
+            mean=pl.col("time_ms").mean(),
+            var=pl.col("time_ms").var(),
+            min=pl.col("time_ms").min(),
+            max=pl.col("time_ms").max(),
+            median=pl.col("time_ms").median(),
+        )
+        .sort("seq_len")
+    )
+    # Quantile bins: a group belongs to the quantile its mass midpoint falls in.
+    groups = groups.with_columns(
+        before=pl.col("count").cum_sum() - pl.col("count"),
+    ).with_columns(
+        bin=((k * (pl.col("before") + pl.col("count") / 2) / n).floor().cast(pl.Int64)).clip(0, k - 1)
+    )
+    bins = groups.group_by("bin").agg(
+        weight=pl.col("count").sum(),
+        bin_mean=(pl.col("count") * pl.col("mean")).sum() / pl.col("count").sum(),
+        # Pooled within-bin sum of squares: within-group plus between-group parts.
+        m2=(pl.col("var").fill_null(0) * (pl.col("count") - 1)).sum(),
+        lo=pl.col("seq_len").min(),
+        hi=pl.col("seq_len").max(),
+    )
+    groups = groups.join(bins.select("bin", "bin_mean"), on="bin")
+    pooled_between = groups.group_by("bin").agg(
+        between=(pl.col("count") * (pl.col("mean") - pl.col("bin_mean")) ** 2).sum()
+    )
+    bins = bins.join(pooled_between, on="bin")
+    # Representative: the length whose mean is nearest the bin mean (ties: shorter length).
+    reps = (
+        groups.with_columns(dist=(pl.col("mean") - pl.col("bin_mean")).abs())
+        .sort(["bin", "dist", "seq_len"])
+        .group_by("bin", maintain_order=True)
+        .first()
+        .select("bin", "seq_len", "median")
+    )
+    # Its iterations nearest the length's median time (ties: earlier), 1 + 8 alternates.
+    picks = (
+        runs.join(reps, on="seq_len")
+        .with_columns(dist=(pl.col("time_ms") - pl.col("median")).abs())
+        .sort(["bin", "dist", "iteration"])
+        .group_by("bin", maintain_order=True)
+        .head(9)
+        .group_by("bin", maintain_order=True)
+        .agg(
+            iteration=pl.col("iteration").first(),
+            seq_len=pl.col("seq_len").first(),
+            time_ms=pl.col("time_ms").first(),
+            alternates=pl.col("iteration").slice(1),
+        )
+    )
+    table = bins.join(picks, on="bin").sort("bin")
+    actual = runs["time_ms"].sum()
+    projected = 0.0
+    variance = 0.0
+    for row in table.iter_rows(named=True):
+        w = row["weight"]
+        projected += w * row["time_ms"]
+        s2 = (row["m2"] + row["between"]) / (w - 1) if w > 1 else 0.0
+        variance += w * w * max(0.0, 1.0 - 1.0 / w) * s2
+    half = Z95 * math.sqrt(variance)
+    print(f"{path}: {n} iterations, {table.height} SeqPoints, method quantile (polars)")
+    print(f"{'id':>4} {'iteration':>10} {'key':>6} {'bin':>12} {'weight':>9} {'time_ms':>10}")
+    for row in table.iter_rows(named=True):
+        print(
+            f"{row['bin']:>4} {row['iteration']:>10} {row['seq_len']:>6} "
+            f"{str(row['lo']) + '-' + str(row['hi']):>12} {row['weight']:>9} {row['time_ms']:>10.3f}"
+        )
+    error = 100 * abs(projected - actual) / actual
+    print(
+        f"time_ms actual {actual:.6g} projected {projected:.6g} error {error:.3f}% "
+        f"95% interval [{projected - half:.5g}, {projected + half:.5g}]"
+    )
+
+
+if __name__ == "__main__":
+    main()

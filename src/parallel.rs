@@ -1,0 +1,108 @@
+//! Small helpers for splitting work over the machine's cores with scoped threads: jobs from a
+//! queue with results in order, or an index range cut into one contiguous part per thread.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// Threads worth using: the cores this process may run on.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Run `work` over `jobs` on up to `threads` threads, results in job order. Each thread keeps
+/// one scratch buffer across its jobs. Stops early and returns `None` as soon as a job does.
+pub fn run_jobs<J: Send, R: Send>(
+    jobs: Vec<J>,
+    threads: usize,
+    work: impl Fn(J, &mut Vec<u8>) -> Option<R> + Sync,
+) -> Option<Vec<R>> {
+    let count = jobs.len();
+    let threads = threads.clamp(1, count.max(1));
+    if threads == 1 {
+        let mut buf = Vec::new();
+        return jobs.into_iter().map(|j| work(j, &mut buf)).collect();
+    }
+    let queue = Mutex::new(jobs.into_iter().enumerate().rev().collect::<Vec<_>>());
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..count).map(|_| None).collect());
+    let failed = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut buf = Vec::new();
+                loop {
+                    if failed.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let next = queue.lock().expect("job queue").pop();
+                    let Some((index, job)) = next else { return };
+                    match work(job, &mut buf) {
+                        Some(r) => results.lock().expect("results")[index] = Some(r),
+                        None => {
+                            failed.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if failed.load(Ordering::Relaxed) {
+        return None;
+    }
+    results.into_inner().ok()?.into_iter().collect()
+}
+
+/// `0..n` cut into up to `parts` contiguous ranges of near-equal length (none empty).
+pub fn split_range(n: usize, parts: usize) -> Vec<Range<usize>> {
+    let parts = parts.clamp(1, n.max(1));
+    (0..parts)
+        .map(|p| p * n / parts..(p + 1) * n / parts)
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// `work` on each part of `0..n` (one thread per part when `n` is worth it), results in order.
+pub fn map_ranges<R: Send>(
+    n: usize,
+    min_per_thread: usize,
+    work: impl Fn(Range<usize>) -> R + Sync,
+) -> Vec<R> {
+    let parts = threads().min(n / min_per_thread.max(1)).max(1);
+    let ranges = split_range(n, parts);
+    if ranges.len() <= 1 {
+        return vec![work(0..n)];
+    }
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = ranges
+            .into_iter()
+            .map(|r| scope.spawn(move || work(r)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("worker thread panicked"))
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_cover_everything_once() {
+        assert_eq!(split_range(10, 3), vec![0..3, 3..6, 6..10]);
+        assert_eq!(split_range(2, 5), vec![0..1, 1..2]);
+        assert_eq!(split_range(0, 2), Vec::<Range<usize>>::new());
+        let sums = map_ranges(1000, 1, |r| r.sum::<usize>());
+        assert_eq!(sums.iter().sum::<usize>(), 999 * 1000 / 2);
+    }
+
+    #[test]
+    fn jobs_keep_their_order_and_stop_on_failure() {
+        let out = run_jobs((0..50).collect(), 2, |j: u32, _| Some(j * 2)).unwrap();
+        assert_eq!(out, (0..50).map(|j| j * 2).collect::<Vec<_>>());
+        assert!(run_jobs((0..50).collect(), 2, |j: u32, _| (j != 30).then_some(j)).is_none());
+    }
+}

@@ -1,0 +1,556 @@
+//! The fast way to read a large plain log: count lines per chunk, size the columns exactly,
+//! then parse chunks in parallel straight into them (files are read in chunks, never whole);
+//! gzip is decompressed on one thread while the other parses. `None` means "use the careful
+//! reader": on any anomaly the careful reader reads the input again and words the error.
+
+use std::fs::File;
+use std::io::Read;
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
+
+use super::columns::ColumnPlan;
+use super::fields::{
+    parse_delimited, parse_jsonl, BlockOut, BlockStats, IterationTrack, JsonLayout, Layout,
+};
+use super::progress::LoadProgress;
+use super::read::{format_from_extension, sniff_format, InputFormat, LoadOptions};
+use super::{ConfigRole, Configuration, Epochs, Iterations, MetricColumn, RunLog, SkippedRows};
+use crate::parallel::run_jobs;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The header (or first JSON line) must fit in this much.
+const HEAD_LIMIT: u64 = 1 << 20;
+/// Largest chunk read at once: two of these per thread is the reader's buffer memory.
+const MAX_CHUNK: u64 = 4 << 20;
+/// Below this, one thread does everything (spawning costs more than it saves).
+const PARALLEL_FROM: u64 = 512 << 10;
+
+/// Where the bytes come from: memory, or a file read in chunks at offsets.
+pub enum Source<'a> {
+    Bytes(&'a [u8]),
+    File { file: &'a File, len: u64 },
+}
+
+impl Source<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            Source::Bytes(b) => b.len() as u64,
+            Source::File { len, .. } => *len,
+        }
+    }
+
+    /// The bytes of `range`: borrowed from memory, or read into `buf`.
+    fn read<'s>(&'s self, range: Range<u64>, buf: &'s mut Vec<u8>) -> Option<&'s [u8]> {
+        match self {
+            Source::Bytes(b) => b.get(range.start as usize..range.end as usize),
+            Source::File { file, .. } => {
+                buf.resize((range.end - range.start) as usize, 0);
+                file.read_exact_at(buf, range.start).ok()?;
+                Some(buf)
+            }
+        }
+    }
+}
+
+/// How to read the lines after the head: the resolved columns and the format's parser.
+enum Parser {
+    Delimited { delimiter: u8, layout: Layout },
+    Jsonl(Box<JsonLayout>),
+}
+
+impl Parser {
+    fn layout(&self) -> &Layout {
+        match self {
+            Parser::Delimited { layout, .. } => layout,
+            Parser::Jsonl(json) => &json.layout,
+        }
+    }
+
+    fn parse(&self, text: &[u8], out: &mut BlockOut<'_>) -> Option<BlockStats> {
+        match self {
+            Parser::Delimited { delimiter, layout } => {
+                parse_delimited(text, *delimiter, layout, out).ok()
+            }
+            Parser::Jsonl(json) => parse_jsonl(text, json, out).ok(),
+        }
+    }
+
+    /// Quotes change how the careful reader splits CSV/TSV lines; JSON is full of them.
+    fn quotes_are_anomalies(&self) -> bool {
+        matches!(self, Parser::Delimited { .. })
+    }
+}
+
+/// Resolve the columns from the start of the input. Returns the parser, the plan and where
+/// the rows start (relative to `head`).
+fn read_head(
+    path: &str,
+    head: &[u8],
+    whole: bool,
+    format: InputFormat,
+    options: &LoadOptions,
+) -> Option<(Parser, ColumnPlan, usize)> {
+    let line_end = match memchr::memchr(b'\n', head) {
+        Some(i) => i,
+        None if whole => head.len(),
+        None => return None,
+    };
+    let line = &head[..line_end];
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    match format {
+        InputFormat::Csv | InputFormat::Tsv => {
+            let delimiter = if format == InputFormat::Csv {
+                b','
+            } else {
+                b'\t'
+            };
+            if line.contains(&b'"') || line.contains(&b'\r') {
+                return None;
+            }
+            let header: Vec<String> = std::str::from_utf8(line)
+                .ok()?
+                .split(delimiter as char)
+                .map(|s| s.trim().to_string())
+                .collect();
+            let plan = ColumnPlan::resolve(path, &header, &options.key, &options.metrics).ok()?;
+            let layout = Layout::new(&plan, header.len())?;
+            let rows_start = (line_end + 1).min(head.len());
+            Some((Parser::Delimited { delimiter, layout }, plan, rows_start))
+        }
+        InputFormat::Jsonl => {
+            let object: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_slice(line).ok()?;
+            let names: Vec<String> = object.keys().cloned().collect();
+            let plan = ColumnPlan::resolve(path, &names, &options.key, &options.metrics).ok()?;
+            let layout = Layout::new(&plan, names.len())?;
+            let json = JsonLayout::new(layout, &names, line)?;
+            Some((Parser::Jsonl(Box::new(json)), plan, 0))
+        }
+    }
+}
+
+/// One chunk's line count and its last line end (absolute offset).
+struct ChunkScan {
+    newlines: usize,
+    last_newline: Option<u64>,
+}
+
+/// The growing or preallocated columns of the log being read.
+struct Columns {
+    dims: usize,
+    keys: Vec<u32>,
+    metrics: Vec<Vec<f64>>,
+    iterations: Option<Vec<u64>>,
+}
+
+impl Columns {
+    fn zeroed(rows: usize, layout: &Layout, listed: bool) -> Self {
+        Columns {
+            dims: layout.dims,
+            keys: vec![0; rows * layout.dims],
+            metrics: (0..layout.metrics).map(|_| vec![0.0; rows]).collect(),
+            iterations: listed.then(|| vec![0; rows]),
+        }
+    }
+
+    fn rows(&self) -> usize {
+        self.keys.len() / self.dims.max(1)
+    }
+
+    /// Cut the columns into consecutive blocks of `sizes` rows.
+    fn split(&mut self, sizes: &[usize]) -> Vec<BlockOut<'_>> {
+        let dims = self.dims;
+        let mut keys = self.keys.as_mut_slice();
+        let mut metrics: Vec<&mut [f64]> = self.metrics.iter_mut().map(Vec::as_mut_slice).collect();
+        let mut iterations = self.iterations.as_deref_mut();
+        let mut blocks = Vec::with_capacity(sizes.len());
+        for &rows in sizes {
+            let (k, rest) = std::mem::take(&mut keys).split_at_mut(rows * dims);
+            keys = rest;
+            let mut block_metrics = Vec::with_capacity(metrics.len());
+            for column in metrics.iter_mut() {
+                let (m, rest) = std::mem::take(column).split_at_mut(rows);
+                *column = rest;
+                block_metrics.push(m);
+            }
+            let block_iterations = iterations.take().map(|list| {
+                let (i, rest) = list.split_at_mut(rows);
+                iterations = Some(rest);
+                i
+            });
+            blocks.push(BlockOut {
+                keys: k,
+                metrics: block_metrics,
+                iterations: block_iterations,
+            });
+        }
+        blocks
+    }
+
+    /// Close the gaps left by blank lines: block `b` wrote `used[b]` of its `sizes[b]` rows.
+    fn compact(&mut self, sizes: &[usize], used: &[usize]) {
+        let dims = self.dims;
+        let (mut from, mut to) = (0usize, 0usize);
+        for (&size, &rows) in sizes.iter().zip(used) {
+            if from != to {
+                self.keys
+                    .copy_within(from * dims..(from + rows) * dims, to * dims);
+                for column in &mut self.metrics {
+                    column.copy_within(from..from + rows, to);
+                }
+                if let Some(list) = &mut self.iterations {
+                    list.copy_within(from..from + rows, to);
+                }
+            }
+            from += size;
+            to += rows;
+        }
+        self.truncate(to);
+    }
+
+    fn truncate(&mut self, rows: usize) {
+        self.keys.truncate(rows * self.dims);
+        for column in &mut self.metrics {
+            column.truncate(rows);
+        }
+        if let Some(list) = &mut self.iterations {
+            list.truncate(rows);
+        }
+    }
+
+    /// Make room for `more` rows at the end and hand out that tail.
+    fn grow(&mut self, more: usize) -> BlockOut<'_> {
+        let rows = self.rows();
+        self.keys.resize((rows + more) * self.dims, 0);
+        for column in &mut self.metrics {
+            column.resize(rows + more, 0.0);
+        }
+        if let Some(list) = &mut self.iterations {
+            list.resize(rows + more, 0);
+        }
+        BlockOut {
+            keys: &mut self.keys[rows * self.dims..],
+            metrics: self.metrics.iter_mut().map(|c| &mut c[rows..]).collect(),
+            iterations: self.iterations.as_mut().map(|l| &mut l[rows..]),
+        }
+    }
+}
+
+/// Everything the blocks found, merged in order.
+struct Merged {
+    rows: usize,
+    iterations: IterationTrack,
+    epochs: Epochs,
+}
+
+impl Merged {
+    fn new() -> Self {
+        Merged {
+            rows: 0,
+            iterations: IterationTrack::new(),
+            epochs: Epochs::default(),
+        }
+    }
+
+    fn absorb(&mut self, stats: &BlockStats) {
+        self.rows += stats.rows;
+        self.iterations.absorb(&stats.iterations);
+        for &(epoch, count) in &stats.epochs {
+            self.epochs.push_run(epoch, count);
+        }
+    }
+
+    /// Iterations need a list (a second parse) when present but not evenly spaced; rows out of
+    /// order go to the careful reader, which sorts them and finds duplicates.
+    fn needs_list(&self, layout: &Layout) -> Option<bool> {
+        if !layout.has_iteration || self.rows <= 1 {
+            return Some(false);
+        }
+        if !self.iterations.increasing {
+            return None;
+        }
+        Some(!self.iterations.spaced)
+    }
+}
+
+fn finish(
+    path: &str,
+    plan: ColumnPlan,
+    layout: &Layout,
+    columns: Columns,
+    merged: Merged,
+) -> Option<RunLog> {
+    if merged.rows == 0 {
+        return None;
+    }
+    let iterations = match (layout.has_iteration, columns.iterations) {
+        (false, _) => Iterations::dense(merged.rows),
+        (true, Some(list)) => Iterations::from_vec(list),
+        (true, None) => Iterations::Spaced {
+            start: merged.iterations.first?,
+            step: merged.iterations.step.unwrap_or(1),
+            len: merged.rows,
+        },
+    };
+    let metrics = plan
+        .metric_names
+        .iter()
+        .cloned()
+        .zip(columns.metrics)
+        .map(|(name, values)| MetricColumn { name, values })
+        .collect();
+    Some(RunLog {
+        source: path.to_string(),
+        key_names: plan.key_names,
+        iterations,
+        epochs: layout.has_epoch.then_some(merged.epochs),
+        keys: columns.keys,
+        configs: vec![Configuration {
+            role: ConfigRole::Baseline,
+            source: path.to_string(),
+            metrics,
+        }],
+        skipped: SkippedRows::default(),
+        proxy: None,
+    })
+}
+
+/// Chunk size and thread count, chosen from the input's size unless a test sets them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tuning {
+    pub chunk: Option<u64>,
+    pub threads: Option<usize>,
+}
+
+/// Read an uncompressed input (memory or file) the fast way.
+pub fn read_plain(
+    path: &str,
+    source: &Source<'_>,
+    format: InputFormat,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Option<RunLog> {
+    read_plain_tuned(path, source, format, options, progress, Tuning::default())
+}
+
+pub fn read_plain_tuned(
+    path: &str,
+    source: &Source<'_>,
+    format: InputFormat,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+    tuning: Tuning,
+) -> Option<RunLog> {
+    let len = source.len();
+    let mut buf = Vec::new();
+    let probe = source.read(0..len.min(3), &mut buf)?;
+    let body_start = if probe == BOM { 3 } else { 0 };
+    let head_end = len.min(body_start + HEAD_LIMIT);
+    let mut head_buf = Vec::new();
+    let head = source.read(body_start..head_end, &mut head_buf)?;
+    let (parser, plan, rows_offset) = read_head(path, head, head_end == len, format, options)?;
+    let rows_start = body_start + rows_offset as u64;
+    let body = len - rows_start;
+    // The caller counted two units per byte of the file; the head is done already.
+    progress.advance(2 * rows_start);
+
+    let threads = tuning.threads.unwrap_or(if body >= PARALLEL_FROM {
+        crate::parallel::threads()
+    } else {
+        1
+    });
+    let chunk = tuning
+        .chunk
+        .unwrap_or((body / (8 * threads as u64)).clamp(64 << 10, MAX_CHUNK));
+    let chunks: Vec<Range<u64>> = (0..body.div_ceil(chunk))
+        .map(|i| rows_start + i * chunk..(rows_start + (i + 1) * chunk).min(len))
+        .collect();
+
+    // Pass 1: count lines so every column is allocated once, at its final size.
+    let quotes_matter = parser.quotes_are_anomalies();
+    let scans = run_jobs(chunks.clone(), threads, |range: Range<u64>, buf| {
+        let text = source.read(range.clone(), buf)?;
+        if quotes_matter && memchr::memchr(b'"', text).is_some() {
+            return None;
+        }
+        let scan = ChunkScan {
+            newlines: text.iter().filter(|&&b| b == b'\n').count(),
+            last_newline: memchr::memrchr(b'\n', text).map(|i| range.start + i as u64),
+        };
+        progress.advance(range.end - range.start);
+        Some(scan)
+    })?;
+    let mut blocks: Vec<(Range<u64>, usize)> = Vec::new();
+    let mut cursor = rows_start;
+    for scan in &scans {
+        if let Some(last) = scan.last_newline {
+            blocks.push((cursor..last + 1, scan.newlines));
+            cursor = last + 1;
+        }
+    }
+    if cursor < len {
+        blocks.push((cursor..len, 1));
+    }
+    let sizes: Vec<usize> = blocks.iter().map(|b| b.1).collect();
+    let capacity: usize = sizes.iter().sum();
+
+    // Pass 2: parse each block into its slice of the columns. Iterations that turn out to be
+    // unevenly spaced need a list, and a second go with one.
+    for listed in [false, true] {
+        let mut columns = Columns::zeroed(capacity, parser.layout(), listed);
+        let outs = columns.split(&sizes);
+        let jobs: Vec<(Range<u64>, BlockOut<'_>)> =
+            blocks.iter().map(|b| b.0.clone()).zip(outs).collect();
+        let stats = run_jobs(jobs, threads, |(range, mut out), buf| {
+            let text = source.read(range.clone(), buf)?;
+            let stats = parser.parse(text, &mut out)?;
+            progress.advance(range.end - range.start);
+            Some(stats)
+        })?;
+        let mut merged = Merged::new();
+        for s in &stats {
+            merged.absorb(s);
+        }
+        if merged.needs_list(parser.layout())? && !listed {
+            progress.add_total(body);
+            continue;
+        }
+        let used: Vec<usize> = stats.iter().map(|s| s.rows).collect();
+        if used != sizes {
+            columns.compact(&sizes, &used);
+        }
+        return finish(path, plan, parser.layout(), columns, merged);
+    }
+    None
+}
+
+/// Counts the compressed bytes read, for progress.
+struct Counted<'p, R> {
+    inner: R,
+    progress: &'p LoadProgress,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        // Two units per compressed byte: the same scale as the plain reader's two passes.
+        self.progress.advance(2 * n as u64);
+        Ok(n)
+    }
+}
+
+/// Decompressed text in blocks of whole lines (the last block may lack its final newline).
+/// `None` in the channel means the data was corrupt.
+fn decompress_blocks(
+    file: &File,
+    progress: &LoadProgress,
+    blocks: std::sync::mpsc::SyncSender<Option<Vec<u8>>>,
+) {
+    let reader = Counted {
+        inner: std::io::BufReader::with_capacity(256 << 10, file),
+        progress,
+    };
+    let mut decoder = flate2::read::MultiGzDecoder::new(reader);
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let mut block = std::mem::take(&mut carry);
+        let start = block.len();
+        block.resize(start + MAX_CHUNK as usize, 0);
+        let mut filled = start;
+        let mut eof = false;
+        while filled < block.len() {
+            match decoder.read(&mut block[filled..]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(n) => filled += n,
+                Err(_) => {
+                    let _ = blocks.send(None);
+                    return;
+                }
+            }
+        }
+        block.truncate(filled);
+        if !eof {
+            // Keep the partial last line for the next block.
+            match memchr::memrchr(b'\n', &block[start..]) {
+                Some(i) => carry = block.split_off(start + i + 1),
+                None => {
+                    carry = block;
+                    continue;
+                }
+            }
+        }
+        if !block.is_empty() && blocks.send(Some(block)).is_err() {
+            return;
+        }
+        if eof {
+            return;
+        }
+    }
+}
+
+/// Read a gzip file the fast way: one thread decompresses, this one parses.
+pub fn read_gzip(
+    path: &str,
+    file: &File,
+    format: Option<InputFormat>,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Option<RunLog> {
+    let stem = path.strip_suffix(".gz").unwrap_or(path);
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(2);
+        scope.spawn(move || decompress_blocks(file, progress, sender));
+        let first = receiver.recv().ok()??;
+        let body = first.strip_prefix(BOM).unwrap_or(&first);
+        let format = format
+            .or_else(|| format_from_extension(stem))
+            .unwrap_or_else(|| sniff_format(body));
+        let whole = memchr::memchr(b'\n', body).is_none();
+        let (parser, plan, rows_start) = read_head(path, body, whole, format, options)?;
+        let layout = parser.layout().clone();
+        let mut columns = Columns::zeroed(0, &layout, false);
+        let mut merged = Merged::new();
+        let mut parse = |text: &[u8], columns: &mut Columns| -> Option<()> {
+            if parser.quotes_are_anomalies() && memchr::memchr(b'"', text).is_some() {
+                return None;
+            }
+            let lines = text.iter().filter(|&&b| b == b'\n').count()
+                + usize::from(text.last().is_some_and(|&b| b != b'\n'));
+            let before = columns.rows();
+            let mut stats = parser.parse(text, &mut columns.grow(lines))?;
+            let mut track = merged.iterations;
+            track.absorb(&stats.iterations);
+            if layout.has_iteration && !track.spaced && columns.iterations.is_none() {
+                // Unevenly spaced from here on: list the rows so far (they were evenly
+                // spaced) and read this block again with its list.
+                let (first, step) = (
+                    merged.iterations.first.unwrap_or(0),
+                    merged.iterations.step.unwrap_or(1),
+                );
+                columns.truncate(before);
+                columns.iterations = Some((0..before as u64).map(|r| first + r * step).collect());
+                stats = parser.parse(text, &mut columns.grow(lines))?;
+            }
+            columns.truncate(before + stats.rows);
+            merged.absorb(&stats);
+            Some(())
+        };
+        parse(&body[rows_start..], &mut columns)?;
+        drop(first);
+        for block in receiver.iter() {
+            parse(&block?, &mut columns)?;
+        }
+        merged.needs_list(&layout)?;
+        for column in &mut columns.metrics {
+            column.shrink_to_fit();
+        }
+        columns.keys.shrink_to_fit();
+        finish(path, plan, &layout, columns, merged)
+    })
+}
