@@ -17,6 +17,7 @@ pub mod select;
 pub mod selection;
 pub mod stats;
 pub mod text;
+pub mod tui;
 
 pub use binning::Method;
 pub use cost::Cost;

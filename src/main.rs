@@ -12,6 +12,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Select(cmd)) => cli::select::run(cmd),
+        Some(Command::Tui(cmd)) => cli::tui::run(cmd),
         None => explore(&cli),
     };
     match result {
@@ -26,7 +27,7 @@ fn main() -> ExitCode {
 /// `seqpoint [RUN]`: the explorer on a terminal, the selection table otherwise.
 fn explore(cli: &Cli) -> anyhow::Result<()> {
     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
-        // The interactive explorer is not built yet; fall through to the table.
+        return cli::tui::open(&cli.run, &cli.select);
     }
     let text = cli::select::render(&cli.run, &cli.select, cli::OutputFormat::Table)?;
     print!("{text}");

@@ -2,6 +2,7 @@
 //! target), SeqPoints and their projection. The CLI and TUI both call `run_selection`.
 
 use std::fmt;
+use std::ops::ControlFlow;
 use std::str::FromStr;
 
 use crate::binning::{BinningError, Method};
@@ -231,142 +232,269 @@ fn curve_point(
     }
 }
 
-pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
-    let method = options.method.unwrap_or(Method::default_for(log.dims()));
-    let pick = options.pick.unwrap_or(if log.proxy.is_some() {
-        Pick::Median
-    } else {
-        Pick::NearestMean
-    });
+/// Reject options no K could satisfy, before any work (the same messages for `select` and
+/// the explorer, which checks before it opens the terminal).
+pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), SelectError> {
     if options.samples == 0 {
         return Err(SelectError::Invalid("--samples must be at least 1".into()));
     }
-    let max_bins = match options.bins {
+    match options.bins {
         BinCount::Fixed(0) => return Err(SelectError::Invalid("--bins must be at least 1".into())),
-        BinCount::Fixed(k) => k.max(options.max_bins),
         BinCount::Target(t) if !(t > 0.0 && t.is_finite()) => {
             return Err(SelectError::Invalid(format!(
                 "--target-error must be a positive percentage, got {t}"
             )))
         }
-        BinCount::Target(_) => options.max_bins.max(1),
-    };
-    let settings = PickSettings {
-        method,
-        pick,
-        warmup: options.warmup,
-        seed: options.seed,
-        max_bins,
-    };
-    let strata = strata_rows(log, options.strata)?;
-    let groups: Vec<KeyGroups> = strata
-        .iter()
-        .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
-        .collect();
-    let stratum_id = |i: usize| (options.strata != Strata::None).then_some(i);
-    let selectors: Vec<Selector> = groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| Selector::new(log, g, settings, stratum_id(i)))
-        .collect::<Result<_, _>>()?;
-    let overall_actual = actual_totals(log);
-    let largest_k = match options.bins {
-        BinCount::Fixed(k) => k,
-        BinCount::Target(_) => max_bins,
-    };
+        _ => {}
+    }
+    if options.method == Some(Method::Optimal) && log.dims() != 1 {
+        return Err(BinningError::OptimalNeedsOneDim(log.dims()).into());
+    }
+    Ok(())
+}
 
-    // The error-versus-K curve, the same K in every stratum.
-    let mut curve = Vec::with_capacity(largest_k.min(max_bins));
-    for k in 1..=max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1)) {
+/// The largest K the binners prepare for (the exact DP table's size).
+fn table_bins(options: &SelectOptions) -> usize {
+    match options.bins {
+        BinCount::Fixed(k) => k.max(options.max_bins),
+        BinCount::Target(_) => options.max_bins.max(1),
+    }
+}
+
+/// The key groups of every stratum: built once per run and strata setting.
+#[derive(Debug, Clone)]
+pub struct StrataGroups {
+    pub names: Vec<String>,
+    pub groups: Vec<KeyGroups>,
+    /// True when the run is split (`--strata` other than none): SeqPoints then carry it.
+    pub split: bool,
+}
+
+impl StrataGroups {
+    pub fn new(log: &RunLog, strata: Strata) -> Result<Self, SelectError> {
+        let rows = strata_rows(log, strata)?;
+        Ok(StrataGroups {
+            groups: rows
+                .iter()
+                .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
+                .collect(),
+            names: rows.into_iter().map(|(name, _)| name).collect(),
+            split: strata != Strata::None,
+        })
+    }
+
+    /// The most key groups in one stratum: no K above it makes more bins.
+    pub fn largest(&self) -> usize {
+        self.groups.iter().map(KeyGroups::len).max().unwrap_or(1)
+    }
+}
+
+/// Told `(done, total)` after each K tried; `Break` stops the work (the explorer's cancel).
+pub type Progress<'p> = &'p mut dyn FnMut(usize, usize) -> ControlFlow<()>;
+
+/// One method and pick over every stratum, built once (the exact DP table with it) and then
+/// asked for any K in O(groups): what `select` runs once and the explorer keeps between keys.
+pub struct Selectors<'a> {
+    log: &'a RunLog,
+    strata: &'a StrataGroups,
+    selectors: Vec<Selector<'a>>,
+    actual: Vec<Vec<f64>>,
+    stratum_actual: Vec<Vec<Vec<f64>>>,
+    method: Method,
+    pick: Pick,
+    prepared: usize,
+}
+
+impl<'a> Selectors<'a> {
+    /// Resolves the default method and pick as `select` does; `options.bins` and
+    /// `options.max_bins` size the exact DP table (any K still works beyond it, slower).
+    pub fn new(
+        log: &'a RunLog,
+        strata: &'a StrataGroups,
+        options: &SelectOptions,
+    ) -> Result<Self, SelectError> {
+        let method = options.method.unwrap_or(Method::default_for(log.dims()));
+        let pick = options.pick.unwrap_or(if log.proxy.is_some() {
+            Pick::Median
+        } else {
+            Pick::NearestMean
+        });
+        let prepared = table_bins(options);
+        let settings = PickSettings {
+            method,
+            pick,
+            warmup: options.warmup,
+            seed: options.seed,
+            max_bins: prepared,
+        };
+        let selectors = strata
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| Selector::new(log, g, settings, strata.split.then_some(i)))
+            .collect::<Result<_, _>>()?;
+        Ok(Selectors {
+            log,
+            strata,
+            selectors,
+            actual: actual_totals(log),
+            stratum_actual: strata.groups.iter().map(totals_of).collect(),
+            method,
+            pick,
+            prepared,
+        })
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    pub fn pick(&self) -> Pick {
+        self.pick
+    }
+
+    /// K up to this many is answered from the prepared table (instant for `optimal`).
+    pub fn prepared_bins(&self) -> usize {
+        self.prepared
+    }
+
+    /// The same K in every stratum, projected over the whole run.
+    pub fn curve_point(&self, k: usize, samples: u64) -> Result<CurvePoint, SelectError> {
         let mut seqpoints = Vec::new();
-        for selector in &selectors {
+        for selector in &self.selectors {
             seqpoints.extend(selector.select(k)?);
         }
-        curve.push(curve_point(
-            log,
-            &overall_actual,
-            k,
-            &seqpoints,
-            options.samples,
-        ));
+        Ok(curve_point(self.log, &self.actual, k, &seqpoints, samples))
     }
 
-    let mut chosen: Vec<Vec<SeqPoint>> = Vec::new();
-    let mut outcomes = Vec::new();
-    let mut target = None;
-    match options.bins {
-        BinCount::Fixed(k) => {
-            for (i, selector) in selectors.iter().enumerate() {
-                chosen.push(selector.select(k)?);
-                outcomes.push(StratumOutcome {
-                    name: strata[i].0.clone(),
-                    iterations: groups[i].iterations(),
-                    k,
-                    met: true,
-                });
+    /// How many K the error-versus-K curve covers for these options.
+    pub fn curve_len(&self, options: &SelectOptions) -> usize {
+        table_bins(options).min(self.strata.largest())
+    }
+
+    /// The error-versus-K curve, K = 1..=`curve_len`; `None` when `progress` stopped it.
+    pub fn curve(
+        &self,
+        options: &SelectOptions,
+        progress: Progress,
+    ) -> Result<Option<Vec<CurvePoint>>, SelectError> {
+        let len = self.curve_len(options);
+        let mut curve = Vec::with_capacity(len);
+        for k in 1..=len {
+            curve.push(self.curve_point(k, options.samples)?);
+            if progress(k, len).is_break() {
+                return Ok(None);
             }
         }
-        BinCount::Target(pct) => {
-            let mut all_met = true;
-            let mut advice = Vec::new();
-            for (i, selector) in selectors.iter().enumerate() {
-                let actual = totals_of(&groups[i]);
-                let mut best: Option<(f64, usize, CurvePoint, Vec<SeqPoint>)> = None;
-                for k in 1..=max_bins.min(groups[i].len()) {
-                    let seqpoints = selector.select(k)?;
-                    let point = curve_point(log, &actual, k, &seqpoints, options.samples);
-                    let shortfall = point.shortfall(pct, options.target_by);
+        Ok(Some(curve))
+    }
+
+    /// The selection for `options` (fixed K, or the smallest K meeting the target in each
+    /// stratum), carrying `curve`; `None` when `progress` stopped the target search.
+    pub fn choose(
+        &self,
+        options: &SelectOptions,
+        curve: Vec<CurvePoint>,
+        progress: Progress,
+    ) -> Result<Option<Selection>, SelectError> {
+        let strata = self.strata;
+        let mut chosen: Vec<Vec<SeqPoint>> = Vec::new();
+        let mut outcomes = Vec::new();
+        let mut target = None;
+        match options.bins {
+            BinCount::Fixed(k) => {
+                for (i, selector) in self.selectors.iter().enumerate() {
+                    chosen.push(selector.select(k)?);
+                    outcomes.push(StratumOutcome {
+                        name: strata.names[i].clone(),
+                        iterations: strata.groups[i].iterations(),
+                        k,
+                        met: true,
+                    });
+                }
+            }
+            BinCount::Target(pct) => {
+                let max_bins = table_bins(options);
+                let total: usize = strata.groups.iter().map(|g| max_bins.min(g.len())).sum();
+                let mut done = 0;
+                let mut all_met = true;
+                let mut advice = Vec::new();
+                for (i, selector) in self.selectors.iter().enumerate() {
+                    let actual = &self.stratum_actual[i];
+                    let mut best: Option<(f64, usize, CurvePoint, Vec<SeqPoint>)> = None;
+                    for k in 1..=max_bins.min(strata.groups[i].len()) {
+                        let seqpoints = selector.select(k)?;
+                        let point = curve_point(self.log, actual, k, &seqpoints, options.samples);
+                        let shortfall = point.shortfall(pct, options.target_by);
+                        let met = point.meets(pct, options.target_by);
+                        if best.as_ref().is_none_or(|b| shortfall < b.0) || met {
+                            best = Some((shortfall, k, point, seqpoints));
+                        }
+                        done += 1;
+                        if progress(done, total).is_break() {
+                            return Ok(None);
+                        }
+                        if met {
+                            break;
+                        }
+                    }
+                    let (_, k, point, seqpoints) = best.expect("at least one K tried");
                     let met = point.meets(pct, options.target_by);
-                    if best.as_ref().is_none_or(|b| shortfall < b.0) || met {
-                        best = Some((shortfall, k, point, seqpoints));
+                    if !met {
+                        all_met = false;
+                        advice.push(advice_for(
+                            &strata.names[i],
+                            &point,
+                            pct,
+                            options,
+                            strata.names.len() > 1,
+                        ));
                     }
-                    if met {
-                        break;
-                    }
+                    outcomes.push(StratumOutcome {
+                        name: strata.names[i].clone(),
+                        iterations: strata.groups[i].iterations(),
+                        k,
+                        met,
+                    });
+                    chosen.push(seqpoints);
                 }
-                let (_, k, point, seqpoints) = best.expect("at least one K tried");
-                let met = point.meets(pct, options.target_by);
-                if !met {
-                    all_met = false;
-                    advice.push(advice_for(
-                        &strata[i].0,
-                        &point,
-                        pct,
-                        options,
-                        strata.len() > 1,
-                    ));
-                }
-                outcomes.push(StratumOutcome {
-                    name: strata[i].0.clone(),
-                    iterations: groups[i].iterations(),
-                    k,
-                    met,
+                target = Some(TargetOutcome {
+                    target_pct: pct,
+                    rule: options.target_by,
+                    met: all_met,
+                    advice: (!advice.is_empty()).then(|| advice.join("; ")),
                 });
-                chosen.push(seqpoints);
             }
-            target = Some(TargetOutcome {
-                target_pct: pct,
-                rule: options.target_by,
-                met: all_met,
-                advice: (!advice.is_empty()).then(|| advice.join("; ")),
-            });
         }
+        let mut seqpoints: Vec<SeqPoint> = chosen.into_iter().flatten().collect();
+        for (id, sp) in seqpoints.iter_mut().enumerate() {
+            sp.id = id;
+        }
+        let projection = project(self.log, &self.actual, &seqpoints, options.samples);
+        Ok(Some(Selection {
+            method: self.method,
+            pick: self.pick,
+            options: options.clone(),
+            seqpoints,
+            projection,
+            target,
+            strata: outcomes,
+            curve,
+        }))
     }
-    let mut seqpoints: Vec<SeqPoint> = chosen.into_iter().flatten().collect();
-    for (id, sp) in seqpoints.iter_mut().enumerate() {
-        sp.id = id;
-    }
-    let projection = project(log, &overall_actual, &seqpoints, options.samples);
-    Ok(Selection {
-        method,
-        pick,
-        options: options.clone(),
-        seqpoints,
-        projection,
-        target,
-        strata: outcomes,
-        curve,
-    })
+}
+
+pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+    check_options(log, options)?;
+    let strata = StrataGroups::new(log, options.strata)?;
+    let selectors = Selectors::new(log, &strata, options)?;
+    let mut never_stop = |_, _| ControlFlow::Continue(());
+    let curve = selectors
+        .curve(options, &mut never_stop)?
+        .expect("never stopped");
+    Ok(selectors
+        .choose(options, curve, &mut never_stop)?
+        .expect("never stopped"))
 }
 
 /// Say what would meet the target: more samples per SeqPoint when only the interval is too

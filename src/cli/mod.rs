@@ -2,6 +2,7 @@
 //! Each subcommand lives in its own file with a `run` entry point.
 
 pub mod select;
+pub mod tui;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -40,6 +41,11 @@ pub enum Command {
         after_help = "Examples:\n  seqpoint select run.csv --compare run_new.csv --target-error 1\n  seqpoint select run.jsonl.gz --bins 12 --method quantile --format csv -o seqpoints.csv"
     )]
     Select(select::SelectCommand),
+    /// Explore the run interactively: tune K, target, method and pick live, then export
+    #[command(
+        after_help = "Examples:\n  seqpoint tui\n  seqpoint tui run.csv --compare run_new.csv --target-error 0.5"
+    )]
+    Tui(tui::TuiCommand),
 }
 
 /// Which run to read and how.

@@ -1,0 +1,184 @@
+//! The projection panel: projected against actual per configuration and metric, error and
+//! 95% interval (over the target: bold, and red with colour), speedup, profiling reduction.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
+use ratatui::Frame;
+
+use super::theme::Theme;
+use crate::runlog::ConfigRole;
+use crate::selection::{Selection, TargetRule};
+use crate::text::num;
+use crate::tui::app::App;
+
+/// A percentage for the table, flagged with `!` when over the target.
+fn pct_cell(value: Option<f64>, target: f64, t: &Theme) -> Cell<'static> {
+    match value {
+        None => Cell::from("-"),
+        Some(v) if v > target => Cell::from(format!("{v:.2}!")).style(t.bad()),
+        Some(v) => Cell::from(format!("{v:.2}")),
+    }
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let stale = app.current().is_none();
+    let title = if stale && app.shown.is_some() {
+        " Projection (updating…) "
+    } else {
+        " Projection "
+    };
+    let block = Block::bordered().title(Span::styled(title, t.title()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(shown) = &app.shown else {
+        frame.render_widget(Paragraph::new("computing…").style(t.dim()), inner);
+        return;
+    };
+    let selection = &shown.selection;
+    let target = app.settings.target_pct;
+    let rows = table_rows(app, selection, target, t);
+    let [table_area, summary_area] = Layout::vertical([
+        Constraint::Length(rows.len() as u16 + 1),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
+    let names = app.session.log.metric_names();
+    let first = if names.len() == 1 {
+        names[0].clone()
+    } else {
+        String::new()
+    };
+    let header = Row::new([
+        first,
+        "projected".into(),
+        "actual".into(),
+        "err %".into(),
+        "±95 %".into(),
+    ])
+    .style(t.dim());
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Fill(1),
+            Constraint::Length(9),
+            Constraint::Length(9),
+            Constraint::Length(6),
+            Constraint::Length(6),
+        ],
+    )
+    .header(header)
+    .column_spacing(1);
+    frame.render_widget(table, table_area);
+    frame.render_widget(
+        Paragraph::new(summary(app, selection, t)).wrap(Wrap { trim: true }),
+        summary_area,
+    );
+}
+
+fn table_rows(app: &App, selection: &Selection, target: f64, t: &Theme) -> Vec<Row<'static>> {
+    let projection = &selection.projection;
+    let compare = app.session.log.configs.len() > 1;
+    let metrics = app.session.log.metric_names().len();
+    let mut rows: Vec<Row> = projection
+        .totals
+        .iter()
+        .map(|row| {
+            // One metric: it heads the table and the rows name the configurations.
+            let label = match (metrics > 1, compare, row.config) {
+                (false, _, ConfigRole::Baseline) => "baseline".to_string(),
+                (false, _, ConfigRole::Compare) => "compare".to_string(),
+                (true, false, _) => row.metric.clone(),
+                (true, true, ConfigRole::Baseline) => format!("base {}", row.metric),
+                (true, true, ConfigRole::Compare) => format!("cmp {}", row.metric),
+            };
+            Row::new([
+                Cell::from(label),
+                Cell::from(num(row.projected)),
+                Cell::from(row.actual.map_or("-".into(), num)),
+                pct_cell(row.error_pct, target, t),
+                pct_cell(Some(row.half_width_pct), target, t),
+            ])
+        })
+        .collect();
+    for s in &projection.speedups {
+        let half = (s.interval[1] - s.interval[0]) / 2.0;
+        let label = if metrics > 1 {
+            format!("speedup {}", s.metric)
+        } else {
+            "speedup".to_string()
+        };
+        rows.push(Row::new([
+            Cell::from(label),
+            Cell::from(format!("{:.4}", s.projected)),
+            Cell::from(s.actual.map_or("-".into(), |a| format!("{a:.4}"))),
+            pct_cell(s.error_pct, target, t),
+            pct_cell(Some(100.0 * half / s.projected.abs()), target, t),
+        ]));
+    }
+    rows
+}
+
+fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>> {
+    let projection = &selection.projection;
+    let options = &selection.options;
+    let to_profile = selection.bins() as u64 * options.samples;
+    let mut lines = vec![Line::from(vec![
+        Span::raw("profile "),
+        Span::styled(format!("{to_profile}"), t.strong()),
+        Span::raw(format!(
+            " of {} iterations · {}x less",
+            app.session.log.len(),
+            if projection.profiling_reduction.is_finite() {
+                format!("{:.1}", projection.profiling_reduction)
+            } else {
+                "∞".into()
+            }
+        )),
+    ])];
+    let rule = match app.session.base.target_by {
+        TargetRule::Interval => "error and 95% interval",
+        TargetRule::Measured => "measured error",
+    };
+    let target = app.settings.target_pct;
+    let verdict = match &selection.target {
+        Some(outcome) if outcome.met => Line::from(vec![
+            Span::styled("✓ ", t.good()),
+            Span::raw(format!("target {target}% met ({rule})")),
+        ]),
+        Some(outcome) => Line::from(Span::styled(
+            format!(
+                "✗ target {target}% not met: {}",
+                outcome.advice.clone().unwrap_or_default()
+            ),
+            t.bad(),
+        )),
+        None => {
+            let worst = projection
+                .worst_error_pct()
+                .max(match app.session.base.target_by {
+                    TargetRule::Interval => projection.worst_half_width_pct(),
+                    TargetRule::Measured => 0.0,
+                });
+            if worst <= target {
+                Line::from(vec![
+                    Span::styled("✓ ", t.good()),
+                    Span::raw(format!("within target {target}% ({rule})")),
+                ])
+            } else {
+                Line::from(Span::styled(
+                    format!("✗ over target {target}% ({rule}): worst {worst:.2}%"),
+                    t.bad(),
+                ))
+            }
+        }
+    };
+    lines.push(verdict);
+    if projection.proxy {
+        lines.push(Line::styled(
+            "no metric in the log: proxy cost, errors are proxy errors",
+            t.dim(),
+        ));
+    }
+    lines
+}
