@@ -97,14 +97,15 @@ impl Widget for ErrorCurve<'_> {
             let k = k_of_column(column, n, width);
             let point = &self.curve[k - 1];
             let band = row_of(point.worst_half_width_pct, top, rows).map_or(rows, |r| r + 1);
+            let current = Some(column) == current_column;
             for row in 0..rows {
                 let y = y_of(row);
                 if Some(row) == target_row {
                     buf.set_string(x, y, "─", t.target());
                 } else if row < band {
                     buf.set_string(x, y, "░", t.band());
-                } else if Some(column) == current_column {
-                    buf.set_string(x, y, "┆", t.dim());
+                } else if current {
+                    buf.set_string(x, y, "┆", t.key());
                 }
             }
             for series in self.baselines {
@@ -117,6 +118,10 @@ impl Widget for ErrorCurve<'_> {
                 Some(row) => buf.set_string(x, y_of(row), "•", t.error_line()),
                 None => buf.set_string(x, y_of(rows - 1), "↑", t.error_line()),
             };
+            // The current K's column stands out even where the band covers it.
+            if current {
+                buf.set_style(Rect::new(x, area.y + 1, 1, rows as u16), t.selected());
+            }
         }
 
         // K axis: 1, the current K, the last K.

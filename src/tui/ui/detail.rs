@@ -24,9 +24,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let total: u64 = selection.seqpoints.iter().map(|s| s.weight).sum();
     let popup = area.centered(Constraint::Percentage(92), Constraint::Percentage(86));
     frame.render_widget(Clear, popup);
+    let groups = &session.strata.groups[sp.stratum.unwrap_or(0)];
+    let members = sp.bin.groups.len();
+    // Rows left for key groups: the popup less borders, the about lines and the heading.
+    let visible = popup.height.saturating_sub(2 + 4 + 1) as usize;
+    let last_start = members.saturating_sub(visible);
+    let scroll = scroll.min(last_start);
+    app.overlay = Overlay::Detail { scroll };
+    let position = if last_start > 0 {
+        format!(
+            " key groups {}–{} of {members} · ↑↓ scroll ·",
+            scroll + 1,
+            (scroll + visible).min(members)
+        )
+    } else {
+        String::new()
+    };
     let block = Block::bordered()
         .title(Span::styled(format!(" SeqPoint {} ", sp.id), t.title()))
-        .title_bottom(Line::styled(" ↑↓ scroll · Esc close ", t.dim()).right_aligned());
+        .title_bottom(Line::styled(format!("{position} Esc close "), t.dim()).right_aligned());
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
 
@@ -66,17 +82,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         Layout::vertical([Constraint::Length(about_height), Constraint::Fill(1)]).areas(inner);
     frame.render_widget(Paragraph::new(about).wrap(Wrap { trim: true }), about_area);
 
-    let groups = &session.strata.groups[sp.stratum.unwrap_or(0)];
     let metric = session
         .log
         .metric_names()
         .first()
         .cloned()
         .unwrap_or_default();
-    let visible = groups_area.height.saturating_sub(1) as usize;
-    let last_start = sp.bin.groups.len().saturating_sub(visible);
-    let scroll = scroll.min(last_start);
-    app.overlay = Overlay::Detail { scroll };
     let rows = sp.bin.groups.iter().skip(scroll).take(visible).map(|&g| {
         let m = &groups.moments[0][0][g];
         let mine = groups.key(g) == sp.key.as_slice();
@@ -87,11 +98,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             num(m.median),
             num(m.min),
             num(m.max),
-            if mine {
-                "◀ SeqPoint".into()
-            } else {
-                String::new()
-            },
+            if mine { "◀".into() } else { String::new() },
         ]);
         if mine {
             row.style(t.seqpoint())
@@ -99,33 +106,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             row
         }
     });
+    let mean = format!("mean {metric}");
+    let widths = [
+        Constraint::Length(key_names.len().max(9) as u16),
+        Constraint::Length(10),
+        Constraint::Length(mean.len().max(9) as u16),
+        Constraint::Length(9),
+        Constraint::Length(9),
+        Constraint::Length(9),
+        Constraint::Length(1),
+    ];
     let header = Row::new([
         key_names,
         "iterations".into(),
-        format!("mean {metric}"),
+        mean,
         "median".into(),
         "min".into(),
         "max".into(),
-        if last_start > 0 {
-            format!(
-                "{}–{} of {}",
-                scroll + 1,
-                scroll + visible,
-                sp.bin.groups.len()
-            )
-        } else {
-            String::new()
-        },
+        String::new(),
     ])
     .style(t.strong());
-    let widths = [
-        Constraint::Length(9),
-        Constraint::Length(10),
-        Constraint::Length(14),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Fill(1),
-    ];
     frame.render_widget(Table::new(rows, widths).header(header), groups_area);
 }

@@ -3,7 +3,7 @@
 
 use ratatui::layout::{Constraint, Position, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::theme::Theme;
@@ -15,7 +15,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         return;
     };
     let width = area.width.saturating_sub(6).min(90);
-    let popup = area.centered(Constraint::Length(width), Constraint::Length(8));
+    let popup = area.centered(Constraint::Length(width), Constraint::Length(9));
     frame.render_widget(Clear, popup);
     let block = Block::bordered().title(Span::styled(" Export SeqPoints ", t.title()));
     let inner = block.inner(popup);
@@ -26,14 +26,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let chars: Vec<char> = prompt.input.chars().collect();
     let first = prompt.cursor.saturating_sub(field.saturating_sub(1));
     let shown: String = chars.iter().skip(first).take(field).collect();
-    let written = match export_paths(&prompt.input) {
-        Ok((json, csv)) => format!("writes {} and {}", json.display(), csv.display()),
-        Err(e) => e,
+    let also = match export_paths(&prompt.input) {
+        Ok((_, csv)) => Line::from(vec![
+            Span::styled("also: ", t.dim()),
+            Span::raw(csv.display().to_string()),
+            Span::styled("  (the CSV list)", t.dim()),
+        ]),
+        Err(e) => Line::styled(e, t.bad()),
     };
     let mut lines = vec![
-        Line::styled("The JSON document, and the CSV list beside it:", t.dim()),
+        Line::styled(
+            "Writes the JSON document, and the CSV list beside it:",
+            t.dim(),
+        ),
         Line::from(vec![Span::styled("path: ", t.strong()), Span::raw(shown)]),
-        Line::styled(written, t.dim()),
+        also,
         Line::raw(""),
     ];
     match &prompt.confirm {
@@ -43,15 +50,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect();
-            lines[3] = Line::from(vec![
+            let verb = if existing.len() > 1 {
+                "exist"
+            } else {
+                "exists"
+            };
+            lines.push(Line::from(vec![
                 Span::styled(
-                    format!("{} already exists. Overwrite? ", existing.join(" and ")),
+                    format!("{} already {verb}. ", existing.join(" and ")),
                     t.bad(),
                 ),
+                Span::styled("Overwrite? ", t.strong()),
                 Span::styled("y", t.key()),
                 Span::raw(" / "),
                 Span::styled("n", t.key()),
-            ]);
+            ]));
         }
         None => {
             lines.push(Line::from(vec![
@@ -66,5 +79,5 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             frame.set_cursor_position(Position::new(x.min(inner.right() - 1), inner.y + 1));
         }
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
 }

@@ -25,7 +25,7 @@ pub const KEYS: [(&str, &str); 17] = [
     ("?", "this help"),
     ("q / Esc", "quit (Esc closes a popup first)"),
     ("Ctrl-C", "quit from anywhere"),
-    ("", "errors over the target are marked ! (red with colour)"),
+    ("", "errors over the target: marked ! (and red)"),
 ];
 
 pub fn render(frame: &mut Frame, area: Rect, t: &Theme) {

@@ -57,14 +57,15 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
 
 fn too_small(frame: &mut Frame, area: Rect, t: &Theme) {
     let text = vec![
-        Line::styled("Terminal too small", t.bad()),
-        Line::raw(format!(
-            "{}x{} here; seqpoint needs at least {MIN_WIDTH}x{MIN_HEIGHT}.",
-            area.width, area.height
-        )),
+        Line::styled(
+            format!("Terminal too small: {}x{}", area.width, area.height),
+            t.bad(),
+        ),
+        Line::raw(format!("seqpoint needs at least {MIN_WIDTH}x{MIN_HEIGHT}.")),
         Line::raw("Enlarge the window, or press q to quit."),
     ];
-    let height = 3.min(area.height);
+    // Room for the lines to wrap on a very narrow terminal.
+    let height = 6.min(area.height);
     let rows = area.centered_vertically(Constraint::Length(height));
     frame.render_widget(
         Paragraph::new(text).wrap(Wrap { trim: true }).centered(),

@@ -15,10 +15,16 @@ use crate::tui::app::App;
 /// A percentage for the table, flagged with `!` when over the target.
 fn pct_cell(value: Option<f64>, target: f64, t: &Theme) -> Cell<'static> {
     match value {
-        None => Cell::from("-"),
-        Some(v) if v > target => Cell::from(format!("{v:.2}!")).style(t.bad()),
-        Some(v) => Cell::from(format!("{v:.2}")),
+        None => number("-".into()),
+        Some(v) if v > target => number(format!("{v:.2}!")).style(t.bad()),
+        // A space where the `!` would be keeps the decimals aligned.
+        Some(v) => number(format!("{v:.2} ")),
     }
+}
+
+/// Numbers right-aligned, so their digits line up.
+fn number(text: String) -> Cell<'static> {
+    Cell::from(Line::from(text).right_aligned())
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
@@ -50,16 +56,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         String::new()
     };
     let header = Row::new([
-        first,
-        "projected".into(),
-        "actual".into(),
-        "err %".into(),
-        "±95 %".into(),
+        Cell::from(first),
+        number("projected".into()),
+        number("actual".into()),
+        number("err %".into()),
+        number("±95 %".into()),
     ])
     .style(t.dim());
     let table = Table::new(
         rows,
         [
+            // Totals print in at most 8 characters (`num`), percentages in 6 with the mark.
             Constraint::Fill(1),
             Constraint::Length(9),
             Constraint::Length(9),
@@ -94,8 +101,8 @@ fn table_rows(app: &App, selection: &Selection, target: f64, t: &Theme) -> Vec<R
             };
             Row::new([
                 Cell::from(label),
-                Cell::from(num(row.projected)),
-                Cell::from(row.actual.map_or("-".into(), num)),
+                number(num(row.projected)),
+                number(row.actual.map_or("-".into(), num)),
                 pct_cell(row.error_pct, target, t),
                 pct_cell(Some(row.half_width_pct), target, t),
             ])
@@ -110,8 +117,8 @@ fn table_rows(app: &App, selection: &Selection, target: f64, t: &Theme) -> Vec<R
         };
         rows.push(Row::new([
             Cell::from(label),
-            Cell::from(format!("{:.4}", s.projected)),
-            Cell::from(s.actual.map_or("-".into(), |a| format!("{a:.4}"))),
+            number(format!("{:.4}", s.projected)),
+            number(s.actual.map_or("-".into(), |a| format!("{a:.4}"))),
             pct_cell(s.error_pct, target, t),
             pct_cell(Some(100.0 * half / s.projected.abs()), target, t),
         ]));

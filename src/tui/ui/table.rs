@@ -11,6 +11,8 @@ use crate::select::SeqPoint;
 use crate::text::num;
 use crate::tui::app::App;
 
+const SPACING: u16 = 2;
+
 pub fn key_text(key: &[u32]) -> String {
     key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
 }
@@ -47,11 +49,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     ]);
     header.extend(["weight".into(), "share %".into()]);
     for n in &names {
-        header.push(if compare {
-            format!("{n} base")
-        } else {
-            n.clone()
-        });
+        header.push(n.clone());
         if compare {
             header.push(format!("{n} cmp"));
         }
@@ -78,7 +76,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             cells
         })
         .collect();
-    let widths: Vec<usize> = (0..header.len())
+    let mut widths: Vec<usize> = (0..header.len())
         .map(|c| {
             rows.iter()
                 .map(|r| r[c].chars().count())
@@ -87,12 +85,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
                 .unwrap_or(1)
         })
         .collect();
+    // Columns that do not fit are left out whole: a cut-off number would mislead.
+    let room = area.width.saturating_sub(2 + 2) as usize;
+    let mut used = 0;
+    let fitting = widths
+        .iter()
+        .take_while(|&&w| {
+            used += w + SPACING as usize;
+            used - SPACING as usize <= room
+        })
+        .count();
+    let hidden = widths.len() - fitting;
+    widths.truncate(fitting);
     // Numbers read best right-aligned under their headings.
     let right = |text: String, width: usize| format!("{text:>width$}");
     let width_of = |c: usize| widths[c];
     let table_rows = rows.into_iter().map(|r| {
         Row::new(
             r.into_iter()
+                .take(fitting)
                 .enumerate()
                 .map(|(c, text)| Cell::from(right(text, width_of(c)))),
         )
@@ -100,6 +111,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let header_row = Row::new(
         header
             .iter()
+            .take(fitting)
             .enumerate()
             .map(|(c, h)| Cell::from(right(h.clone(), width_of(c)))),
     )
@@ -111,14 +123,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         ),
         Span::styled(format!("(weights sum to {total}) "), t.dim()),
     ]);
+    let more = if hidden > 0 {
+        format!(" {hidden} more columns on a wider terminal ·")
+    } else {
+        String::new()
+    };
     let block = Block::bordered().title(title).title_bottom(
-        Line::styled(" ↑↓ select · Enter: alternates and key groups ", t.dim()).right_aligned(),
+        Line::styled(
+            format!("{more} ↑↓ select · Enter: alternates and key groups "),
+            t.dim(),
+        )
+        .right_aligned(),
     );
     let constraints = widths.iter().map(|&w| Constraint::Length(w as u16));
     let table = Table::new(table_rows, constraints)
         .header(header_row)
         .block(block)
-        .column_spacing(2)
+        .column_spacing(SPACING)
         .row_highlight_style(t.selected())
         .highlight_symbol("▶ ");
     frame.render_stateful_widget(table, area, &mut app.table);
