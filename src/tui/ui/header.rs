@@ -66,6 +66,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             ": K = {k}{per_stratum} for target {}%",
             s.target_pct
         )));
+        let met = app
+            .current()
+            .and_then(|c| c.target.as_ref())
+            .map(|outcome| outcome.met);
+        if met == Some(false) {
+            settings.push(Span::styled(" (not met)", t.bad()));
+        }
     } else {
         settings.push(Span::styled(format!("K = {}", s.k), t.strong()));
         settings.push(Span::raw(format!(
@@ -109,10 +116,7 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             Span::styled(format!(" ⟳ {}", pending.label), t.key()),
             Span::raw(count),
             Span::styled(bar(pending.done, pending.total, 16), t.dim()),
-            Span::styled(
-                "  the last result stays on screen; keys still work",
-                t.dim(),
-            ),
+            Span::styled("  last result shown meanwhile", t.dim()),
         ])
     } else if let Some(status) = &app.status {
         Line::styled(
