@@ -272,4 +272,76 @@ fn a_load_error_reads_like_the_cli_and_never_opens_the_screen() {
         "the same message as `seqpoint select`:\n{message}\n---\n{screen}"
     );
     pane.assert_restored();
+
+    // A bad option is reported the same way, before any screen opens.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/translation_2d.csv");
+    pane.run(&format!(
+        "clear; {BIN} {} --key src_len,tgt_len --method optimal; echo \"exit=$?\"",
+        data.display()
+    ));
+    let screen = pane.wait_for("the error", printed_exit);
+    assert!(
+        screen.contains("error: --method optimal needs a one-length key"),
+        "{screen}"
+    );
+    assert!(screen.contains("exit=1"), "{screen}");
+    pane.assert_restored();
+}
+
+#[test]
+fn without_a_terminal_seqpoint_prints_the_select_table() {
+    let out = Command::new(BIN).args(["--bins", "4"]).output().unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8(out.stdout).unwrap();
+    let select = Command::new(BIN)
+        .args(["select", "--bins", "4"])
+        .output()
+        .unwrap();
+    assert_eq!(table, String::from_utf8(select.stdout).unwrap());
+    assert!(table.contains("4 SeqPoints"), "{table}");
+}
+
+#[test]
+fn tui_without_a_terminal_says_what_to_use_instead() {
+    let out = Command::new(BIN)
+        .args(["tui", "--bins", "4"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let message = String::from_utf8(out.stderr).unwrap();
+    assert!(message.contains("needs a terminal"), "{message}");
+    assert!(message.contains("seqpoint select"), "{message}");
+}
+
+/// Run by `a_panic_restores_the_terminal` inside tmux (this test binary, re-executed):
+/// the explorer's screen up, then a panic.
+#[test]
+fn panic_helper() {
+    if std::env::var_os("SEQPOINT_PANIC_HELPER").is_none() {
+        return;
+    }
+    let mut guard = seqpoint::tui::terminal::TerminalGuard::enter().unwrap();
+    guard
+        .screen
+        .draw(|f| f.render_widget("explorer up", f.area()))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    panic!("deliberate panic while the explorer is on screen");
+}
+
+#[test]
+fn a_panic_restores_the_terminal_and_prints_its_message() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(100, 30, dir.path());
+    let me = std::env::current_exe().unwrap();
+    pane.run(&format!(
+        "SEQPOINT_PANIC_HELPER=1 {} --exact panic_helper --nocapture --test-threads 1; echo \"exit=$?\"",
+        me.display()
+    ));
+    let screen = pane.wait_for("the exit status", printed_exit);
+    assert!(screen.contains("deliberate panic"), "{screen}");
+    pane.assert_restored();
 }

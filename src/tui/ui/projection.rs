@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
+use super::table::key_text;
 use super::theme::Theme;
 use crate::runlog::ConfigRole;
 use crate::selection::{Selection, TargetRule};
@@ -44,8 +45,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let selection = &shown.selection;
     let target = app.settings.target_pct;
     let rows = table_rows(app, selection, target, t);
-    let [table_area, summary_area] = Layout::vertical([
+    let summary_lines = summary(app, selection, t);
+    // Advice for an unmet target runs long: give it room to wrap.
+    let summary_height = if selection.target.as_ref().is_some_and(|o| !o.met) {
+        6
+    } else {
+        summary_lines.len() as u16 + 1
+    };
+    let [table_area, summary_area, list_area] = Layout::vertical([
         Constraint::Length(rows.len() as u16 + 1),
+        Constraint::Length(summary_height),
         Constraint::Fill(1),
     ])
     .areas(inner);
@@ -78,9 +87,58 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     .column_spacing(1);
     frame.render_widget(table, table_area);
     frame.render_widget(
-        Paragraph::new(summary(app, selection, t)).wrap(Wrap { trim: true }),
+        Paragraph::new(summary_lines).wrap(Wrap { trim: true }),
         summary_area,
     );
+    if list_area.height >= 4 {
+        seqpoint_list(frame, list_area, selection, t);
+    }
+}
+
+/// On a tall terminal, the iterations to profile right under their projection.
+fn seqpoint_list(frame: &mut Frame, area: Rect, selection: &Selection, t: &Theme) {
+    let seqpoints = &selection.seqpoints;
+    let total: u64 = seqpoints.iter().map(|s| s.weight).sum();
+    let room = area.height as usize - 1;
+    let shown = if seqpoints.len() > room {
+        room - 1
+    } else {
+        seqpoints.len()
+    };
+    let rows: Vec<Row> = seqpoints
+        .iter()
+        .take(shown)
+        .map(|sp| {
+            Row::new([
+                number(sp.iteration.to_string()),
+                number(key_text(&sp.key)),
+                number(sp.weight.to_string()),
+                number(format!(
+                    "{:.1}",
+                    100.0 * sp.weight as f64 / total.max(1) as f64
+                )),
+            ])
+        })
+        .collect();
+    let header = Row::new([
+        number("iteration".into()),
+        number("key".into()),
+        number("weight".into()),
+        number("share %".into()),
+    ])
+    .style(t.dim());
+    let widths = [
+        Constraint::Length(11),
+        Constraint::Length(11),
+        Constraint::Length(7),
+        Constraint::Length(8),
+    ];
+    frame.render_widget(Table::new(rows, widths).header(header), area);
+    if shown < seqpoints.len() {
+        let last = Rect::new(area.x, area.bottom() - 1, area.width, 1);
+        let more = format!("… {} more: Tab shows them all", seqpoints.len() - shown);
+        frame.render_widget(Paragraph::new(more).style(t.dim()), last);
+    }
 }
 
 fn table_rows(app: &App, selection: &Selection, target: f64, t: &Theme) -> Vec<Row<'static>> {
