@@ -49,7 +49,8 @@ enum Message<'a> {
         done: usize,
         total: usize,
     },
-    Done(Done<'a>),
+    // Boxed: a selection is large and progress messages are many.
+    Done(Box<Done<'a>>),
 }
 
 /// Open the explorer on the terminal until the user quits or a signal ends it.
@@ -131,7 +132,7 @@ fn receive(app: &mut App<'static>, receiver: &Receiver<Message<'static>>) -> boo
                 done,
                 total,
             } => update::progressed(app, id, label, done, total),
-            Message::Done(done) => update::finished(app, done),
+            Message::Done(done) => update::finished(app, *done),
         }
     }
     any
@@ -165,19 +166,19 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
                 selection: Err(format!("internal error: {}", panic_text(&payload))),
             },
         };
-        let _ = sender.send(Message::Done(done));
+        let _ = sender.send(Message::Done(Box::new(done)));
     };
     if let Err(e) = std::thread::Builder::new()
         .name(WORKER_THREAD.into())
         .spawn(worker)
     {
         // No thread to be had: say so rather than wait for a result that never comes.
-        let _ = failure.send(Message::Done(Done {
+        let _ = failure.send(Message::Done(Box::new(Done {
             id,
             settings,
             prepared: None,
             selection: Err(format!("cannot start a worker thread: {e}")),
-        }));
+        })));
     }
 }
 

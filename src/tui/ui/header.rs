@@ -97,11 +97,7 @@ fn file_name(source: &str) -> &str {
 
 /// A progress bar of `width` cells.
 pub fn bar(done: usize, total: usize, width: usize) -> String {
-    let filled = if total == 0 {
-        0
-    } else {
-        (done * width / total).min(width)
-    };
+    let filled = (done * width).checked_div(total).unwrap_or(0).min(width);
     format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
 }
 
@@ -134,7 +130,7 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             ("Tab", "view"),
             ("e", "export"),
         ];
-        if area.width >= 100 {
+        if area.width >= 110 {
             keys.extend([("y", "command"), ("g", "log"), ("c", "measure")]);
         }
         keys.extend([("?", "help"), ("q", "quit")]);
