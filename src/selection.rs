@@ -7,9 +7,10 @@ use std::str::FromStr;
 
 use crate::binning::{BinningError, Method};
 use crate::groups::KeyGroups;
-use crate::project::{actual_totals, project, Projection};
+use crate::project::{actual_totals, project, project_total, Projection};
 use crate::runlog::RunLog;
 use crate::select::{Pick, PickSettings, Selector, SeqPoint};
+use crate::stats::Z95;
 
 /// Training phases binned separately, each with its own SeqPoints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -75,6 +76,9 @@ pub struct SelectOptions {
     /// Profiled iterations per SeqPoint assumed by the intervals.
     pub samples: u64,
     pub strata: Strata,
+    /// Compute the error-versus-K curve (every K up to `max_bins`); off when only the
+    /// selection itself is wanted, since k-means makes each K cost a clustering.
+    pub error_curve: bool,
 }
 
 impl Default for SelectOptions {
@@ -89,6 +93,7 @@ impl Default for SelectOptions {
             seed: 0,
             samples: 1,
             strata: Strata::None,
+            error_curve: true,
         }
     }
 }
@@ -118,13 +123,18 @@ impl CurvePoint {
     }
 }
 
-/// What the error target search found, per stratum.
-#[derive(Debug, Clone, PartialEq)]
+/// One stratum of a selection: its K and how well its own SeqPoints project it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StratumOutcome {
     pub name: String,
     pub iterations: u64,
     pub k: usize,
+    /// Whether this stratum's own projection meets the target (always true with fixed K). The
+    /// error target applies to the whole run, so a stratum may miss it while the run meets it.
     pub met: bool,
+    /// This stratum's own worst error and 95% half-width, against its own totals, in percent.
+    pub worst_error_pct: f64,
+    pub worst_half_width_pct: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -167,9 +177,10 @@ pub enum SelectError {
 }
 
 /// A stratum's name and its rows (ascending; `None` is every row).
-type StratumRows = (String, Option<Vec<u32>>);
+pub type StratumRows = (String, Option<Vec<u32>>);
 
-fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectError> {
+/// The rows of each stratum, in stratum order (the order of `SeqPoint::stratum`).
+pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectError> {
     Ok(match strata {
         Strata::None => vec![("all".to_string(), None)],
         Strata::Epoch => {
@@ -230,6 +241,17 @@ fn curve_point(
         worst_error_pct: projection.worst_error_pct(),
         worst_half_width_pct: projection.worst_half_width_pct(),
     }
+}
+
+/// The binning method and pick in effect: the options' own, else the defaults for this log.
+pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) {
+    let method = options.method.unwrap_or(Method::default_for(log.dims()));
+    let pick = options.pick.unwrap_or(if log.proxy.is_some() {
+        Pick::Median
+    } else {
+        Pick::NearestMean
+    });
+    (method, pick)
 }
 
 /// Reject options no K could satisfy, before any work (the same messages for `select` and
@@ -313,12 +335,7 @@ impl<'a> Selectors<'a> {
         strata: &'a StrataGroups,
         options: &SelectOptions,
     ) -> Result<Self, SelectError> {
-        let method = options.method.unwrap_or(Method::default_for(log.dims()));
-        let pick = options.pick.unwrap_or(if log.proxy.is_some() {
-            Pick::Median
-        } else {
-            Pick::NearestMean
-        });
+        let (method, pick) = method_and_pick(log, options);
         let prepared = table_bins(options);
         let settings = PickSettings {
             method,
@@ -367,9 +384,13 @@ impl<'a> Selectors<'a> {
         Ok(curve_point(self.log, &self.actual, k, &seqpoints, samples))
     }
 
-    /// How many K the error-versus-K curve covers for these options.
+    /// How many K the error-versus-K curve covers for these options (none when not asked).
     pub fn curve_len(&self, options: &SelectOptions) -> usize {
-        table_bins(options).min(self.strata.largest())
+        if options.error_curve {
+            table_bins(options).min(self.strata.largest())
+        } else {
+            0
+        }
     }
 
     /// The error-versus-K curve, K = 1..=`curve_len`; `None` when `progress` stopped it.
@@ -389,88 +410,78 @@ impl<'a> Selectors<'a> {
         Ok(Some(curve))
     }
 
-    /// The selection for `options` (fixed K, or the smallest K meeting the target in each
-    /// stratum), carrying `curve`; `None` when `progress` stopped the target search.
+    /// The selection for `options` (fixed K, or the error-target search), carrying `curve`;
+    /// `None` when `progress` stopped the search.
     pub fn choose(
         &self,
         options: &SelectOptions,
         curve: Vec<CurvePoint>,
         progress: Progress,
     ) -> Result<Option<Selection>, SelectError> {
-        let strata = self.strata;
+        let (log, strata) = (self.log, self.strata);
         let mut chosen: Vec<Vec<SeqPoint>> = Vec::new();
         let mut outcomes = Vec::new();
         let mut target = None;
-        match options.bins {
-            BinCount::Fixed(k) => {
-                for (i, selector) in self.selectors.iter().enumerate() {
-                    chosen.push(selector.select(k)?);
-                    outcomes.push(StratumOutcome {
-                        name: strata.names[i].clone(),
-                        iterations: strata.groups[i].iterations(),
-                        k,
-                        met: true,
-                    });
-                }
-            }
+        let ks = match options.bins {
+            BinCount::Fixed(k) => vec![k; self.selectors.len()],
             BinCount::Target(pct) => {
                 let max_bins = table_bins(options);
-                let total: usize = strata.groups.iter().map(|g| max_bins.min(g.len())).sum();
-                let mut done = 0;
-                let mut all_met = true;
-                let mut advice = Vec::new();
-                for (i, selector) in self.selectors.iter().enumerate() {
-                    let actual = &self.stratum_actual[i];
-                    let mut best: Option<(f64, usize, CurvePoint, Vec<SeqPoint>)> = None;
-                    for k in 1..=max_bins.min(strata.groups[i].len()) {
-                        let seqpoints = selector.select(k)?;
-                        let point = curve_point(self.log, actual, k, &seqpoints, options.samples);
-                        let shortfall = point.shortfall(pct, options.target_by);
-                        let met = point.meets(pct, options.target_by);
-                        if best.as_ref().is_none_or(|b| shortfall < b.0) || met {
-                            best = Some((shortfall, k, point, seqpoints));
-                        }
-                        done += 1;
-                        if progress(done, total).is_break() {
-                            return Ok(None);
-                        }
-                        if met {
-                            break;
-                        }
-                    }
-                    let (_, k, point, seqpoints) = best.expect("at least one K tried");
-                    let met = point.meets(pct, options.target_by);
-                    if !met {
-                        all_met = false;
-                        advice.push(advice_for(
-                            &strata.names[i],
-                            &point,
-                            pct,
-                            options,
-                            strata.names.len() > 1,
-                        ));
-                    }
-                    outcomes.push(StratumOutcome {
-                        name: strata.names[i].clone(),
-                        iterations: strata.groups[i].iterations(),
-                        k,
-                        met,
-                    });
-                    chosen.push(seqpoints);
-                }
+                let limits: Vec<usize> = strata
+                    .groups
+                    .iter()
+                    .map(|g| max_bins.min(g.len()))
+                    .collect();
+                let search = TargetSearch {
+                    log,
+                    selectors: &self.selectors,
+                    actual: &self.actual,
+                    strata_actual: &self.stratum_actual,
+                    limits: &limits,
+                    target: pct,
+                    rule: options.target_by,
+                    samples: options.samples,
+                };
+                let Some((ks, point)) = search.run(progress)? else {
+                    return Ok(None);
+                };
+                let met = point.meets(pct, options.target_by);
                 target = Some(TargetOutcome {
                     target_pct: pct,
                     rule: options.target_by,
-                    met: all_met,
-                    advice: (!advice.is_empty()).then(|| advice.join("; ")),
+                    met,
+                    advice: (!met).then(|| advice_for(&point, pct, options)),
                 });
+                ks
             }
+        };
+        for (i, selector) in self.selectors.iter().enumerate() {
+            let seqpoints = selector.select(ks[i])?;
+            let own = curve_point(
+                log,
+                &self.stratum_actual[i],
+                ks[i],
+                &seqpoints,
+                options.samples,
+            );
+            outcomes.push(StratumOutcome {
+                name: strata.names[i].clone(),
+                iterations: strata.groups[i].iterations(),
+                k: ks[i],
+                // With a fixed K there is no target to miss.
+                met: match options.bins {
+                    BinCount::Fixed(_) => true,
+                    BinCount::Target(pct) => own.meets(pct, options.target_by),
+                },
+                worst_error_pct: own.worst_error_pct,
+                worst_half_width_pct: own.worst_half_width_pct,
+            });
+            chosen.push(seqpoints);
         }
         let mut seqpoints: Vec<SeqPoint> = chosen.into_iter().flatten().collect();
         for (id, sp) in seqpoints.iter_mut().enumerate() {
             sp.id = id;
         }
-        let projection = project(self.log, &self.actual, &seqpoints, options.samples);
+        let projection = project(log, &self.actual, &seqpoints, options.samples);
         Ok(Some(Selection {
             method: self.method,
             pick: self.pick,
@@ -499,20 +510,14 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
 
 /// Say what would meet the target: more samples per SeqPoint when only the interval is too
 /// wide (the half-width shrinks with the square root of the samples), else more bins.
-fn advice_for(
-    name: &str,
-    best: &CurvePoint,
-    target: f64,
-    options: &SelectOptions,
-    named: bool,
-) -> String {
-    let prefix = if named {
-        format!("{name}: ")
+fn advice_for(best: &CurvePoint, target: f64, options: &SelectOptions) -> String {
+    let per_stratum = if options.strata == Strata::None {
+        ""
     } else {
-        String::new()
+        " per stratum"
     };
     let mut parts = vec![format!(
-        "{prefix}no K up to {} meets {target}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
+        "no K up to {}{per_stratum} meets {target}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
         options.max_bins, best.k, best.worst_error_pct, best.worst_half_width_pct
     )];
     if options.target_by == TargetRule::Interval && best.worst_half_width_pct > target {
@@ -522,13 +527,127 @@ fn advice_for(
             "profile about {samples} iterations per SeqPoint (--samples {samples})"
         ));
     }
-    if best.worst_error_pct > target || best.k == options.max_bins {
+    if best.worst_error_pct > target || best.k >= options.max_bins {
         parts.push(format!(
             "or allow more bins (--max-bins {})",
             options.max_bins * 2
         ));
     }
     parts.join(", ")
+}
+
+/// The error-target search over strata: K per stratum, judged on the whole run.
+///
+/// Every stratum starts at K = 1. While the whole run's projection (SeqPoints of all strata
+/// together; totals sum over strata) misses the target, one bin is added to the stratum that
+/// contributes most to the miss: the largest of its absolute error and (under the interval rule)
+/// its 95% half-width, each as a share of the whole run's total of that configuration and metric,
+/// and its share of the speedup error `|dA_s / A - dB_s / B|`. It stops when the run meets the
+/// target or no stratum can grow, and returns the K per stratum of the best point seen.
+/// Without strata this is exactly "the smallest K that meets the target".
+struct TargetSearch<'a> {
+    log: &'a RunLog,
+    selectors: &'a [Selector<'a>],
+    actual: &'a [Vec<f64>],
+    strata_actual: &'a [Vec<Vec<f64>>],
+    limits: &'a [usize],
+    target: f64,
+    rule: TargetRule,
+    samples: u64,
+}
+
+impl TargetSearch<'_> {
+    /// `None` when `progress` stopped the search.
+    fn run(&self, progress: Progress) -> Result<Option<(Vec<usize>, CurvePoint)>, SelectError> {
+        let strata = self.selectors.len();
+        // Each step adds one bin to one stratum: at most this many steps.
+        let steps = (self.limits.iter().sum::<usize>() + 1).saturating_sub(strata);
+        let mut cache: Vec<std::collections::HashMap<usize, (Vec<SeqPoint>, f64)>> =
+            vec![Default::default(); strata];
+        let mut ks = vec![1usize; strata];
+        let mut best: Option<(f64, Vec<usize>, CurvePoint)> = None;
+        loop {
+            for s in 0..strata {
+                if !cache[s].contains_key(&ks[s]) {
+                    let seqpoints = self.selectors[s].select(ks[s])?;
+                    let share = self.contribution(s, &seqpoints);
+                    cache[s].insert(ks[s], (seqpoints, share));
+                }
+            }
+            let seqpoints: Vec<SeqPoint> = (0..strata)
+                .flat_map(|s| cache[s][&ks[s]].0.iter().cloned())
+                .collect();
+            let point = curve_point(
+                self.log,
+                self.actual,
+                ks.iter().sum(),
+                &seqpoints,
+                self.samples,
+            );
+            let shortfall = point.shortfall(self.target, self.rule);
+            let met = point.meets(self.target, self.rule);
+            if met || best.as_ref().is_none_or(|b| shortfall < b.0) {
+                best = Some((shortfall, ks.clone(), point));
+            }
+            if met {
+                break;
+            }
+            let done = (ks.iter().sum::<usize>() + 1).saturating_sub(strata);
+            if progress(done, steps.max(done)).is_break() {
+                return Ok(None);
+            }
+            let grow = (0..strata)
+                .filter(|&s| ks[s] < self.limits[s])
+                .max_by(|&a, &b| {
+                    cache[a][&ks[a]]
+                        .1
+                        .total_cmp(&cache[b][&ks[b]].1)
+                        .then(b.cmp(&a))
+                });
+            match grow {
+                Some(s) => ks[s] += 1,
+                None => break,
+            }
+        }
+        let (_, ks, point) = best.expect("at least one point tried");
+        Ok(Some((ks, point)))
+    }
+
+    /// How much stratum `s`, with these SeqPoints, adds to the whole run's miss (a share).
+    fn contribution(&self, s: usize, seqpoints: &[SeqPoint]) -> f64 {
+        let mut worst: f64 = 0.0;
+        // Signed error of each configuration and metric, as a share of the run's total.
+        let errors: Vec<Vec<f64>> = self
+            .actual
+            .iter()
+            .enumerate()
+            .map(|(c, totals)| {
+                totals
+                    .iter()
+                    .enumerate()
+                    .map(|(m, &total)| {
+                        if total <= 0.0 {
+                            return 0.0;
+                        }
+                        let estimate = project_total(seqpoints, c, m, self.samples);
+                        if self.rule == TargetRule::Interval {
+                            worst = worst.max(Z95 * estimate.variance.max(0.0).sqrt() / total);
+                        }
+                        (estimate.value - self.strata_actual[s][c][m]) / total
+                    })
+                    .collect()
+            })
+            .collect();
+        for per_metric in &errors {
+            worst = per_metric.iter().fold(worst, |w, e| w.max(e.abs()));
+        }
+        if let [baseline, compare, ..] = errors.as_slice() {
+            for (a, b) in baseline.iter().zip(compare) {
+                worst = worst.max((a - b).abs());
+            }
+        }
+        worst
+    }
 }
 
 #[cfg(test)]
@@ -582,6 +701,81 @@ mod tests {
         assert_eq!(strata, vec![Some(0), Some(0), Some(1), Some(1)]);
         assert!(selection.seqpoints[2..].iter().all(|s| s.iteration >= 3));
         assert_eq!(selection.projection.worst_error_pct(), 0.0);
+    }
+
+    #[test]
+    fn target_chooses_k_per_stratum() {
+        // Phase 1: one key, constant time: exact with K = 1. Phase 2: keys 1..4, time = key^2:
+        // exact only with K = 4. The target is met with K = 1 + 4, not 4 in each.
+        let log = log("seq_len,time_ms\n1,5\n1,5\n1,5\n1,5\n1,1\n2,4\n3,9\n4,16\n");
+        let options = SelectOptions {
+            bins: BinCount::Target(0.001),
+            strata: Strata::Phases(2),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        let ks: Vec<usize> = selection.strata.iter().map(|s| s.k).collect();
+        assert_eq!(ks, vec![1, 4]);
+        assert!(selection.target.as_ref().unwrap().met);
+        assert_eq!(selection.projection.worst_error_pct(), 0.0);
+        // Weights are per stratum and sum to each stratum's iterations.
+        let weight = |s: usize| -> u64 {
+            selection
+                .seqpoints
+                .iter()
+                .filter(|p| p.stratum == Some(s))
+                .map(|p| p.weight)
+                .sum()
+        };
+        assert_eq!((weight(0), weight(1)), (4, 4));
+    }
+
+    #[test]
+    fn strata_projection_is_the_sum_of_the_strata() {
+        // Key 1 costs 1 in phase 1 and 3 in phase 2: one bin per phase is exact, while one bin
+        // over the whole run projects from a single iteration, 1 or 3, for all four.
+        let log = log("seq_len,time_ms\n1,1\n1,1\n1,3\n1,3\n");
+        let fixed = |strata| SelectOptions {
+            bins: BinCount::Fixed(1),
+            strata,
+            ..SelectOptions::default()
+        };
+        let split = run_selection(&log, &fixed(Strata::Phases(2))).unwrap();
+        assert_eq!(split.projection.totals[0].projected, 8.0);
+        assert_eq!(split.strata[1].worst_error_pct, 0.0);
+        let whole = run_selection(&log, &fixed(Strata::None)).unwrap();
+        assert!(whole.projection.worst_error_pct() >= 50.0);
+    }
+
+    #[test]
+    fn the_target_applies_to_every_metric() {
+        // Time is exact per key with K = 2; energy varies within key 2 (5, 9, 7), so the
+        // iteration picked for key 2 (energy 5) projects 2 * 1 + 3 * 5 = 17 against 23.
+        let text = "seq_len,time_ms,energy_j\n1,10,1\n1,10,1\n2,20,5\n2,20,9\n2,20,7\n";
+        let options = SelectOptions {
+            bins: BinCount::Target(0.001),
+            ..SelectOptions::default()
+        };
+        let both = run_selection(&log(text), &options).unwrap();
+        assert!(!both.target.as_ref().unwrap().met);
+        let energy = &both.projection.totals[1];
+        assert_eq!(
+            (energy.metric.as_str(), energy.projected),
+            ("energy_j", 17.0)
+        );
+        let time_only = load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions {
+                metrics: vec!["time_ms".into()],
+                ..LoadOptions::default()
+            },
+        )
+        .unwrap();
+        let selection = run_selection(&time_only, &options).unwrap();
+        assert!(selection.target.as_ref().unwrap().met);
+        assert_eq!(selection.bins(), 2);
     }
 
     #[test]

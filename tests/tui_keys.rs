@@ -9,7 +9,7 @@ use common::{ch, key, press, sample_session, started, translation_session, type_
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use seqpoint::binning::Method;
 use seqpoint::command::select_command;
-use seqpoint::export::{select_document, seqpoints_csv};
+use seqpoint::export::select_json;
 use seqpoint::select::Pick;
 use seqpoint::tui::app::{Measure, Overlay, View};
 use seqpoint::tui::{self, App};
@@ -435,16 +435,68 @@ fn export_writes_the_bytes_select_writes() {
 
     let json = std::fs::read_to_string(&path).unwrap();
     let csv = std::fs::read_to_string(dir.path().join("hand.csv")).unwrap();
-    let want = run_selection(&session.log, &session.options(&settings)).unwrap();
-    let select_json =
-        serde_json::to_string_pretty(&select_document(&session.log, &want, None)).unwrap() + "\n";
     let (without_command, command) = split_command(&json);
-    assert_eq!(without_command, select_json);
-    assert_eq!(csv, seqpoints_csv(&session.log, &want));
     assert_eq!(command, session.command(&settings));
     assert!(
         command.contains("--method uniform --pick median"),
         "{command}"
+    );
+    assert_eq!(without_command, select_output(&command, "json"));
+    assert_eq!(csv, select_output(&command, "csv"));
+    assert!(
+        json.contains("\"baselines\""),
+        "naive baselines at the same budget"
+    );
+}
+
+/// What `seqpoint select` prints for a recorded command line.
+fn select_output(command: &str, format: &str) -> String {
+    let words: Vec<&str> = command.split(' ').collect();
+    assert_eq!(words[..2], ["seqpoint", "select"]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+        .args(&words[1..])
+        .args(["--format", format])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn export_with_samples_lists_every_iteration_to_profile_as_select_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Fixed(6),
+        samples: 3,
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    press(&mut app, ch('p'));
+    let path = dir.path().join("planned.json");
+    export_to(&mut app, &path);
+    let json = std::fs::read_to_string(&path).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("planned.csv")).unwrap();
+    let (without_command, command) = split_command(&json);
+    assert!(command.contains("--samples 3"), "{command}");
+    assert_eq!(without_command, select_output(&command, "json"));
+    assert_eq!(csv, select_output(&command, "csv"));
+    assert!(json.contains("\"plan\""));
+    // Three profiled iterations per SeqPoint (where the bins hold that many).
+    assert!(csv.lines().count() > 6 + 1, "{csv}");
+}
+
+#[test]
+fn every_recomputation_also_equals_the_library_document() {
+    let session = sample_session(fixed(9, 16));
+    let app = started(&session);
+    let want = expected(&app);
+    assert_eq!(
+        select_json(&session.log, app.current().unwrap(), None, None),
+        select_json(&session.log, &want, None, None)
     );
 }
 

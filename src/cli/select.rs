@@ -7,7 +7,10 @@ use anyhow::Context;
 use clap::Args;
 
 use super::{OutputFormat, RunArgs, SelectArgs};
-use seqpoint::export::{select_document, seqpoints_csv, write_atomically};
+use seqpoint::baselines::{all_baselines, RANDOM_DRAWS};
+use seqpoint::export::{select_csv, select_json, write_atomically};
+use seqpoint::plan::{cheapest_plan, plan_selection, PlanRule};
+use seqpoint::project_text::{baselines_table, plan_table};
 use seqpoint::run_selection;
 use seqpoint::text::selection_table;
 
@@ -40,17 +43,45 @@ fn default_format(output: Option<&PathBuf>) -> OutputFormat {
     }
 }
 
-/// Render a selection in the requested format.
+/// Render a selection (with its profiling plan and the naive baselines beside it).
 pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyhow::Result<String> {
     let log = run.load()?;
-    let selection = run_selection(&log, &select.options())?;
-    Ok(match format {
-        OutputFormat::Table => selection_table(&log, &selection),
-        OutputFormat::Json => {
-            let doc = select_document(&log, &selection, None);
-            serde_json::to_string_pretty(&doc)? + "\n"
+    let options = select.options();
+    let (selection, plan) = match select.plan_rule() {
+        Some(PlanRule::Target(target)) => {
+            let (selection, plan) = cheapest_plan(&log, &options, target)?;
+            (selection, Some(plan))
         }
-        OutputFormat::Csv => seqpoints_csv(&log, &selection),
+        Some(rule) => {
+            let selection = run_selection(&log, &options)?;
+            let plan = plan_selection(&log, &selection, rule)?;
+            (selection, Some(plan))
+        }
+        None => (run_selection(&log, &options)?, None),
+    };
+    let profiled = plan
+        .as_ref()
+        .map_or(selection.bins() as u64, |p| p.iterations());
+    Ok(match format {
+        OutputFormat::Table => {
+            let baselines = all_baselines(&log, profiled as usize, options.warmup, options.seed);
+            let mut text = selection_table(&log, &selection);
+            if let Some(plan) = &plan {
+                text.push_str(&plan_table(&log, &selection, plan));
+            }
+            let projection = plan
+                .as_ref()
+                .map_or(&selection.projection, |p| &p.projection);
+            text.push_str(&baselines_table(
+                projection,
+                profiled,
+                &baselines,
+                RANDOM_DRAWS,
+            ));
+            text
+        }
+        OutputFormat::Json => select_json(&log, &selection, plan.as_ref(), None),
+        OutputFormat::Csv => select_csv(&log, &selection, plan.as_ref()),
     })
 }
 

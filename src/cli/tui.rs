@@ -28,6 +28,11 @@ pub fn run(cmd: &TuiCommand) -> anyhow::Result<()> {
 
 /// Load, check, then open the explorer; a signal that ended it ends the process the same way.
 pub fn open(run: &RunArgs, select: &SelectArgs) -> anyhow::Result<()> {
+    if select.budget.is_some() || select.plan {
+        bail!(
+            "the explorer does not make profiling plans (--budget, --plan); `seqpoint select` does"
+        );
+    }
     let (path, _) = run.paths();
     let log = run.load()?;
     let session = Session::new(path, run.load_options(), log, select.options())?;

@@ -5,7 +5,7 @@ use super::error::{closest_name, LoadError};
 
 pub const DEFAULT_KEY: &str = "seq_len";
 pub const KEY_ALIASES: &[&str] = &["seq_len", "sl", "seqlen", "seq_length"];
-const ITERATION_ALIASES: &[&str] = &["iteration", "iter", "step"];
+pub(crate) const ITERATION_ALIASES: &[&str] = &["iteration", "iter", "step"];
 const EPOCH_ALIASES: &[&str] = &["epoch"];
 /// Metrics used when the user names none, in this order, when present.
 pub const DEFAULT_METRICS: &[&str] = &["time_ms", "energy_j"];
@@ -30,7 +30,7 @@ fn find(header: &[String], names: &[&str]) -> Option<usize> {
     })
 }
 
-fn missing_column(path: &str, what: &str, wanted: &str, header: &[String]) -> LoadError {
+pub(crate) fn missing_column(path: &str, what: &str, wanted: &str, header: &[String]) -> LoadError {
     let mut message = format!(
         "no {what} column '{wanted}'; the columns are: {}",
         header.join(", ")

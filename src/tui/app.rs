@@ -7,9 +7,11 @@ use std::sync::Arc;
 
 use ratatui::widgets::TableState;
 
+use super::ui::curve::BaselineSeries;
 use crate::binning::Method;
 use crate::command::select_command;
 use crate::groups::KeyGroups;
+use crate::plan::PlanRule;
 use crate::runlog::{LoadOptions, RunLog};
 use crate::sample::sample_bytes;
 use crate::select::Pick;
@@ -39,6 +41,8 @@ pub struct Session {
     pub base: SelectOptions,
     /// Where an export goes by default: beside the run, or here for the sample and stdin.
     pub export_dir: PathBuf,
+    /// More than one profiled iteration per SeqPoint (`--samples M`): exports list them.
+    pub plan: Option<PlanRule>,
 }
 
 impl Session {
@@ -60,6 +64,7 @@ impl Session {
                 .unwrap_or_default()
         };
         Ok(Session {
+            plan: (base.samples > 1).then_some(PlanRule::Samples(base.samples)),
             groups: KeyGroups::from_log(&log),
             run,
             load,
@@ -252,6 +257,8 @@ impl Pending {
 pub struct Prepared<'a> {
     pub selectors: Arc<Selectors<'a>>,
     pub curve: Arc<Vec<CurvePoint>>,
+    /// First-N and random-N at the budget of each K of the curve.
+    pub baselines: Arc<Vec<BaselineSeries>>,
 }
 
 impl Prepared<'_> {
@@ -331,6 +338,12 @@ impl<'a> App<'a> {
     pub fn curve(&self) -> Option<&[CurvePoint]> {
         self.prepared(self.settings.method, self.settings.pick)
             .map(|p| p.curve.as_slice())
+    }
+
+    /// The naive baselines beside the current curve, when built.
+    pub fn baselines(&self) -> &[BaselineSeries] {
+        self.prepared(self.settings.method, self.settings.pick)
+            .map_or(&[], |p| p.baselines.as_slice())
     }
 
     /// The shown selection when it matches the current settings (an export needs that).

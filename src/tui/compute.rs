@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::{Prepared, Session, Settings};
-use crate::selection::{BinCount, SelectError, SelectOptions, Selection, Selectors};
+use super::ui::curve::BaselineSeries;
+use crate::baselines::{first_n, random_n, Baseline, RANDOM_DRAWS};
+use crate::selection::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 
 /// One recomputation: everything missing for `settings`, reusing `prepared` when given.
 pub struct Job<'a> {
@@ -81,6 +83,7 @@ impl<'a> Job<'a> {
                     Err(e) => return Some(fail(None, e)),
                 };
                 Prepared {
+                    baselines: Arc::new(baseline_curves(session, &curve)),
                     selectors: Arc::new(selectors),
                     curve: Arc::new(curve),
                 }
@@ -113,6 +116,44 @@ impl<'a> Job<'a> {
 pub fn table_options(session: &Session, settings: &Settings) -> SelectOptions {
     SelectOptions {
         bins: BinCount::Target(settings.target_pct),
+        error_curve: true,
         ..session.options(settings)
     }
+}
+
+/// The naive baselines beside the curve: at each K, first-N and random-N (mean error over
+/// seeded draws) profiling as many iterations as the SeqPoints of that K would, with the
+/// warm-up and seed `select` uses.
+pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
+    let log = &session.log;
+    let (warmup, seed, samples) = (session.base.warmup, session.base.seed, session.base.samples);
+    let worst = |b: Baseline| {
+        b.errors
+            .iter()
+            .chain(&b.speedup_errors)
+            .map(|e| e.error_pct)
+            .fold(0.0, f64::max)
+    };
+    let budget = |p: &CurvePoint| (p.bins as u64 * samples) as usize;
+    vec![
+        BaselineSeries {
+            name: "first-N".into(),
+            glyph: 'f',
+            points: curve
+                .iter()
+                .map(|p| (p.k, worst(first_n(log, budget(p), warmup))))
+                .collect(),
+        },
+        BaselineSeries {
+            name: "random-N".into(),
+            glyph: 'r',
+            points: curve
+                .iter()
+                .map(|p| {
+                    let b = random_n(log, budget(p), warmup, RANDOM_DRAWS, seed);
+                    (p.k, worst(b))
+                })
+                .collect(),
+        },
+    ]
 }

@@ -12,7 +12,8 @@ use super::app::{
 };
 use super::compute::{Done, Job};
 use super::input::Action;
-use crate::export::{select_document, seqpoints_csv};
+use crate::export::{select_csv, select_json};
+use crate::plan::plan_selection;
 use crate::select::Pick;
 
 /// Work the run loop carries out for `update`.
@@ -414,17 +415,26 @@ fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         return None;
     };
     let session = app.session;
-    let doc = select_document(
-        &session.log,
-        selection,
-        Some(session.command(&app.settings)),
-    );
-    let json = serde_json::to_string_pretty(&doc).expect("plain data serialises") + "\n";
+    // As `select` does: with --samples M the plan lists every iteration to profile.
+    let plan = match session
+        .plan
+        .map(|rule| plan_selection(&session.log, selection, rule))
+    {
+        Some(Err(e)) => {
+            say_error(app, &e.to_string());
+            return None;
+        }
+        Some(Ok(plan)) => Some(plan),
+        None => None,
+    };
+    let command = session.command(&app.settings);
+    let json = select_json(&session.log, selection, plan.as_ref(), Some(command));
+    let csv = select_csv(&session.log, selection, plan.as_ref());
     Some(Effect::Export(ExportPlan {
         json_path,
         csv_path,
         json,
-        csv: seqpoints_csv(&session.log, selection),
+        csv,
         overwrite: false,
     }))
 }

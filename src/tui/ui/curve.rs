@@ -10,6 +10,7 @@ use super::theme::Theme;
 use crate::selection::CurvePoint;
 
 /// A naive baseline's worst error per profiling budget (K iterations), drawn with `glyph`.
+/// `name` is short (`first-N`): the legend adds the error at the current K.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BaselineSeries {
     pub name: String,
@@ -52,7 +53,7 @@ impl Widget for ErrorCurve<'_> {
         if area.height < 5 || area.width < 16 {
             return;
         }
-        let mut legend = vec![
+        let legend = vec![
             Span::styled("•", t.error_line()),
             Span::styled(" error  ", t.dim()),
             Span::styled("░", t.band()),
@@ -60,9 +61,6 @@ impl Widget for ErrorCurve<'_> {
             Span::styled("─", t.target()),
             Span::styled(format!(" target {}%", self.target), t.dim()),
         ];
-        for b in self.baselines {
-            legend.push(Span::styled(format!("  {} {}", b.glyph, b.name), t.dim()));
-        }
         buf.set_line(area.x, area.y, &Line::from(legend), area.width);
         if self.curve.is_empty() {
             buf.set_string(area.x, area.y + 2, "computing the curve…", t.dim());
@@ -108,10 +106,15 @@ impl Widget for ErrorCurve<'_> {
                     buf.set_string(x, y, "┆", t.key());
                 }
             }
+            // Baselines off the axis are left out here; the legend gives their value.
             for series in self.baselines {
-                if let Some(&(_, e)) = series.points.iter().find(|p| p.0 == k) {
-                    let row = row_of(e, top, rows).unwrap_or(rows - 1);
-                    buf.set_string(x, y_of(row), series.glyph.to_string(), t.dim());
+                if let Some(row) = series
+                    .points
+                    .iter()
+                    .find(|p| p.0 == k)
+                    .and_then(|&(_, e)| row_of(e, top, rows))
+                {
+                    buf.set_string(x, y_of(row), series.glyph.to_string(), t.strong());
                 }
             }
             match row_of(point.worst_error_pct, top, rows) {

@@ -19,7 +19,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
 use crate::tui::app::{App, Measure, Overlay, View};
-use curve::{BaselineSeries, ErrorCurve};
+use curve::ErrorCurve;
 use heatmap::HeatMap;
 use histogram::Histogram;
 use theme::Theme;
@@ -156,12 +156,6 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
 }
 
-/// Naive baselines at the same budget (first-N, random-N), beside the curve. The library
-/// has no baselines module yet; when it has, this is the one place to fill them in.
-pub fn naive_baselines(_app: &App) -> Vec<BaselineSeries> {
-    Vec::new()
-}
-
 fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let current_k = app.shown_k();
     let curve = app.curve().unwrap_or(&[]);
@@ -177,18 +171,34 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             t.dim(),
         ));
     }
+    let baselines = app.baselines();
+    // The baselines' errors at the current K: usually far above the axis, so said in words.
+    let mut legend: Vec<Span> = Vec::new();
+    for b in baselines {
+        let at_k = current_k.and_then(|k| b.points.iter().find(|p| p.0 == k));
+        if let Some(&(_, e)) = at_k {
+            legend.push(Span::styled(format!(" {}", b.glyph), t.strong()));
+            legend.push(Span::styled(format!(" {} {e:.1}%", b.name), t.dim()));
+        }
+    }
+    if !legend.is_empty() {
+        if area.width > 50 {
+            legend.push(Span::styled(" at the same budget", t.dim()));
+        }
+        legend.push(Span::raw(" "));
+    }
     let block = Block::bordered()
         .title(Span::styled(" Error vs K ", t.title()))
-        .title(Line::from(title_right).right_aligned());
+        .title(Line::from(title_right).right_aligned())
+        .title_bottom(Line::from(legend).right_aligned());
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let baselines = naive_baselines(app);
     frame.render_widget(
         ErrorCurve {
             curve,
             target: app.settings.target_pct,
             current_k,
-            baselines: &baselines,
+            baselines,
             theme: *t,
         },
         inner,
