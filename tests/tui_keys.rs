@@ -620,3 +620,30 @@ fn progress_reports_reach_the_footer_state() {
     assert!(app.pending.is_none());
     assert!(app.current().is_some());
 }
+
+#[test]
+fn strata_get_their_own_seqpoints_as_select_gives_them() {
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Target(2.0),
+        strata: seqpoint::Strata::Epoch,
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    assert_matches_select(&app);
+    let strata: Vec<_> = app
+        .current()
+        .unwrap()
+        .strata
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    assert_eq!(strata, ["epoch 0", "epoch 1", "epoch 2"]);
+    let largest = app.shown_k().unwrap();
+    press(&mut app, ch('h'));
+    assert_eq!(app.settings.k, largest - 1);
+    let shown = app.current().unwrap();
+    assert!(shown.strata.iter().all(|s| s.k == largest - 1));
+    assert_eq!(shown.seqpoints.len(), 3 * (largest - 1));
+    assert_matches_select(&app);
+    assert!(session.command(&app.settings).contains("--strata epoch"));
+}

@@ -61,11 +61,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .current()
             .and_then(|_| app.shown_k())
             .map_or("…".to_string(), |k| k.to_string());
-        settings.push(Span::styled("auto-K", t.key()));
-        settings.push(Span::raw(format!(
-            ": K = {k}{per_stratum} for target {}%",
-            s.target_pct
-        )));
+        settings.push(Span::styled(
+            format!("auto-K for {}%", s.target_pct),
+            t.key(),
+        ));
+        settings.push(Span::raw(format!(": K = {k}{per_stratum}")));
         let met = app
             .current()
             .and_then(|c| c.target.as_ref())

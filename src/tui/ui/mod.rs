@@ -106,13 +106,18 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         format!(" SL distribution: {measure} per {} ", log.key_names[0])
     };
     let scale = if app.log_scale { "log" } else { "linear" };
-    let mut right = vec![Span::styled(format!(" {scale} scale "), t.dim())];
-    if session.strata.split {
-        right.insert(0, Span::styled(" bins per stratum not drawn ·", t.dim()));
-    }
-    let block = Block::bordered()
+    let mut block = Block::bordered()
         .title(Span::styled(what, t.title()))
-        .title(Line::from(right).right_aligned());
+        .title(Line::styled(format!(" {scale} scale "), t.dim()).right_aligned());
+    if session.strata.split {
+        block = block.title_bottom(
+            Line::styled(
+                " each stratum has its own bins: boundaries not drawn ",
+                t.dim(),
+            )
+            .right_aligned(),
+        );
+    }
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let selected = app.selected_seqpoint();
