@@ -16,7 +16,7 @@ use seqpoint::binning::{Method, OptimalTable, Solver};
 use seqpoint::genlog::{write_log, GenFormat, GenSpec};
 use seqpoint::runlog::MetricColumn;
 use seqpoint::select::Pick;
-use seqpoint::selection::{run_selection_prepared, BinCount, Prepared, SelectOptions, Strata};
+use seqpoint::selection::{run_selection_on, BinCount, SelectOptions, Strata, StrataGroups};
 use seqpoint::{Cost, KeyGroups, LoadOptions, RunLog};
 
 fn cpu_seconds() -> f64 {
@@ -194,7 +194,7 @@ fn main() {
     let log = seqpoint::load_run(csv.to_str().unwrap(), &LoadOptions::default()).unwrap();
     let (group_wall, group_cpu, groups) = best_of(runs, || KeyGroups::from_log(&log));
     let (prep_wall, prep_cpu, prepared) =
-        best_of(runs, || Prepared::new(&log, Strata::None, 0).unwrap());
+        best_of(runs, || StrataGroups::new(&log, Strata::None, 0).unwrap());
     println!("| step ({} key groups) | wall | CPU |", groups.len());
     println!("|---|---|---|");
     println!(
@@ -239,10 +239,10 @@ fn main() {
         max_bins: 64,
         ..SelectOptions::default()
     };
-    let fresh = || Prepared::new(&log, Strata::None, 0).unwrap();
+    let fresh = || StrataGroups::new(&log, Strata::None, 0).unwrap();
     let p = fresh();
     let (wall, cpu, sel) = best_of(1, || {
-        run_selection_prepared(&log, &p, &target(Method::Optimal)).unwrap()
+        run_selection_on(&log, &p, &target(Method::Optimal)).unwrap()
     });
     println!(
         "| auto-K, optimal, measured means ({}; DP built) -> K {} | {} | {:.0} ms |",
@@ -252,9 +252,9 @@ fn main() {
         cpu * 1e3
     );
     let monotone_log = monotone_copy(&log);
-    let mp = Prepared::new(&monotone_log, Strata::None, 0).unwrap();
+    let mp = StrataGroups::new(&monotone_log, Strata::None, 0).unwrap();
     let (wall, cpu, sel) = best_of(1, || {
-        run_selection_prepared(&monotone_log, &mp, &target(Method::Optimal)).unwrap()
+        run_selection_on(&monotone_log, &mp, &target(Method::Optimal)).unwrap()
     });
     println!(
         "| auto-K, optimal, monotone proxy (DP built) -> K {} | {} | {:.0} ms |",
@@ -263,7 +263,7 @@ fn main() {
         cpu * 1e3
     );
     let (wall, cpu, _) = best_of(runs, || {
-        run_selection_prepared(&monotone_log, &mp, &target(Method::Optimal)).unwrap()
+        run_selection_on(&monotone_log, &mp, &target(Method::Optimal)).unwrap()
     });
     println!(
         "| auto-K again (DP table cached) | {} | {:.0} ms |",
@@ -281,7 +281,7 @@ fn main() {
         max_bins: 64,
         ..SelectOptions::default()
     };
-    let _ = run_selection_prepared(
+    let _ = run_selection_on(
         &log,
         &prepared,
         &fixed(16, Method::Optimal, Pick::NearestMean),
@@ -309,7 +309,7 @@ fn main() {
         ),
     ] {
         let (wall, cpu, _) = best_of(runs.max(5), || {
-            run_selection_prepared(&log, &prepared, &options).unwrap()
+            run_selection_on(&log, &prepared, &options).unwrap()
         });
         println!("| {name} | {} | {:.1} ms |", ms(wall), cpu * 1e3);
     }

@@ -344,6 +344,33 @@ pub fn profile_csv(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> S
     out
 }
 
+/// The JSON file `seqpoint select` writes: the document with its profiling plan (if any)
+/// and the naive baselines at the same number of profiled iterations. The explorer's export
+/// calls this too, so both write the same bytes (the explorer adds `command`).
+pub fn select_json(
+    log: &RunLog,
+    selection: &Selection,
+    plan: Option<&ProfilePlan>,
+    command: Option<String>,
+) -> String {
+    let profiled = plan.map_or(selection.bins() as u64, ProfilePlan::iterations);
+    let options = &selection.options;
+    let mut doc = select_document(log, selection, command);
+    doc.plan = plan.map(|p| plan_document(log, selection, p));
+    doc.baselines =
+        crate::baselines::all_baselines(log, profiled as usize, options.warmup, options.seed);
+    serde_json::to_string_pretty(&doc).expect("plain data serialises") + "\n"
+}
+
+/// The CSV file `seqpoint select` writes: the iterations to profile when a plan asks for
+/// more than one per SeqPoint, else the SeqPoint list.
+pub fn select_csv(log: &RunLog, selection: &Selection, plan: Option<&ProfilePlan>) -> String {
+    match plan {
+        Some(plan) => profile_csv(log, selection, plan),
+        None => seqpoints_csv(log, selection),
+    }
+}
+
 /// The SeqPoint list a profiler script reads: `id,iteration,epoch,<keys>,weight,<metrics>`.
 pub fn seqpoints_csv(log: &RunLog, selection: &Selection) -> String {
     let names = log.metric_names();

@@ -30,6 +30,7 @@ pub mod stats;
 pub mod stratified;
 pub mod synth;
 pub mod text;
+pub mod tui;
 
 pub use binning::Method;
 pub use cost::Cost;

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         Some(Command::Completions(cmd)) => cli::completions::run_completions(cmd),
         Some(Command::Man(cmd)) => cli::completions::run_man(cmd),
         Some(Command::Report(cmd)) => cli::report::run(cmd),
+        Some(Command::Tui(cmd)) => cli::tui::run(cmd),
         None => explore(&cli),
     };
     match result {
@@ -31,7 +32,7 @@ fn main() -> ExitCode {
 /// `seqpoint [RUN]`: the explorer on a terminal, the selection table otherwise.
 fn explore(cli: &Cli) -> anyhow::Result<()> {
     if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
-        // The interactive explorer is not built yet; fall through to the table.
+        return cli::tui::open(&cli.run, &cli.select);
     }
     let text = cli::select::render(&cli.run, &cli.select, cli::OutputFormat::Table)?;
     print!("{text}");

@@ -1,12 +1,11 @@
 //! The whole `select` pipeline over plain data: strata, bin count (fixed or by error
 //! target), SeqPoints and their projection. The CLI and TUI both call `run_selection`.
 
-use std::collections::HashMap;
 use std::fmt;
+use std::ops::ControlFlow;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
 
-use crate::binning::{BinningError, Method, OptimalTable};
+use crate::binning::{BinningError, Method};
 use crate::groups::KeyGroups;
 use crate::project::{actual_totals, project, project_total, Projection};
 use crate::runlog::RunLog;
@@ -187,11 +186,8 @@ pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, Sel
         Strata::Epoch => {
             let epochs = log.epochs.as_ref().ok_or(SelectError::NoEpochs)?;
             let mut by_epoch: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-            for (rows, e) in epochs.run_ranges() {
-                by_epoch
-                    .entry(e)
-                    .or_default()
-                    .extend(rows.start as u32..rows.end as u32);
+            for (row, e) in epochs.iter().enumerate() {
+                by_epoch.entry(e).or_default().push(row as u32);
             }
             by_epoch
                 .into_iter()
@@ -258,246 +254,295 @@ pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) 
     (method, pick)
 }
 
-/// Everything a selection needs that depends only on the log, the strata and the warm-up:
-/// key groups and candidate iterations per stratum, the actual totals, and the exact DP tables
-/// as they get built. Building it passes over every row once; `run_selection_prepared` then
-/// works on key groups only, so changing K, method, pick or target is cheap.
-///
-/// A TUI builds one (off the UI thread) after loading and calls `run_selection_prepared` on
-/// every key press; it builds a new one only when the strata or the warm-up change.
-pub struct Prepared {
-    strata: Strata,
-    warmup: u64,
-    names: Vec<String>,
-    groups: Vec<KeyGroups>,
-    candidates: Vec<Candidates>,
-    actual: Vec<Vec<f64>>,
-    /// Exact DP tables by (stratum, largest K).
-    tables: Mutex<HashMap<(usize, usize), Arc<OptimalTable>>>,
-}
-
-impl Prepared {
-    pub fn new(log: &RunLog, strata: Strata, warmup: u64) -> Result<Self, SelectError> {
-        let parts = strata_rows(log, strata)?;
-        let mut names = Vec::with_capacity(parts.len());
-        let mut groups = Vec::with_capacity(parts.len());
-        let mut candidates = Vec::with_capacity(parts.len());
-        for (name, rows) in parts {
-            let g = KeyGroups::from_rows(log, rows.as_deref());
-            candidates.push(Candidates::new(log, &g, warmup));
-            groups.push(g);
-            names.push(name);
-        }
-        Ok(Prepared {
-            strata,
-            warmup,
-            names,
-            groups,
-            candidates,
-            actual: actual_totals(log),
-            tables: Mutex::new(HashMap::new()),
-        })
-    }
-
-    pub fn strata(&self) -> Strata {
-        self.strata
-    }
-
-    pub fn warmup(&self) -> u64 {
-        self.warmup
-    }
-
-    /// The key groups of each stratum (one when there are no strata).
-    pub fn groups(&self) -> &[KeyGroups] {
-        &self.groups
-    }
-
-    /// True when these options can reuse this preparation.
-    pub fn fits(&self, options: &SelectOptions) -> bool {
-        options.strata == self.strata && options.warmup == self.warmup
-    }
-
-    fn table(&self, stratum: usize, max_bins: usize) -> Option<Arc<OptimalTable>> {
-        self.tables
-            .lock()
-            .ok()?
-            .iter()
-            .filter(|((s, k), _)| *s == stratum && *k >= max_bins)
-            .min_by_key(|((_, k), _)| *k)
-            .map(|(_, t)| t.clone())
-    }
-
-    fn keep_table(&self, stratum: usize, table: Arc<OptimalTable>) {
-        if let Ok(mut tables) = self.tables.lock() {
-            tables.insert((stratum, table.max_bins()), table);
-        }
-    }
-}
-
-/// Method, pick and the largest K the options ask for, after checking them.
-fn settings_for(log: &RunLog, options: &SelectOptions) -> Result<PickSettings, SelectError> {
-    let (method, pick) = method_and_pick(log, options);
+/// Reject options no K could satisfy, before any work (the same messages for `select` and
+/// the explorer, which checks before it opens the terminal).
+pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), SelectError> {
     if options.samples == 0 {
         return Err(SelectError::Invalid("--samples must be at least 1".into()));
     }
-    let max_bins = match options.bins {
+    match options.bins {
         BinCount::Fixed(0) => return Err(SelectError::Invalid("--bins must be at least 1".into())),
-        BinCount::Fixed(k) => k.max(options.max_bins),
         BinCount::Target(t) if !(t > 0.0 && t.is_finite()) => {
             return Err(SelectError::Invalid(format!(
                 "--target-error must be a positive percentage, got {t}"
             )))
         }
+        _ => {}
+    }
+    if options.method == Some(Method::Optimal) && log.dims() != 1 {
+        return Err(BinningError::OptimalNeedsOneDim(log.dims()).into());
+    }
+    Ok(())
+}
+
+/// The largest K the binners prepare for (the exact DP table's size).
+fn table_bins(options: &SelectOptions) -> usize {
+    match options.bins {
+        BinCount::Fixed(k) => k.max(options.max_bins),
         BinCount::Target(_) => options.max_bins.max(1),
-    };
-    Ok(PickSettings {
-        method,
-        pick,
-        warmup: options.warmup,
-        seed: options.seed,
-        max_bins,
-    })
+    }
+}
+
+/// Everything a selection needs that depends only on the log, the strata and the warm-up:
+/// the key groups and candidate iterations of every stratum. Building it passes over every
+/// row once; `Selectors` built on it (any method, pick or K) work on key groups only.
+pub struct StrataGroups {
+    pub names: Vec<String>,
+    pub groups: Vec<KeyGroups>,
+    /// Per stratum: each key group's iterations after warm-up, nearest its median first.
+    pub candidates: Vec<Candidates>,
+    pub warmup: u64,
+    /// True when the run is split (`--strata` other than none): SeqPoints then carry it.
+    pub split: bool,
+}
+
+impl StrataGroups {
+    pub fn new(log: &RunLog, strata: Strata, warmup: u64) -> Result<Self, SelectError> {
+        let rows = strata_rows(log, strata)?;
+        let groups: Vec<KeyGroups> = rows
+            .iter()
+            .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
+            .collect();
+        Ok(StrataGroups {
+            candidates: groups
+                .iter()
+                .map(|g| Candidates::new(log, g, warmup))
+                .collect(),
+            groups,
+            names: rows.into_iter().map(|(name, _)| name).collect(),
+            warmup,
+            split: strata != Strata::None,
+        })
+    }
+
+    /// The most key groups in one stratum: no K above it makes more bins.
+    pub fn largest(&self) -> usize {
+        self.groups.iter().map(KeyGroups::len).max().unwrap_or(1)
+    }
+}
+
+/// Told `(done, total)` after each K tried; `Break` stops the work (the explorer's cancel).
+pub type Progress<'p> = &'p mut dyn FnMut(usize, usize) -> ControlFlow<()>;
+
+/// One method and pick over every stratum, built once (the exact DP table with it) and then
+/// asked for any K in O(groups): what `select` runs once and the explorer keeps between keys.
+pub struct Selectors<'a> {
+    log: &'a RunLog,
+    strata: &'a StrataGroups,
+    selectors: Vec<Selector<'a>>,
+    actual: Vec<Vec<f64>>,
+    stratum_actual: Vec<Vec<Vec<f64>>>,
+    method: Method,
+    pick: Pick,
+    prepared: usize,
+}
+
+impl<'a> Selectors<'a> {
+    /// Resolves the default method and pick as `select` does; `options.bins` and
+    /// `options.max_bins` size the exact DP table (any K still works beyond it, slower).
+    pub fn new(
+        log: &'a RunLog,
+        strata: &'a StrataGroups,
+        options: &SelectOptions,
+    ) -> Result<Self, SelectError> {
+        if options.warmup != strata.warmup {
+            return Err(SelectError::Invalid(format!(
+                "key groups prepared for warm-up {}, asked for {}",
+                strata.warmup, options.warmup
+            )));
+        }
+        let (method, pick) = method_and_pick(log, options);
+        let prepared = table_bins(options);
+        let settings = PickSettings {
+            method,
+            pick,
+            warmup: options.warmup,
+            seed: options.seed,
+            max_bins: prepared,
+        };
+        let selectors = strata
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let candidates = &strata.candidates[i];
+                Selector::prepared(
+                    log,
+                    g,
+                    candidates,
+                    None,
+                    settings,
+                    strata.split.then_some(i),
+                )
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Selectors {
+            log,
+            strata,
+            selectors,
+            actual: actual_totals(log),
+            stratum_actual: strata.groups.iter().map(totals_of).collect(),
+            method,
+            pick,
+            prepared,
+        })
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    pub fn pick(&self) -> Pick {
+        self.pick
+    }
+
+    /// K up to this many is answered from the prepared table (instant for `optimal`).
+    pub fn prepared_bins(&self) -> usize {
+        self.prepared
+    }
+
+    /// The same K in every stratum, projected over the whole run.
+    pub fn curve_point(&self, k: usize, samples: u64) -> Result<CurvePoint, SelectError> {
+        let mut seqpoints = Vec::new();
+        for selector in &self.selectors {
+            seqpoints.extend(selector.select(k)?);
+        }
+        Ok(curve_point(self.log, &self.actual, k, &seqpoints, samples))
+    }
+
+    /// How many K the error-versus-K curve covers for these options (none when not asked).
+    pub fn curve_len(&self, options: &SelectOptions) -> usize {
+        if options.error_curve {
+            table_bins(options).min(self.strata.largest())
+        } else {
+            0
+        }
+    }
+
+    /// The error-versus-K curve, K = 1..=`curve_len`; `None` when `progress` stopped it.
+    pub fn curve(
+        &self,
+        options: &SelectOptions,
+        progress: Progress,
+    ) -> Result<Option<Vec<CurvePoint>>, SelectError> {
+        let len = self.curve_len(options);
+        let mut curve = Vec::with_capacity(len);
+        for k in 1..=len {
+            curve.push(self.curve_point(k, options.samples)?);
+            if progress(k, len).is_break() {
+                return Ok(None);
+            }
+        }
+        Ok(Some(curve))
+    }
+
+    /// The selection for `options` (fixed K, or the error-target search), carrying `curve`;
+    /// `None` when `progress` stopped the search.
+    pub fn choose(
+        &self,
+        options: &SelectOptions,
+        curve: Vec<CurvePoint>,
+        progress: Progress,
+    ) -> Result<Option<Selection>, SelectError> {
+        let (log, strata) = (self.log, self.strata);
+        let mut chosen: Vec<Vec<SeqPoint>> = Vec::new();
+        let mut outcomes = Vec::new();
+        let mut target = None;
+        let ks = match options.bins {
+            BinCount::Fixed(k) => vec![k; self.selectors.len()],
+            BinCount::Target(pct) => {
+                let max_bins = table_bins(options);
+                let limits: Vec<usize> = strata
+                    .groups
+                    .iter()
+                    .map(|g| max_bins.min(g.len()))
+                    .collect();
+                let search = TargetSearch {
+                    log,
+                    selectors: &self.selectors,
+                    actual: &self.actual,
+                    strata_actual: &self.stratum_actual,
+                    limits: &limits,
+                    target: pct,
+                    rule: options.target_by,
+                    samples: options.samples,
+                };
+                let Some((ks, point)) = search.run(progress)? else {
+                    return Ok(None);
+                };
+                let met = point.meets(pct, options.target_by);
+                target = Some(TargetOutcome {
+                    target_pct: pct,
+                    rule: options.target_by,
+                    met,
+                    advice: (!met).then(|| advice_for(&point, pct, options)),
+                });
+                ks
+            }
+        };
+        for (i, selector) in self.selectors.iter().enumerate() {
+            let seqpoints = selector.select(ks[i])?;
+            let own = curve_point(
+                log,
+                &self.stratum_actual[i],
+                ks[i],
+                &seqpoints,
+                options.samples,
+            );
+            outcomes.push(StratumOutcome {
+                name: strata.names[i].clone(),
+                iterations: strata.groups[i].iterations(),
+                k: ks[i],
+                // With a fixed K there is no target to miss.
+                met: match options.bins {
+                    BinCount::Fixed(_) => true,
+                    BinCount::Target(pct) => own.meets(pct, options.target_by),
+                },
+                worst_error_pct: own.worst_error_pct,
+                worst_half_width_pct: own.worst_half_width_pct,
+            });
+            chosen.push(seqpoints);
+        }
+        let mut seqpoints: Vec<SeqPoint> = chosen.into_iter().flatten().collect();
+        for (id, sp) in seqpoints.iter_mut().enumerate() {
+            sp.id = id;
+        }
+        let projection = project(log, &self.actual, &seqpoints, options.samples);
+        Ok(Some(Selection {
+            method: self.method,
+            pick: self.pick,
+            options: options.clone(),
+            seqpoints,
+            projection,
+            target,
+            strata: outcomes,
+            curve,
+        }))
+    }
 }
 
 pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
-    settings_for(log, options)?;
-    let prepared = Prepared::new(log, options.strata, options.warmup)?;
-    run_selection_prepared(log, &prepared, options)
+    check_options(log, options)?;
+    let strata = StrataGroups::new(log, options.strata, options.warmup)?;
+    run_selection_on(log, &strata, options)
 }
 
-/// `run_selection` over a preparation of the same log (same strata and warm-up): work on key
-/// groups only.
-pub fn run_selection_prepared(
+/// `run_selection` over key groups prepared earlier (same strata and warm-up): no pass over
+/// the rows, so it suits repeated recomputes.
+pub fn run_selection_on(
     log: &RunLog,
-    prepared: &Prepared,
+    strata: &StrataGroups,
     options: &SelectOptions,
 ) -> Result<Selection, SelectError> {
-    let settings = settings_for(log, options)?;
-    if !prepared.fits(options) {
-        return Err(SelectError::Invalid(format!(
-            "prepared for strata {} and warm-up {}, asked for strata {} and warm-up {}",
-            prepared.strata, prepared.warmup, options.strata, options.warmup
-        )));
-    }
-    let (method, pick, max_bins) = (settings.method, settings.pick, settings.max_bins);
-    let names = &prepared.names;
-    let groups = &prepared.groups;
-    let stratum_id = |i: usize| (options.strata != Strata::None).then_some(i);
-    let selectors: Vec<Selector> = groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            let cached = prepared.table(i, max_bins);
-            let had_table = cached.is_some();
-            let selector = Selector::prepared(
-                log,
-                g,
-                &prepared.candidates[i],
-                cached,
-                settings,
-                stratum_id(i),
-            )?;
-            if !had_table {
-                if let Some(table) = selector.table() {
-                    prepared.keep_table(i, table);
-                }
-            }
-            Ok(selector)
-        })
-        .collect::<Result<_, SelectError>>()?;
-    let overall_actual = &prepared.actual;
-
-    // The error-versus-K curve, the same K in every stratum.
-    let curve_max = if options.error_curve {
-        max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1))
-    } else {
-        0
-    };
-    let mut curve = Vec::with_capacity(curve_max);
-    for k in 1..=curve_max {
-        let mut seqpoints = Vec::new();
-        for selector in &selectors {
-            seqpoints.extend(selector.select(k)?);
-        }
-        curve.push(curve_point(
-            log,
-            overall_actual,
-            k,
-            &seqpoints,
-            options.samples,
-        ));
-    }
-
-    let mut chosen: Vec<Vec<SeqPoint>> = Vec::new();
-    let mut outcomes = Vec::new();
-    let mut target = None;
-    match options.bins {
-        BinCount::Fixed(k) => {
-            for (i, selector) in selectors.iter().enumerate() {
-                let seqpoints = selector.select(k)?;
-                let own = curve_point(log, &totals_of(&groups[i]), k, &seqpoints, options.samples);
-                outcomes.push(StratumOutcome {
-                    name: names[i].clone(),
-                    iterations: groups[i].iterations(),
-                    k,
-                    met: true,
-                    worst_error_pct: own.worst_error_pct,
-                    worst_half_width_pct: own.worst_half_width_pct,
-                });
-                chosen.push(seqpoints);
-            }
-        }
-        BinCount::Target(pct) => {
-            let strata_actual: Vec<Vec<Vec<f64>>> = groups.iter().map(totals_of).collect();
-            let limits: Vec<usize> = groups.iter().map(|g| max_bins.min(g.len())).collect();
-            let search = TargetSearch {
-                log,
-                selectors: &selectors,
-                actual: overall_actual,
-                strata_actual: &strata_actual,
-                limits: &limits,
-                target: pct,
-                rule: options.target_by,
-                samples: options.samples,
-            };
-            let (ks, point) = search.run()?;
-            for (i, selector) in selectors.iter().enumerate() {
-                let seqpoints = selector.select(ks[i])?;
-                let own = curve_point(log, &strata_actual[i], ks[i], &seqpoints, options.samples);
-                outcomes.push(StratumOutcome {
-                    name: names[i].clone(),
-                    iterations: groups[i].iterations(),
-                    k: ks[i],
-                    met: own.meets(pct, options.target_by),
-                    worst_error_pct: own.worst_error_pct,
-                    worst_half_width_pct: own.worst_half_width_pct,
-                });
-                chosen.push(seqpoints);
-            }
-            let met = point.meets(pct, options.target_by);
-            target = Some(TargetOutcome {
-                target_pct: pct,
-                rule: options.target_by,
-                met,
-                advice: (!met).then(|| advice_for(&point, pct, options)),
-            });
-        }
-    }
-    let mut seqpoints: Vec<SeqPoint> = chosen.into_iter().flatten().collect();
-    for (id, sp) in seqpoints.iter_mut().enumerate() {
-        sp.id = id;
-    }
-    let projection = project(log, overall_actual, &seqpoints, options.samples);
-    Ok(Selection {
-        method,
-        pick,
-        options: options.clone(),
-        seqpoints,
-        projection,
-        target,
-        strata: outcomes,
-        curve,
-    })
+    check_options(log, options)?;
+    let selectors = Selectors::new(log, strata, options)?;
+    let mut never_stop = |_, _| ControlFlow::Continue(());
+    let curve = selectors
+        .curve(options, &mut never_stop)?
+        .expect("never stopped");
+    Ok(selectors
+        .choose(options, curve, &mut never_stop)?
+        .expect("never stopped"))
 }
 
 /// Say what would meet the target: more samples per SeqPoint when only the interval is too
@@ -549,8 +594,11 @@ struct TargetSearch<'a> {
 }
 
 impl TargetSearch<'_> {
-    fn run(&self) -> Result<(Vec<usize>, CurvePoint), SelectError> {
+    /// `None` when `progress` stopped the search.
+    fn run(&self, progress: Progress) -> Result<Option<(Vec<usize>, CurvePoint)>, SelectError> {
         let strata = self.selectors.len();
+        // Each step adds one bin to one stratum: at most this many steps.
+        let steps = (self.limits.iter().sum::<usize>() + 1).saturating_sub(strata);
         let mut cache: Vec<std::collections::HashMap<usize, (Vec<SeqPoint>, f64)>> =
             vec![Default::default(); strata];
         let mut ks = vec![1usize; strata];
@@ -581,6 +629,10 @@ impl TargetSearch<'_> {
             if met {
                 break;
             }
+            let done = (ks.iter().sum::<usize>() + 1).saturating_sub(strata);
+            if progress(done, steps.max(done)).is_break() {
+                return Ok(None);
+            }
             let grow = (0..strata)
                 .filter(|&s| ks[s] < self.limits[s])
                 .max_by(|&a, &b| {
@@ -595,7 +647,7 @@ impl TargetSearch<'_> {
             }
         }
         let (_, ks, point) = best.expect("at least one point tried");
-        Ok((ks, point))
+        Ok(Some((ks, point)))
     }
 
     /// How much stratum `s`, with these SeqPoints, adds to the whole run's miss (a share).
@@ -771,56 +823,5 @@ mod tests {
         let target = selection.target.unwrap();
         assert!(!target.met);
         assert!(target.advice.unwrap().contains("--samples"));
-    }
-
-    #[test]
-    fn a_reused_preparation_selects_exactly_as_a_fresh_run() {
-        use crate::genlog::{log_bytes, GenFormat, GenSpec};
-        let spec = GenSpec {
-            rows: 600,
-            buckets: 12,
-            ..GenSpec::default()
-        };
-        let bytes = log_bytes(&spec, 0, GenFormat::Csv);
-        let log = load_bytes("g.csv", &bytes, InputFormat::Csv, &LoadOptions::default()).unwrap();
-        for strata in [Strata::None, Strata::Epoch] {
-            let prepared = Prepared::new(&log, strata, 10).unwrap();
-            // Larger max_bins first, so later runs reuse a table built for more bins.
-            for (bins, max_bins, method, pick) in [
-                (
-                    BinCount::Target(0.5),
-                    24,
-                    Method::Optimal,
-                    Pick::NearestMean,
-                ),
-                (BinCount::Fixed(7), 8, Method::Optimal, Pick::Mode),
-                (BinCount::Target(2.0), 8, Method::Quantile, Pick::Median),
-                (BinCount::Fixed(5), 6, Method::Kmeans, Pick::Centroid),
-                (BinCount::Fixed(3), 4, Method::Uniform, Pick::NearestMean),
-            ] {
-                let options = SelectOptions {
-                    method: Some(method),
-                    pick: Some(pick),
-                    bins,
-                    max_bins,
-                    warmup: 10,
-                    strata,
-                    ..SelectOptions::default()
-                };
-                let fresh = run_selection(&log, &options).unwrap();
-                let again = run_selection_prepared(&log, &prepared, &options).unwrap();
-                assert_eq!(again.seqpoints, fresh.seqpoints, "{options:?}");
-                assert_eq!(again.projection, fresh.projection);
-                assert_eq!(again.curve, fresh.curve);
-                assert_eq!(again.strata, fresh.strata);
-                assert_eq!(again.target, fresh.target);
-            }
-            let other = SelectOptions {
-                warmup: 11,
-                strata,
-                ..SelectOptions::default()
-            };
-            assert!(run_selection_prepared(&log, &prepared, &other).is_err());
-        }
     }
 }

@@ -64,7 +64,10 @@ with seqpoint_log.TimedLog("run.jsonl", synchronize=None, energy=None, clock=clo
     .unwrap();
     assert_eq!(lengths.len(), 6);
     assert_eq!(lengths.keys, vec![9, 3, 12, 9, 3, 12]);
-    assert_eq!(lengths.epochs.map(|e| e.to_vec()), Some(vec![0, 0, 0, 1, 1, 1]));
+    assert_eq!(
+        lengths.epochs.map(|e| e.to_vec()),
+        Some(vec![0, 0, 0, 1, 1, 1])
+    );
     assert!(lengths.proxy.is_some(), "no metric: a proxy cost stands in");
 
     let run = load_run(

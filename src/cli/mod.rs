@@ -7,6 +7,7 @@ mod progress;
 pub mod project;
 pub mod report;
 pub mod select;
+pub mod tui;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -71,6 +72,11 @@ pub enum Command {
         after_help = "Examples:\n  seqpoint report run.csv --compare run_new.csv\n  seqpoint report run.csv --metric time_ms --metric energy_j --format json\n  seqpoint report mt.csv --key src_len,tgt_len"
     )]
     Report(report::ReportCommand),
+    /// Explore the run interactively: tune K, target, method and pick live, then export
+    #[command(
+        after_help = "Examples:\n  seqpoint tui\n  seqpoint tui run.csv --compare run_new.csv --target-error 0.5"
+    )]
+    Tui(tui::TuiCommand),
 }
 
 /// Which run to read and how.

@@ -8,9 +8,7 @@ use clap::Args;
 
 use super::{OutputFormat, RunArgs, SelectArgs};
 use seqpoint::baselines::{all_baselines, RANDOM_DRAWS};
-use seqpoint::export::{
-    plan_document, profile_csv, select_document, seqpoints_csv, write_atomically,
-};
+use seqpoint::export::{select_csv, select_json, write_atomically};
 use seqpoint::plan::{cheapest_plan, plan_selection, PlanRule};
 use seqpoint::project_text::{baselines_table, plan_table};
 use seqpoint::run_selection;
@@ -64,9 +62,9 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
     let profiled = plan
         .as_ref()
         .map_or(selection.bins() as u64, |p| p.iterations());
-    let baselines = all_baselines(&log, profiled as usize, options.warmup, options.seed);
     Ok(match format {
         OutputFormat::Table => {
+            let baselines = all_baselines(&log, profiled as usize, options.warmup, options.seed);
             let mut text = selection_table(&log, &selection);
             if let Some(plan) = &plan {
                 text.push_str(&plan_table(&log, &selection, plan));
@@ -82,16 +80,8 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
             ));
             text
         }
-        OutputFormat::Json => {
-            let mut doc = select_document(&log, &selection, None);
-            doc.plan = plan.as_ref().map(|p| plan_document(&log, &selection, p));
-            doc.baselines = baselines;
-            serde_json::to_string_pretty(&doc)? + "\n"
-        }
-        OutputFormat::Csv => match &plan {
-            Some(plan) => profile_csv(&log, &selection, plan),
-            None => seqpoints_csv(&log, &selection),
-        },
+        OutputFormat::Json => select_json(&log, &selection, plan.as_ref(), None),
+        OutputFormat::Csv => select_csv(&log, &selection, plan.as_ref()),
     })
 }
 

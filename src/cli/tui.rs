@@ -1,0 +1,43 @@
+//! `seqpoint tui [RUN]` (and `seqpoint [RUN]` on a terminal): the interactive explorer.
+//! The run is loaded and the options checked first, so errors read as the CLI's.
+
+use std::io::IsTerminal;
+
+use anyhow::bail;
+use clap::Args;
+
+use super::{RunArgs, SelectArgs};
+use seqpoint::tui::{self, Ended, Session};
+
+#[derive(Debug, Args)]
+pub struct TuiCommand {
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
+
+pub fn run(cmd: &TuiCommand) -> anyhow::Result<()> {
+    if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
+        bail!(
+            "seqpoint tui needs a terminal; `seqpoint select` prints the same selection as a table"
+        );
+    }
+    open(&cmd.run, &cmd.select)
+}
+
+/// Load, check, then open the explorer; a signal that ended it ends the process the same way.
+pub fn open(run: &RunArgs, select: &SelectArgs) -> anyhow::Result<()> {
+    if select.budget.is_some() || select.plan {
+        bail!(
+            "the explorer does not make profiling plans (--budget, --plan); `seqpoint select` does"
+        );
+    }
+    let (path, _) = run.paths();
+    let log = run.load()?;
+    let session = Session::new(path, run.load_options(), log, select.options())?;
+    match tui::run(session)? {
+        Ended::Quit => Ok(()),
+        Ended::Signal(signal) => std::process::exit(128 + signal),
+    }
+}

@@ -1,0 +1,369 @@
+//! The explorer's state: the loaded run (fixed for the session), what the user tunes, what is
+//! on screen, and the prepared selectors that keep a key press O(groups).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use ratatui::widgets::TableState;
+
+use super::ui::curve::BaselineSeries;
+use crate::binning::Method;
+use crate::command::select_command;
+use crate::groups::KeyGroups;
+use crate::plan::PlanRule;
+use crate::runlog::{LoadOptions, RunLog};
+use crate::sample::sample_bytes;
+use crate::select::Pick;
+use crate::selection::{
+    check_options, BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors,
+    StrataGroups,
+};
+
+/// Error targets that `t` / `T` step through, in percent.
+pub const TARGETS: [f64; 12] = [
+    0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0,
+];
+
+/// Prepared selectors kept at once (each may hold an exact DP table).
+const PREPARED_KEPT: usize = 4;
+
+/// What stays fixed while the explorer runs: the run, its key groups and the command line's
+/// options (warm-up, seed, samples, strata, target rule) that no key changes.
+pub struct Session {
+    /// The run as named on the command line (or the bundled sample's name).
+    pub run: String,
+    pub load: LoadOptions,
+    pub log: RunLog,
+    /// The whole run's key groups: what the distribution panels draw.
+    pub groups: KeyGroups,
+    pub strata: StrataGroups,
+    pub base: SelectOptions,
+    /// Where an export goes by default: beside the run, or here for the sample and stdin.
+    pub export_dir: PathBuf,
+    /// More than one profiled iteration per SeqPoint (`--samples M`): exports list them.
+    pub plan: Option<PlanRule>,
+}
+
+impl Session {
+    /// Checks the options before the terminal opens, so a bad option reads like the CLI's error.
+    pub fn new(
+        run: String,
+        load: LoadOptions,
+        log: RunLog,
+        base: SelectOptions,
+    ) -> Result<Self, SelectError> {
+        check_options(&log, &base)?;
+        let strata = StrataGroups::new(&log, base.strata, base.warmup)?;
+        let export_dir = if run == "-" || sample_bytes(&run).is_some() {
+            PathBuf::new()
+        } else {
+            Path::new(&run)
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default()
+        };
+        Ok(Session {
+            plan: (base.samples > 1).then_some(PlanRule::Samples(base.samples)),
+            groups: KeyGroups::from_log(&log),
+            run,
+            load,
+            log,
+            strata,
+            base,
+            export_dir,
+        })
+    }
+
+    /// The largest K that still changes anything: one bin per key group.
+    pub fn max_k(&self) -> usize {
+        self.strata.largest().max(1)
+    }
+
+    pub fn default_export_path(&self) -> PathBuf {
+        self.export_dir.join("seqpoints.json")
+    }
+
+    /// The options `seqpoint select` would be given for these settings.
+    pub fn options(&self, settings: &Settings) -> SelectOptions {
+        SelectOptions {
+            method: Some(settings.method),
+            pick: Some(settings.pick),
+            bins: if settings.auto {
+                BinCount::Target(settings.target_pct)
+            } else {
+                BinCount::Fixed(settings.k)
+            },
+            ..self.base.clone()
+        }
+    }
+
+    /// The equivalent `seqpoint select ...` line.
+    pub fn command(&self, settings: &Settings) -> String {
+        select_command(
+            &self.run,
+            &self.load,
+            &self.options(settings),
+            settings.method,
+            settings.pick,
+        )
+    }
+
+    /// Methods that work on this run's key (`optimal` needs a one-length key).
+    pub fn methods(&self) -> Vec<Method> {
+        Method::ALL
+            .into_iter()
+            .filter(|&m| m != Method::Optimal || self.log.dims() == 1)
+            .collect()
+    }
+}
+
+/// What the user tunes; every change recomputes the selection from the key groups.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    pub method: Method,
+    pub pick: Pick,
+    /// Bins per stratum when not in auto mode.
+    pub k: usize,
+    pub target_pct: f64,
+    /// Auto-K: the smallest K that meets the target.
+    pub auto: bool,
+}
+
+impl Settings {
+    /// Whether two settings give the same selection (the target only matters in auto mode).
+    pub fn same_selection(&self, other: &Settings) -> bool {
+        self.method == other.method
+            && self.pick == other.pick
+            && self.auto == other.auto
+            && if self.auto {
+                self.target_pct == other.target_pct
+            } else {
+                self.k == other.k
+            }
+    }
+
+    /// The command line's choices, with its defaults resolved as `select` resolves them.
+    pub fn initial(session: &Session) -> Self {
+        let base = &session.base;
+        let log = &session.log;
+        let (k, target_pct, auto) = match base.bins {
+            BinCount::Fixed(k) => (k.clamp(1, session.max_k()), 1.0, false),
+            BinCount::Target(t) => (1, t, true),
+        };
+        Settings {
+            method: base.method.unwrap_or(Method::default_for(log.dims())),
+            pick: base.pick.unwrap_or(if log.proxy.is_some() {
+                Pick::Median
+            } else {
+                Pick::NearestMean
+            }),
+            k,
+            target_pct,
+            auto,
+        }
+    }
+}
+
+/// Which main view is shown; Tab switches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Distribution, projection and error-versus-K curve.
+    Overview,
+    /// The SeqPoints table.
+    SeqPoints,
+}
+
+/// What the distribution panel measures per key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    Iterations,
+    /// Total of a baseline metric (by index).
+    Metric(usize),
+}
+
+/// The export prompt: the path being typed, then the overwrite question if files exist.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportPrompt {
+    pub input: String,
+    /// Cursor position in characters.
+    pub cursor: usize,
+    /// Set when the files exist: the plan waiting for "overwrite? y/n".
+    pub confirm: Option<Overwrite>,
+}
+
+/// An export refused because these files exist, waiting for the user's yes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Overwrite {
+    pub plan: ExportPlan,
+    pub existing: Vec<PathBuf>,
+}
+
+/// A popup over the current view.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    None,
+    Help,
+    Command,
+    /// A SeqPoint's alternates and its bin's key groups; `scroll` is the first group shown.
+    Detail {
+        scroll: usize,
+    },
+    Export(ExportPrompt),
+}
+
+/// An export ready to be written: both files and their contents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportPlan {
+    pub json_path: PathBuf,
+    pub csv_path: PathBuf,
+    pub json: String,
+    pub csv: String,
+    pub overwrite: bool,
+}
+
+/// A message in the footer until the next key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
+    pub text: String,
+    pub error: bool,
+}
+
+/// The result on screen and the settings it was computed for.
+#[derive(Debug, Clone)]
+pub struct Shown {
+    pub settings: Settings,
+    pub selection: Selection,
+}
+
+/// Work running off the UI thread.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub id: u64,
+    pub label: &'static str,
+    pub done: usize,
+    pub total: usize,
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Pending {
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Selectors for one method and pick, built once, with their error-versus-K curve.
+#[derive(Clone)]
+pub struct Prepared<'a> {
+    pub selectors: Arc<Selectors<'a>>,
+    pub curve: Arc<Vec<CurvePoint>>,
+    /// First-N and random-N at the budget of each K of the curve.
+    pub baselines: Arc<Vec<BaselineSeries>>,
+}
+
+impl Prepared<'_> {
+    /// Whether K is answered at once (O(groups)); otherwise it goes to the worker.
+    pub fn instant(&self, k: usize) -> bool {
+        match self.selectors.method() {
+            Method::Optimal => k <= self.selectors.prepared_bins(),
+            Method::Uniform | Method::Quantile => true,
+            // k-means fits per K: too slow to run between two key presses on large runs.
+            Method::Kmeans => false,
+        }
+    }
+}
+
+/// The explorer's whole state. `'a` is the session's lifetime (the run outlives the screen).
+pub struct App<'a> {
+    pub session: &'a Session,
+    pub settings: Settings,
+    pub view: View,
+    pub overlay: Overlay,
+    pub measure: Measure,
+    pub log_scale: bool,
+    /// The SeqPoints table's selected row and scroll.
+    pub table: TableState,
+    pub status: Option<Status>,
+    pub shown: Option<Shown>,
+    pub pending: Option<Pending>,
+    /// False under NO_COLOR: no colour at all, only characters and bold/reverse.
+    pub colour: bool,
+    pub quit: bool,
+    prepared: Vec<Prepared<'a>>,
+    next_job: u64,
+}
+
+impl<'a> App<'a> {
+    pub fn new(session: &'a Session, colour: bool) -> Self {
+        App {
+            session,
+            settings: Settings::initial(session),
+            view: View::Overview,
+            overlay: Overlay::None,
+            measure: Measure::Iterations,
+            log_scale: false,
+            table: TableState::default().with_selected(Some(0)),
+            status: None,
+            shown: None,
+            pending: None,
+            colour,
+            quit: false,
+            prepared: Vec::new(),
+            next_job: 0,
+        }
+    }
+
+    /// The prepared selectors for a method and pick, if built (most recent first).
+    pub fn prepared(&self, method: Method, pick: Pick) -> Option<&Prepared<'a>> {
+        self.prepared
+            .iter()
+            .find(|p| p.selectors.method() == method && p.selectors.pick() == pick)
+    }
+
+    /// Keep prepared selectors, the newest first, dropping the oldest beyond a few.
+    pub fn remember(&mut self, prepared: Prepared<'a>) {
+        let (method, pick) = (prepared.selectors.method(), prepared.selectors.pick());
+        self.prepared
+            .retain(|p| p.selectors.method() != method || p.selectors.pick() != pick);
+        self.prepared.insert(0, prepared);
+        self.prepared.truncate(PREPARED_KEPT);
+    }
+
+    pub fn next_job_id(&mut self) -> u64 {
+        self.next_job += 1;
+        self.next_job
+    }
+
+    /// The curve of the current method and pick, when built.
+    pub fn curve(&self) -> Option<&[CurvePoint]> {
+        self.prepared(self.settings.method, self.settings.pick)
+            .map(|p| p.curve.as_slice())
+    }
+
+    /// The naive baselines beside the current curve, when built.
+    pub fn baselines(&self) -> &[BaselineSeries] {
+        self.prepared(self.settings.method, self.settings.pick)
+            .map_or(&[], |p| p.baselines.as_slice())
+    }
+
+    /// The shown selection when it matches the current settings (an export needs that).
+    pub fn current(&self) -> Option<&Selection> {
+        self.shown
+            .as_ref()
+            .filter(|s| s.settings.same_selection(&self.settings))
+            .map(|s| &s.selection)
+    }
+
+    /// The K on screen: the chosen K (auto) or the set K; with strata, the largest stratum K.
+    pub fn shown_k(&self) -> Option<usize> {
+        self.shown
+            .as_ref()
+            .map(|s| s.selection.strata.iter().map(|o| o.k).max().unwrap_or(0))
+    }
+
+    /// Index of the selected SeqPoint in the shown selection.
+    pub fn selected_seqpoint(&self) -> Option<usize> {
+        let count = self.shown.as_ref()?.selection.seqpoints.len();
+        self.table.selected().filter(|&i| i < count)
+    }
+}

@@ -1,0 +1,159 @@
+//! Recomputation too slow for a key press (building selectors and their DP table, the
+//! error-versus-K curve, the auto-K search, k-means): a `Job` run on a worker thread.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::app::{Prepared, Session, Settings};
+use super::ui::curve::BaselineSeries;
+use crate::baselines::{first_n, random_n, Baseline, RANDOM_DRAWS};
+use crate::selection::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
+
+/// One recomputation: everything missing for `settings`, reusing `prepared` when given.
+pub struct Job<'a> {
+    pub id: u64,
+    pub settings: Settings,
+    pub prepared: Option<Prepared<'a>>,
+    pub cancel: Arc<AtomicBool>,
+}
+
+/// What a finished job hands back to the UI thread.
+pub struct Done<'a> {
+    pub id: u64,
+    pub settings: Settings,
+    /// The selectors used, to keep for later key presses (even when the job is stale).
+    pub prepared: Option<Prepared<'a>>,
+    pub selection: Result<Selection, String>,
+}
+
+/// What the job is doing, for the progress line.
+pub const PREPARING: &str = "preparing bins";
+pub const CURVE: &str = "error curve";
+pub const SEARCH: &str = "auto-K search";
+pub const SELECTING: &str = "selecting";
+
+impl<'a> Job<'a> {
+    /// The label shown before the first progress report.
+    pub fn label(&self) -> &'static str {
+        match (&self.prepared, self.settings.auto) {
+            (None, _) => PREPARING,
+            (Some(_), true) => SEARCH,
+            (Some(_), false) => SELECTING,
+        }
+    }
+
+    /// Run to the end, reporting `(label, done, total)`; `None` once cancelled.
+    pub fn run(
+        self,
+        session: &'a Session,
+        report: &mut dyn FnMut(&'static str, usize, usize),
+    ) -> Option<Done<'a>> {
+        let cancel = self.cancel.clone();
+        let go_on = move || {
+            if cancel.load(Ordering::Relaxed) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let (id, settings) = (self.id, self.settings);
+        let fail = |prepared: Option<Prepared<'a>>, e: SelectError| Done {
+            id,
+            settings,
+            prepared,
+            selection: Err(e.to_string()),
+        };
+        let prepared = match self.prepared {
+            Some(prepared) => prepared,
+            None => {
+                report(PREPARING, 0, 0);
+                let options = table_options(session, &settings);
+                let selectors = match Selectors::new(&session.log, &session.strata, &options) {
+                    Ok(s) => s,
+                    Err(e) => return Some(fail(None, e)),
+                };
+                let curve = selectors.curve(&options, &mut |done, total| {
+                    report(CURVE, done, total);
+                    go_on()
+                });
+                let curve = match curve {
+                    Ok(Some(curve)) => curve,
+                    Ok(None) => return None,
+                    Err(e) => return Some(fail(None, e)),
+                };
+                Prepared {
+                    baselines: Arc::new(baseline_curves(session, &curve)),
+                    selectors: Arc::new(selectors),
+                    curve: Arc::new(curve),
+                }
+            }
+        };
+        let label = if settings.auto { SEARCH } else { SELECTING };
+        let selection = prepared.selectors.choose(
+            &session.options(&settings),
+            prepared.curve.to_vec(),
+            &mut |done, total| {
+                report(label, done, total);
+                go_on()
+            },
+        );
+        match selection {
+            Ok(Some(selection)) => Some(Done {
+                id,
+                settings,
+                prepared: Some(prepared),
+                selection: Ok(selection),
+            }),
+            Ok(None) => None,
+            Err(e) => Some(fail(Some(prepared), e)),
+        }
+    }
+}
+
+/// Options that size the prepared table and the curve: the command line's `--max-bins`,
+/// whatever K is set now (K beyond it still works, from a table built for that K).
+pub fn table_options(session: &Session, settings: &Settings) -> SelectOptions {
+    SelectOptions {
+        bins: BinCount::Target(settings.target_pct),
+        error_curve: true,
+        ..session.options(settings)
+    }
+}
+
+/// The naive baselines beside the curve: at each K, first-N and random-N (mean error over
+/// seeded draws) profiling as many iterations as the SeqPoints of that K would, with the
+/// warm-up and seed `select` uses.
+pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
+    let log = &session.log;
+    let (warmup, seed, samples) = (session.base.warmup, session.base.seed, session.base.samples);
+    let worst = |b: Baseline| {
+        b.errors
+            .iter()
+            .chain(&b.speedup_errors)
+            .map(|e| e.error_pct)
+            .fold(0.0, f64::max)
+    };
+    let budget = |p: &CurvePoint| (p.bins as u64 * samples) as usize;
+    vec![
+        BaselineSeries {
+            name: "first-N".into(),
+            glyph: 'f',
+            points: curve
+                .iter()
+                .map(|p| (p.k, worst(first_n(log, budget(p), warmup))))
+                .collect(),
+        },
+        BaselineSeries {
+            name: "random-N".into(),
+            glyph: 'r',
+            points: curve
+                .iter()
+                .map(|p| {
+                    let b = random_n(log, budget(p), warmup, RANDOM_DRAWS, seed);
+                    (p.k, worst(b))
+                })
+                .collect(),
+        },
+    ]
+}

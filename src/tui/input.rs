@@ -1,0 +1,205 @@
+//! Keys to actions: what each key means depends only on which popup is open, so this is a
+//! plain function of the key and the overlay, tested without a terminal.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::app::Overlay;
+
+/// Everything a key can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// K down / up (leaves auto-K at the K it found).
+    FewerBins,
+    MoreBins,
+    /// Error target down / up one step.
+    LowerTarget,
+    RaiseTarget,
+    ToggleAuto,
+    CycleMethod,
+    CyclePick,
+    ToggleLogScale,
+    /// Iterations per key, or a metric's total per key.
+    CycleMeasure,
+    NextView,
+    PreviousView,
+    Export,
+    ShowCommand,
+    Help,
+    Quit,
+    /// Table and detail navigation.
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    First,
+    Last,
+    /// Enter: open the selected SeqPoint's detail.
+    Open,
+    /// Leave a popup (Esc in a popup).
+    Close,
+    /// The export prompt's line editing.
+    Type(char),
+    Erase,
+    EraseForward,
+    CursorLeft,
+    CursorRight,
+    CursorStart,
+    CursorEnd,
+    ClearInput,
+    Submit,
+    /// The overwrite question.
+    ConfirmOverwrite,
+    DeclineOverwrite,
+}
+
+/// The action for a key press in the current overlay; `None` for keys that mean nothing.
+pub fn action_for(key: KeyEvent, overlay: &Overlay) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('C')) {
+        return Some(Action::Quit);
+    }
+    match overlay {
+        Overlay::Export(prompt) if prompt.confirm.is_some() => match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => Some(Action::ConfirmOverwrite),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
+                Some(Action::DeclineOverwrite)
+            }
+            _ => None,
+        },
+        Overlay::Export(_) => prompt_key(key, ctrl),
+        Overlay::Help | Overlay::Command => match key.code {
+            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') | KeyCode::Char('?') => {
+                Some(Action::Close)
+            }
+            KeyCode::Char('y') if matches!(overlay, Overlay::Command) => Some(Action::Close),
+            _ => None,
+        },
+        Overlay::Detail { .. } => match key.code {
+            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => Some(Action::Close),
+            _ => navigation(key.code),
+        },
+        Overlay::None => main_key(key.code),
+    }
+}
+
+fn navigation(code: KeyCode) -> Option<Action> {
+    Some(match code {
+        KeyCode::Up | KeyCode::Char('k') => Action::Up,
+        KeyCode::Down | KeyCode::Char('j') => Action::Down,
+        KeyCode::PageUp => Action::PageUp,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::Home => Action::First,
+        KeyCode::End => Action::Last,
+        _ => return None,
+    })
+}
+
+fn main_key(code: KeyCode) -> Option<Action> {
+    Some(match code {
+        KeyCode::Left | KeyCode::Char('h') => Action::FewerBins,
+        KeyCode::Right | KeyCode::Char('l') => Action::MoreBins,
+        KeyCode::Char('t') => Action::LowerTarget,
+        KeyCode::Char('T') => Action::RaiseTarget,
+        KeyCode::Char('a') => Action::ToggleAuto,
+        KeyCode::Char('m') => Action::CycleMethod,
+        KeyCode::Char('p') => Action::CyclePick,
+        KeyCode::Char('g') => Action::ToggleLogScale,
+        KeyCode::Char('c') => Action::CycleMeasure,
+        KeyCode::Tab => Action::NextView,
+        KeyCode::BackTab => Action::PreviousView,
+        KeyCode::Char('e') => Action::Export,
+        KeyCode::Char('y') => Action::ShowCommand,
+        KeyCode::Char('?') => Action::Help,
+        KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
+        KeyCode::Enter => Action::Open,
+        other => return navigation(other),
+    })
+}
+
+fn prompt_key(key: KeyEvent, ctrl: bool) -> Option<Action> {
+    Some(match key.code {
+        KeyCode::Char('u') if ctrl => Action::ClearInput,
+        KeyCode::Char('a') if ctrl => Action::CursorStart,
+        KeyCode::Char('e') if ctrl => Action::CursorEnd,
+        KeyCode::Char(_) if ctrl => return None,
+        KeyCode::Char(c) => Action::Type(c),
+        KeyCode::Backspace => Action::Erase,
+        KeyCode::Delete => Action::EraseForward,
+        KeyCode::Left => Action::CursorLeft,
+        KeyCode::Right => Action::CursorRight,
+        KeyCode::Home => Action::CursorStart,
+        KeyCode::End => Action::CursorEnd,
+        KeyCode::Enter => Action::Submit,
+        KeyCode::Esc => Action::Close,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::app::ExportPrompt;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn keys_mean_what_the_help_says() {
+        let main = Overlay::None;
+        let cases = [
+            (KeyCode::Char('h'), Action::FewerBins),
+            (KeyCode::Left, Action::FewerBins),
+            (KeyCode::Char('l'), Action::MoreBins),
+            (KeyCode::Right, Action::MoreBins),
+            (KeyCode::Char('t'), Action::LowerTarget),
+            (KeyCode::Char('T'), Action::RaiseTarget),
+            (KeyCode::Char('a'), Action::ToggleAuto),
+            (KeyCode::Char('m'), Action::CycleMethod),
+            (KeyCode::Char('p'), Action::CyclePick),
+            (KeyCode::Char('g'), Action::ToggleLogScale),
+            (KeyCode::Tab, Action::NextView),
+            (KeyCode::Char('e'), Action::Export),
+            (KeyCode::Char('y'), Action::ShowCommand),
+            (KeyCode::Char('?'), Action::Help),
+            (KeyCode::Char('q'), Action::Quit),
+            (KeyCode::Esc, Action::Quit),
+            (KeyCode::Enter, Action::Open),
+        ];
+        for (code, action) in cases {
+            assert_eq!(action_for(key(code), &main), Some(action), "{code:?}");
+        }
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(action_for(ctrl_c, &main), Some(Action::Quit));
+    }
+
+    #[test]
+    fn the_prompt_takes_letters_as_text_and_ctrl_c_still_quits() {
+        let prompt = Overlay::Export(ExportPrompt {
+            input: String::new(),
+            cursor: 0,
+            confirm: None,
+        });
+        assert_eq!(
+            action_for(key(KeyCode::Char('q')), &prompt),
+            Some(Action::Type('q'))
+        );
+        assert_eq!(
+            action_for(key(KeyCode::Left), &prompt),
+            Some(Action::CursorLeft)
+        );
+        assert_eq!(action_for(key(KeyCode::Esc), &prompt), Some(Action::Close));
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(action_for(ctrl_c, &prompt), Some(Action::Quit));
+    }
+
+    #[test]
+    fn releases_are_ignored() {
+        let mut release = key(KeyCode::Char('q'));
+        release.kind = KeyEventKind::Release;
+        assert_eq!(action_for(release, &Overlay::None), None);
+    }
+}

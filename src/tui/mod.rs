@@ -1,0 +1,191 @@
+//! The interactive explorer: `App` (state) <- `update` (actions) <- `input` (keys), drawn by
+//! `ui`; slow recomputation runs on a worker thread (`compute`), the terminal in `terminal`.
+//!
+//! `run` is the event loop; `press` and `settle` drive the same state without a terminal
+//! (tests, examples, benchmarks).
+
+pub mod app;
+pub mod compute;
+pub mod input;
+pub mod save;
+pub mod terminal;
+pub mod ui;
+pub mod update;
+
+use std::io;
+use std::panic::AssertUnwindSafe;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event::{self, Event, KeyEvent};
+
+pub use app::{App, Session};
+use compute::{Done, Job};
+use terminal::{TerminalGuard, WORKER_THREAD};
+use update::Effect;
+
+/// How the explorer ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    Quit,
+    /// Ended by a signal (the terminal is restored); exit with 128 + the signal.
+    Signal(i32),
+}
+
+/// No colour at all when `NO_COLOR` is set to anything but the empty string.
+pub fn colour_enabled() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Longest wait for a key before checking signals and the worker again.
+const TICK: Duration = Duration::from_millis(100);
+/// Progress reports more often than this are dropped: the screen cannot show them anyway.
+const PROGRESS_EVERY: Duration = Duration::from_millis(50);
+
+enum Message<'a> {
+    Progress {
+        id: u64,
+        label: &'static str,
+        done: usize,
+        total: usize,
+    },
+    // Boxed: a selection is large and progress messages are many.
+    Done(Box<Done<'a>>),
+}
+
+/// Open the explorer on the terminal until the user quits or a signal ends it.
+pub fn run(session: Session) -> io::Result<Ended> {
+    // The run lives as long as the process: a worker may still be reading it when the
+    // screen closes, and the process exits right after.
+    let session: &'static Session = Box::leak(Box::new(session));
+    let mut app = App::new(session, colour_enabled());
+    let mut guard = TerminalGuard::enter()?;
+    let (sender, receiver) = mpsc::channel();
+    let mut effect = update::recompute(&mut app);
+    let mut dirty = true;
+    loop {
+        if let Some(e) = effect.take() {
+            carry_out(&mut app, e, &sender);
+            dirty = true;
+        }
+        dirty |= receive(&mut app, &receiver);
+        if let Some(signal) = guard.signal() {
+            return Ok(Ended::Signal(signal));
+        }
+        if app.quit {
+            return Ok(Ended::Quit);
+        }
+        if dirty {
+            guard.screen.draw(|frame| ui::draw(frame, &mut app))?;
+            dirty = false;
+        }
+        if event::poll(TICK)? {
+            match event::read()? {
+                Event::Key(key) => {
+                    effect = press(&mut app, key);
+                    dirty = true;
+                }
+                Event::Resize(..) => dirty = true,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// One key press: its action, if the key means anything here, applied to the state.
+pub fn press<'a>(app: &mut App<'a>, key: KeyEvent) -> Option<Effect<'a>> {
+    let action = input::action_for(key, &app.overlay)?;
+    update::update(app, action)
+}
+
+/// Carry out effects on this thread until none is left (no terminal, no worker).
+pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
+    let mut next = effect;
+    while let Some(effect) = next.take() {
+        match effect {
+            Effect::Compute(job) => {
+                if let Some(done) = job.run(app.session, &mut |_, _, _| {}) {
+                    update::finished(app, done);
+                }
+            }
+            Effect::Export(plan) => update::exported(app, save::write_export(plan)),
+        }
+    }
+}
+
+fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Message<'static>>) {
+    match effect {
+        Effect::Compute(job) => spawn(job, app.session, sender.clone()),
+        Effect::Export(plan) => update::exported(app, save::write_export(plan)),
+    }
+}
+
+/// Apply what the worker sent; true when the screen needs redrawing.
+fn receive(app: &mut App<'static>, receiver: &Receiver<Message<'static>>) -> bool {
+    let mut any = false;
+    while let Ok(message) = receiver.try_recv() {
+        any = true;
+        match message {
+            Message::Progress {
+                id,
+                label,
+                done,
+                total,
+            } => update::progressed(app, id, label, done, total),
+            Message::Done(done) => update::finished(app, *done),
+        }
+    }
+    any
+}
+
+fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'static>>) {
+    let (id, settings) = (job.id, job.settings);
+    let failure = sender.clone();
+    let worker = move || {
+        let mut last = Instant::now();
+        let progress_sender = sender.clone();
+        let mut report = |label, done, total| {
+            if last.elapsed() >= PROGRESS_EVERY || done == total {
+                last = Instant::now();
+                let _ = progress_sender.send(Message::Progress {
+                    id,
+                    label,
+                    done,
+                    total,
+                });
+            }
+        };
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| job.run(session, &mut report)));
+        let done = match result {
+            Ok(Some(done)) => done,
+            Ok(None) => return,
+            Err(payload) => Done {
+                id,
+                settings,
+                prepared: None,
+                selection: Err(format!("internal error: {}", panic_text(&payload))),
+            },
+        };
+        let _ = sender.send(Message::Done(Box::new(done)));
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name(WORKER_THREAD.into())
+        .spawn(worker)
+    {
+        // No thread to be had: say so rather than wait for a result that never comes.
+        let _ = failure.send(Message::Done(Box::new(Done {
+            id,
+            settings,
+            prepared: None,
+            selection: Err(format!("cannot start a worker thread: {e}")),
+        })));
+    }
+}
+
+fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a computation failed".into())
+}

@@ -1,0 +1,174 @@
+//! The error-versus-K curve: worst error per K as dots, the 95% interval half-width as a
+//! shaded band, the target as a line, the current K marked, naive baselines when given.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use super::theme::Theme;
+use crate::selection::CurvePoint;
+
+/// A naive baseline's worst error per profiling budget (K iterations), drawn with `glyph`.
+/// `name` is short (`first-N`): the legend adds the error at the current K.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineSeries {
+    pub name: String,
+    pub glyph: char,
+    /// `(K, worst error %)`.
+    pub points: Vec<(usize, f64)>,
+}
+
+/// The y axis spans 0 to this many targets: the target sits a third of the way up, and
+/// what matters (below or above it) is readable; larger values are clipped with `↑`.
+const TARGETS_SHOWN: f64 = 3.0;
+
+/// Column of `k` (1-based) when `n` K share `width` columns.
+pub fn column_of_k(k: usize, n: usize, width: usize) -> usize {
+    ((k.max(1) - 1) * width / n.max(1)).min(width.saturating_sub(1))
+}
+
+/// The K a column shows: the first K that falls in it.
+pub fn k_of_column(column: usize, n: usize, width: usize) -> usize {
+    (column * n / width.max(1) + 1).min(n.max(1))
+}
+
+/// Row (0 = bottom) of a percentage on a `rows`-high axis up to `top`; `None` above it.
+pub fn row_of(value: f64, top: f64, rows: usize) -> Option<usize> {
+    let r = (value / top * rows as f64).floor();
+    (r < rows as f64).then_some(r.max(0.0) as usize)
+}
+
+pub struct ErrorCurve<'a> {
+    pub curve: &'a [CurvePoint],
+    pub target: f64,
+    pub current_k: Option<usize>,
+    pub baselines: &'a [BaselineSeries],
+    pub theme: Theme,
+}
+
+impl Widget for ErrorCurve<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        if area.height < 5 || area.width < 16 {
+            return;
+        }
+        let legend = vec![
+            Span::styled("•", t.error_line()),
+            Span::styled(" error  ", t.dim()),
+            Span::styled("░", t.band()),
+            Span::styled(" ±95%  ", t.dim()),
+            Span::styled("─", t.target()),
+            Span::styled(format!(" target {}%", self.target), t.dim()),
+        ];
+        buf.set_line(area.x, area.y, &Line::from(legend), area.width);
+        if self.curve.is_empty() {
+            buf.set_string(area.x, area.y + 2, "computing the curve…", t.dim());
+            return;
+        }
+
+        let top = self.target * TARGETS_SHOWN;
+        let rows = (area.height - 2) as usize;
+        let gutter = 6u16;
+        let plot_x = area.x + gutter;
+        let width = (area.width - gutter) as usize;
+        let bottom = area.y + rows as u16;
+        let n = self.curve.len();
+        let y_of = |row: usize| bottom - row as u16;
+
+        for (value, text) in [
+            (top, format!("{:.2}%", top)),
+            (self.target, format!("{}%", self.target)),
+        ] {
+            let row = row_of(value, top, rows).unwrap_or(rows - 1);
+            buf.set_stringn(area.x, y_of(row), format!("{text:>5}"), 5, t.dim());
+        }
+        buf.set_string(area.x, bottom, format!("{:>5}", "0%"), t.dim());
+        for row in 0..rows {
+            buf.set_string(plot_x - 1, y_of(row), "│", t.dim());
+        }
+
+        let target_row = row_of(self.target, top, rows);
+        let current_column = self.current_k.map(|k| column_of_k(k, n, width));
+        for column in 0..width {
+            let x = plot_x + column as u16;
+            let k = k_of_column(column, n, width);
+            let point = &self.curve[k - 1];
+            let band = row_of(point.worst_half_width_pct, top, rows).map_or(rows, |r| r + 1);
+            let current = Some(column) == current_column;
+            for row in 0..rows {
+                let y = y_of(row);
+                if Some(row) == target_row {
+                    buf.set_string(x, y, "─", t.target());
+                } else if row < band {
+                    buf.set_string(x, y, "░", t.band());
+                } else if current {
+                    buf.set_string(x, y, "┆", t.key());
+                }
+            }
+            // Baselines off the axis are left out here; the legend gives their value.
+            for series in self.baselines {
+                if let Some(row) = series
+                    .points
+                    .iter()
+                    .find(|p| p.0 == k)
+                    .and_then(|&(_, e)| row_of(e, top, rows))
+                {
+                    buf.set_string(x, y_of(row), series.glyph.to_string(), t.strong());
+                }
+            }
+            match row_of(point.worst_error_pct, top, rows) {
+                Some(row) => buf.set_string(x, y_of(row), "•", t.error_line()),
+                None => buf.set_string(x, y_of(rows - 1), "↑", t.error_line()),
+            };
+            // The current K's column stands out even where the band covers it.
+            if current {
+                buf.set_style(Rect::new(x, area.y + 1, 1, rows as u16), t.selected());
+            }
+        }
+
+        // K axis: 1, the current K, the last K.
+        let labels_y = bottom + 1;
+        let last = n.to_string();
+        buf.set_string(plot_x, labels_y, "1", t.dim());
+        let last_x = plot_x + (width - last.len().min(width)) as u16;
+        buf.set_string(last_x, labels_y, &last, t.dim());
+        buf.set_string(area.x, labels_y, "K", t.dim());
+        if let (Some(k), Some(column)) = (self.current_k, current_column) {
+            let mark = if k > n {
+                format!("K={k}→")
+            } else {
+                format!("▲K={k}")
+            };
+            let x = (plot_x + column as u16)
+                .min(area.right().saturating_sub(mark.chars().count() as u16));
+            buf.set_string(x, labels_y, mark, t.key());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn k_and_columns_round_trip() {
+        // Fewer K than columns: each K owns a run of columns starting at its column.
+        for k in 1..=10 {
+            assert_eq!(k_of_column(column_of_k(k, 10, 30), 10, 30), k);
+        }
+        // More K than columns: every column shows a K, in order, from 1.
+        let shown: Vec<usize> = (0..20).map(|c| k_of_column(c, 64, 20)).collect();
+        assert_eq!(shown[0], 1);
+        assert!(shown.windows(2).all(|w| w[0] < w[1]));
+        assert!(*shown.last().unwrap() <= 64);
+    }
+
+    #[test]
+    fn rows_scale_to_the_axis_and_clip_above() {
+        assert_eq!(row_of(0.0, 3.0, 6), Some(0));
+        assert_eq!(row_of(1.0, 3.0, 6), Some(2));
+        assert_eq!(row_of(2.99, 3.0, 6), Some(5));
+        assert_eq!(row_of(3.0, 3.0, 6), None);
+    }
+}

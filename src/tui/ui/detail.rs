@@ -1,0 +1,130 @@
+//! A SeqPoint's detail (Enter on the table): its alternates, the iterations to profile
+//! instead if the chosen one cannot be, and the key groups its bin stands for.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Row, Table, Wrap};
+use ratatui::Frame;
+
+use super::table::{bin_text, key_text};
+use super::theme::Theme;
+use crate::text::num;
+use crate::tui::app::{App, Overlay};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
+    let Overlay::Detail { scroll } = app.overlay else {
+        return;
+    };
+    let (Some(index), Some(shown)) = (app.selected_seqpoint(), &app.shown) else {
+        return;
+    };
+    let session = app.session;
+    let selection = &shown.selection;
+    let sp = &selection.seqpoints[index];
+    let total: u64 = selection.seqpoints.iter().map(|s| s.weight).sum();
+    let popup = area.centered(Constraint::Percentage(92), Constraint::Percentage(86));
+    frame.render_widget(Clear, popup);
+    let groups = &session.strata.groups[sp.stratum.unwrap_or(0)];
+    let members = sp.bin.groups.len();
+    // Rows left for key groups: the popup less borders, the about lines and the heading.
+    let visible = popup.height.saturating_sub(2 + 4 + 1) as usize;
+    let last_start = members.saturating_sub(visible);
+    let scroll = scroll.min(last_start);
+    app.overlay = Overlay::Detail { scroll };
+    let position = if last_start > 0 {
+        format!(
+            " key groups {}–{} of {members} · ↑↓ scroll ·",
+            scroll + 1,
+            (scroll + visible).min(members)
+        )
+    } else {
+        String::new()
+    };
+    let block = Block::bordered()
+        .title(Span::styled(format!(" SeqPoint {} ", sp.id), t.title()))
+        .title_bottom(Line::styled(format!("{position} Esc close "), t.dim()).right_aligned());
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+
+    let key_names = session.log.key_names.join(",");
+    let mut about = vec![
+        Line::from(vec![
+            Span::raw("profile iteration "),
+            Span::styled(sp.iteration.to_string(), t.strong()),
+            Span::raw(sp.epoch.map_or(String::new(), |e| format!(" (epoch {e})"))),
+            Span::raw(format!(" · {key_names} {}", key_text(&sp.key))),
+        ]),
+        Line::raw(format!(
+            "bin {} · {} key groups · weight {} ({:.1}% of {total}){}",
+            bin_text(sp),
+            sp.bin.groups.len(),
+            sp.weight,
+            100.0 * sp.weight as f64 / total.max(1) as f64,
+            sp.stratum
+                .map_or(String::new(), |s| format!(" · {}", session.strata.names[s])),
+        )),
+    ];
+    let alternates = if sp.alternates.is_empty() {
+        "none (no other iteration in this bin after warm-up)".to_string()
+    } else {
+        sp.alternates
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    about.push(Line::from(vec![
+        Span::styled("alternates: ", t.dim()),
+        Span::raw(alternates),
+    ]));
+    let about_height = 4u16.min(inner.height);
+    let [about_area, groups_area] =
+        Layout::vertical([Constraint::Length(about_height), Constraint::Fill(1)]).areas(inner);
+    frame.render_widget(Paragraph::new(about).wrap(Wrap { trim: true }), about_area);
+
+    let metric = session
+        .log
+        .metric_names()
+        .first()
+        .cloned()
+        .unwrap_or_default();
+    let rows = sp.bin.groups.iter().skip(scroll).take(visible).map(|&g| {
+        let m = &groups.moments[0][0][g];
+        let mine = groups.key(g) == sp.key.as_slice();
+        let row = Row::new([
+            key_text(groups.key(g)),
+            groups.counts[g].to_string(),
+            num(m.mean),
+            num(m.median),
+            num(m.min),
+            num(m.max),
+            if mine { "◀".into() } else { String::new() },
+        ]);
+        if mine {
+            row.style(t.seqpoint())
+        } else {
+            row
+        }
+    });
+    let mean = format!("mean {metric}");
+    let widths = [
+        Constraint::Length(key_names.len().max(9) as u16),
+        Constraint::Length(10),
+        Constraint::Length(mean.len().max(9) as u16),
+        Constraint::Length(9),
+        Constraint::Length(9),
+        Constraint::Length(9),
+        Constraint::Length(1),
+    ];
+    let header = Row::new([
+        key_names,
+        "iterations".into(),
+        mean,
+        "median".into(),
+        "min".into(),
+        "max".into(),
+        String::new(),
+    ])
+    .style(t.strong());
+    frame.render_widget(Table::new(rows, widths).header(header), groups_area);
+}

@@ -1,0 +1,146 @@
+//! The header (the run: file, iterations, unique keys, epochs, metrics, configurations; and
+//! the current settings) and the footer (progress, messages, or the main keys).
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::theme::Theme;
+use crate::tui::app::App;
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let log = &app.session.log;
+    let groups = &app.session.groups;
+    let sep = || Span::styled(" · ", t.dim());
+    let mut run = vec![
+        Span::styled(" seqpoint ", t.title()),
+        Span::styled(log.source.clone(), t.strong()),
+        sep(),
+        Span::raw(format!("{} iterations", log.len())),
+        sep(),
+        Span::raw(format!(
+            "{} unique {}",
+            groups.len(),
+            log.key_names.join(",")
+        )),
+    ];
+    if let Some(epochs) = log.epoch_count() {
+        run.push(sep());
+        run.push(Span::raw(format!(
+            "{epochs} epoch{}",
+            if epochs == 1 { "" } else { "s" }
+        )));
+    }
+    let mut measured = vec![Span::styled(" metrics ", t.dim())];
+    measured.push(Span::raw(match log.proxy {
+        Some(cost) => format!("none (proxy cost {cost})"),
+        None => log.metric_names().join(", "),
+    }));
+    for c in &log.configs {
+        measured.push(sep());
+        measured.push(Span::styled(format!("{} ", c.role.name()), t.dim()));
+        measured.push(Span::raw(file_name(&c.source).to_string()));
+    }
+
+    let s = &app.settings;
+    let mut settings = vec![
+        Span::styled(" method ", t.dim()),
+        Span::styled(s.method.name(), t.strong()),
+        Span::styled(" · pick ", t.dim()),
+        Span::styled(s.pick.name(), t.strong()),
+        sep(),
+    ];
+    let per_stratum = if app.session.strata.split {
+        format!(" per stratum ({})", app.session.base.strata)
+    } else {
+        String::new()
+    };
+    if s.auto {
+        let k = app
+            .current()
+            .and_then(|_| app.shown_k())
+            .map_or("…".to_string(), |k| k.to_string());
+        settings.push(Span::styled(
+            format!("auto-K for {}%", s.target_pct),
+            t.key(),
+        ));
+        settings.push(Span::raw(format!(": K = {k}{per_stratum}")));
+        let met = app
+            .current()
+            .and_then(|c| c.target.as_ref())
+            .map(|outcome| outcome.met);
+        if met == Some(false) {
+            settings.push(Span::styled(" (not met)", t.bad()));
+        }
+    } else {
+        settings.push(Span::styled(format!("K = {}", s.k), t.strong()));
+        settings.push(Span::raw(format!(
+            "{per_stratum} · target {}%",
+            s.target_pct
+        )));
+    }
+    if app.session.base.samples > 1 {
+        settings.push(Span::raw(format!(
+            " · {} samples per SeqPoint",
+            app.session.base.samples
+        )));
+    }
+    let lines = vec![Line::from(run), Line::from(measured), Line::from(settings)];
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The last part of a path: the folder is on the first line already.
+fn file_name(source: &str) -> &str {
+    source.rsplit(['/', '\\']).next().unwrap_or(source)
+}
+
+/// A progress bar of `width` cells.
+pub fn bar(done: usize, total: usize, width: usize) -> String {
+    let filled = (done * width).checked_div(total).unwrap_or(0).min(width);
+    format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
+}
+
+pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let line = if let Some(pending) = &app.pending {
+        let count = if pending.total > 0 {
+            format!(" {}/{} ", pending.done, pending.total)
+        } else {
+            " ".to_string()
+        };
+        Line::from(vec![
+            Span::styled(format!(" ⟳ {}", pending.label), t.key()),
+            Span::raw(count),
+            Span::styled(bar(pending.done, pending.total, 16), t.dim()),
+            Span::styled("  last result shown meanwhile", t.dim()),
+        ])
+    } else if let Some(status) = &app.status {
+        Line::styled(
+            format!(" {}", status.text),
+            if status.error { t.bad() } else { t.good() },
+        )
+    } else {
+        // The most used keys first; `?` lists them all.
+        let mut keys = vec![
+            ("h/l", "K"),
+            ("t/T", "target"),
+            ("a", "auto"),
+            ("m", "method"),
+            ("p", "pick"),
+            ("Tab", "view"),
+            ("e", "export"),
+        ];
+        if area.width >= 110 {
+            keys.extend([("y", "command"), ("g", "log"), ("c", "measure")]);
+        }
+        keys.extend([("?", "help"), ("q", "quit")]);
+        let mut spans = vec![Span::raw(" ")];
+        for (i, (key, what)) in keys.iter().enumerate() {
+            spans.push(Span::styled(*key, t.key()));
+            let gap = if i + 1 < keys.len() { "  " } else { "" };
+            spans.push(Span::styled(format!(" {what}{gap}"), t.dim()));
+        }
+        Line::from(spans)
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}

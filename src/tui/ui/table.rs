@@ -1,0 +1,146 @@
+//! The SeqPoints table: id, iteration, key, bin range, weight, share and metrics of each
+//! SeqPoint; scrollable, with the selected row opening its detail on Enter.
+
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+use ratatui::Frame;
+
+use super::theme::Theme;
+use crate::select::SeqPoint;
+use crate::text::num;
+use crate::tui::app::App;
+
+const SPACING: u16 = 2;
+
+pub fn key_text(key: &[u32]) -> String {
+    key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
+}
+
+pub fn bin_text(sp: &SeqPoint) -> String {
+    if sp.bin_min == sp.bin_max {
+        key_text(&sp.bin_min)
+    } else {
+        format!("{}–{}", key_text(&sp.bin_min), key_text(&sp.bin_max))
+    }
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
+    let session = app.session;
+    let Some(shown) = &app.shown else {
+        let block = Block::bordered().title(Span::styled(" SeqPoints ", t.title()));
+        frame.render_widget(Paragraph::new("computing…").block(block), area);
+        return;
+    };
+    let seqpoints = &shown.selection.seqpoints;
+    let total: u64 = seqpoints.iter().map(|s| s.weight).sum();
+    let strata = seqpoints.iter().any(|s| s.stratum.is_some());
+    let names = session.log.metric_names();
+    let compare = session.log.configs.len() > 1;
+
+    let mut header: Vec<String> = vec!["id".into()];
+    if strata {
+        header.push("stratum".into());
+    }
+    header.extend([
+        "iteration".into(),
+        session.log.key_names.join(","),
+        "bin".into(),
+    ]);
+    header.extend(["weight".into(), "share %".into()]);
+    for n in &names {
+        header.push(n.clone());
+        if compare {
+            header.push(format!("{n} cmp"));
+        }
+    }
+    let rows: Vec<Vec<String>> = seqpoints
+        .iter()
+        .map(|sp| {
+            let mut cells = vec![sp.id.to_string()];
+            if let Some(s) = sp.stratum {
+                cells.push(session.strata.names[s].clone());
+            }
+            cells.extend([
+                sp.iteration.to_string(),
+                key_text(&sp.key),
+                bin_text(sp),
+                sp.weight.to_string(),
+                format!("{:.1}", 100.0 * sp.weight as f64 / total.max(1) as f64),
+            ]);
+            for m in 0..names.len() {
+                for values in &sp.values {
+                    cells.push(num(values[m]));
+                }
+            }
+            cells
+        })
+        .collect();
+    let mut widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(1)
+        })
+        .collect();
+    // Columns that do not fit are left out whole: a cut-off number would mislead.
+    let room = area.width.saturating_sub(2 + 2) as usize;
+    let mut used = 0;
+    let fitting = widths
+        .iter()
+        .take_while(|&&w| {
+            used += w + SPACING as usize;
+            used - SPACING as usize <= room
+        })
+        .count();
+    let hidden = widths.len() - fitting;
+    widths.truncate(fitting);
+    // Numbers read best right-aligned under their headings.
+    let right = |text: String, width: usize| format!("{text:>width$}");
+    let width_of = |c: usize| widths[c];
+    let table_rows = rows.into_iter().map(|r| {
+        Row::new(
+            r.into_iter()
+                .take(fitting)
+                .enumerate()
+                .map(|(c, text)| Cell::from(right(text, width_of(c)))),
+        )
+    });
+    let header_row = Row::new(
+        header
+            .iter()
+            .take(fitting)
+            .enumerate()
+            .map(|(c, h)| Cell::from(right(h.clone(), width_of(c)))),
+    )
+    .style(t.strong());
+    let title = Line::from(vec![
+        Span::styled(
+            format!(" SeqPoints: {} to profile ", seqpoints.len()),
+            t.title(),
+        ),
+        Span::styled(format!("(weights sum to {total}) "), t.dim()),
+    ]);
+    let more = if hidden > 0 {
+        format!(" {hidden} more columns on a wider terminal ·")
+    } else {
+        String::new()
+    };
+    let block = Block::bordered().title(title).title_bottom(
+        Line::styled(
+            format!("{more} ↑↓ select · Enter: alternates and key groups "),
+            t.dim(),
+        )
+        .right_aligned(),
+    );
+    let constraints = widths.iter().map(|&w| Constraint::Length(w as u16));
+    let table = Table::new(table_rows, constraints)
+        .header(header_row)
+        .block(block)
+        .column_spacing(SPACING)
+        .row_highlight_style(t.selected())
+        .highlight_symbol("▶ ");
+    frame.render_stateful_widget(table, area, &mut app.table);
+}

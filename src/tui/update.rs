@@ -1,0 +1,440 @@
+//! Actions to new state. No terminal and no files here: work that is slow or touches the
+//! disk comes back as an `Effect` for the run loop (or a test) to carry out.
+
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use super::app::{
+    App, ExportPlan, ExportPrompt, Measure, Overlay, Overwrite, Pending, Settings, Shown, Status,
+    View, TARGETS,
+};
+use super::compute::{Done, Job};
+use super::input::Action;
+use crate::export::{select_csv, select_json};
+use crate::plan::plan_selection;
+use crate::select::Pick;
+
+/// Work the run loop carries out for `update`.
+pub enum Effect<'a> {
+    /// Recompute off the UI thread; the result comes back through `finished`.
+    Compute(Job<'a>),
+    /// Write the export; the outcome comes back through `exported`.
+    Export(ExportPlan),
+}
+
+/// How writing an export went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportOutcome {
+    Written {
+        json: PathBuf,
+        csv: PathBuf,
+    },
+    /// Nothing was written: these files exist and overwriting was not confirmed.
+    Exists {
+        plan: ExportPlan,
+        existing: Vec<PathBuf>,
+    },
+    Failed(String),
+}
+
+/// Rows a page key moves.
+const PAGE: usize = 10;
+
+pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
+    // A message stays until the next key, so it is read before it goes.
+    app.status = None;
+    match action {
+        Action::Quit => {
+            if let Some(pending) = app.pending.take() {
+                pending.cancel();
+            }
+            app.quit = true;
+            None
+        }
+        Action::FewerBins | Action::MoreBins => change_k(app, action == Action::MoreBins),
+        Action::LowerTarget | Action::RaiseTarget => {
+            app.settings.target_pct =
+                step_target(app.settings.target_pct, action == Action::RaiseTarget);
+            // Without auto-K the target only judges the errors: nothing to recompute.
+            app.settings.auto.then(|| recompute(app)).flatten()
+        }
+        Action::ToggleAuto => {
+            if app.settings.auto {
+                app.settings.k = app.shown_k().unwrap_or(app.settings.k).max(1);
+            }
+            app.settings.auto = !app.settings.auto;
+            recompute(app)
+        }
+        Action::CycleMethod => {
+            let methods = app.session.methods();
+            app.settings.method = next_after(&methods, app.settings.method);
+            recompute(app)
+        }
+        Action::CyclePick => {
+            app.settings.pick = next_after(&Pick::ALL, app.settings.pick);
+            recompute(app)
+        }
+        Action::ToggleLogScale => {
+            app.log_scale = !app.log_scale;
+            None
+        }
+        Action::CycleMeasure => {
+            let metrics = app.session.log.metric_names().len();
+            app.measure = match app.measure {
+                Measure::Iterations if metrics > 0 => Measure::Metric(0),
+                Measure::Metric(m) if m + 1 < metrics => Measure::Metric(m + 1),
+                _ => Measure::Iterations,
+            };
+            None
+        }
+        Action::NextView | Action::PreviousView => {
+            app.view = match app.view {
+                View::Overview => View::SeqPoints,
+                View::SeqPoints => View::Overview,
+            };
+            None
+        }
+        Action::Export => {
+            if app.current().is_some() {
+                let input = app.session.default_export_path().display().to_string();
+                app.overlay = Overlay::Export(ExportPrompt {
+                    cursor: input.chars().count(),
+                    input,
+                    confirm: None,
+                });
+            } else {
+                say_error(app, "still computing: export once the new result is shown");
+            }
+            None
+        }
+        Action::ShowCommand => {
+            app.overlay = Overlay::Command;
+            None
+        }
+        Action::Help => {
+            app.overlay = Overlay::Help;
+            None
+        }
+        Action::Close => {
+            app.overlay = Overlay::None;
+            None
+        }
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::First
+        | Action::Last => {
+            move_selection(app, action);
+            None
+        }
+        Action::Open => {
+            if app.selected_seqpoint().is_some() {
+                app.overlay = Overlay::Detail { scroll: 0 };
+            }
+            None
+        }
+        Action::Type(_)
+        | Action::Erase
+        | Action::EraseForward
+        | Action::CursorLeft
+        | Action::CursorRight
+        | Action::CursorStart
+        | Action::CursorEnd
+        | Action::ClearInput => {
+            if let Overlay::Export(prompt) = &mut app.overlay {
+                edit(prompt, action);
+            }
+            None
+        }
+        Action::Submit => submit_export(app),
+        Action::ConfirmOverwrite => match &mut app.overlay {
+            Overlay::Export(prompt) => prompt.confirm.take().map(|asked| {
+                let mut plan = asked.plan;
+                plan.overwrite = true;
+                Effect::Export(plan)
+            }),
+            _ => None,
+        },
+        Action::DeclineOverwrite => {
+            if let Overlay::Export(prompt) = &mut app.overlay {
+                prompt.confirm = None;
+            }
+            None
+        }
+    }
+}
+
+/// Start the recomputation the settings need: at once when the prepared selectors answer
+/// this K in O(groups), else as a job (cancelling the one running; its result is stale).
+pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
+    if let Some(pending) = app.pending.take() {
+        pending.cancel();
+    }
+    let settings = app.settings;
+    let prepared = app.prepared(settings.method, settings.pick).cloned();
+    if let Some(prepared) = &prepared {
+        if !settings.auto && prepared.instant(settings.k) {
+            let options = app.session.options(&settings);
+            let mut go_on = |_, _| ControlFlow::Continue(());
+            match prepared
+                .selectors
+                .choose(&options, prepared.curve.to_vec(), &mut go_on)
+            {
+                Ok(Some(selection)) => show(app, settings, selection),
+                Ok(None) => {}
+                Err(e) => say_error(app, &e.to_string()),
+            }
+            return None;
+        }
+    }
+    let job = Job {
+        id: app.next_job_id(),
+        settings,
+        prepared,
+        cancel: Arc::new(AtomicBool::new(false)),
+    };
+    app.pending = Some(Pending {
+        id: job.id,
+        label: job.label(),
+        done: 0,
+        total: 0,
+        cancel: job.cancel.clone(),
+    });
+    Some(Effect::Compute(job))
+}
+
+/// A job reported progress.
+pub fn progressed(app: &mut App, id: u64, label: &'static str, done: usize, total: usize) {
+    if let Some(pending) = app.pending.as_mut().filter(|p| p.id == id) {
+        pending.label = label;
+        pending.done = done;
+        pending.total = total;
+    }
+}
+
+/// A job finished: keep its selectors; show its result unless newer settings superseded it.
+pub fn finished<'a>(app: &mut App<'a>, done: Done<'a>) {
+    if let Some(prepared) = done.prepared {
+        app.remember(prepared);
+    }
+    if app.pending.as_ref().is_none_or(|p| p.id != done.id) {
+        return;
+    }
+    app.pending = None;
+    match done.selection {
+        Ok(selection) => show(app, done.settings, selection),
+        Err(e) => say_error(app, &e),
+    }
+}
+
+/// The export was written, refused or failed.
+pub fn exported(app: &mut App, outcome: ExportOutcome) {
+    match outcome {
+        ExportOutcome::Written { json, csv } => {
+            app.overlay = Overlay::None;
+            app.status = Some(Status {
+                text: format!("wrote {} and {}", json.display(), csv.display()),
+                error: false,
+            });
+        }
+        ExportOutcome::Exists { plan, existing } => {
+            if let Overlay::Export(prompt) = &mut app.overlay {
+                prompt.confirm = Some(Overwrite { plan, existing });
+            }
+        }
+        ExportOutcome::Failed(e) => say_error(app, &e),
+    }
+}
+
+fn show(app: &mut App, settings: Settings, selection: crate::selection::Selection) {
+    let count = selection.seqpoints.len();
+    app.shown = Some(Shown {
+        settings,
+        selection,
+    });
+    let selected = app
+        .table
+        .selected()
+        .unwrap_or(0)
+        .min(count.saturating_sub(1));
+    app.table.select(Some(selected));
+    if let Overlay::Detail { .. } = app.overlay {
+        app.overlay = Overlay::Detail { scroll: 0 };
+    }
+}
+
+fn say_error(app: &mut App, text: &str) {
+    app.status = Some(Status {
+        text: text.to_string(),
+        error: true,
+    });
+}
+
+fn change_k<'a>(app: &mut App<'a>, up: bool) -> Option<Effect<'a>> {
+    let max = app.session.max_k();
+    let from = if app.settings.auto {
+        app.shown_k().unwrap_or(app.settings.k)
+    } else {
+        app.settings.k
+    };
+    let k = if up {
+        (from + 1).min(max)
+    } else {
+        from.saturating_sub(1).max(1)
+    };
+    if k == app.settings.k && !app.settings.auto {
+        let why = if up {
+            format!("K = {max} already gives every key group its own bin")
+        } else {
+            "K = 1 is the fewest bins".to_string()
+        };
+        say_error(app, &why);
+        return None;
+    }
+    app.settings.auto = false;
+    app.settings.k = k;
+    recompute(app)
+}
+
+/// The next error target down or up; a target between steps goes to its neighbour.
+pub fn step_target(current: f64, up: bool) -> f64 {
+    if up {
+        TARGETS
+            .iter()
+            .copied()
+            .find(|&t| t > current * (1.0 + 1e-9))
+            .unwrap_or(current)
+    } else {
+        TARGETS
+            .iter()
+            .rev()
+            .copied()
+            .find(|&t| t < current * (1.0 - 1e-9))
+            .unwrap_or(current)
+    }
+}
+
+fn next_after<T: Copy + PartialEq>(all: &[T], current: T) -> T {
+    let at = all
+        .iter()
+        .position(|&x| x == current)
+        .unwrap_or(all.len() - 1);
+    all[(at + 1) % all.len()]
+}
+
+fn move_selection(app: &mut App, action: Action) {
+    if let Overlay::Detail { scroll } = &mut app.overlay {
+        // The detail view clamps the scroll to what it can show.
+        *scroll = moved(*scroll, action, usize::MAX);
+        return;
+    }
+    let count = app
+        .shown
+        .as_ref()
+        .map_or(0, |s| s.selection.seqpoints.len());
+    if count == 0 {
+        return;
+    }
+    let at = app.table.selected().unwrap_or(0);
+    app.table.select(Some(moved(at, action, count - 1)));
+}
+
+fn moved(at: usize, action: Action, last: usize) -> usize {
+    match action {
+        Action::Up => at.saturating_sub(1),
+        Action::Down => at.saturating_add(1).min(last),
+        Action::PageUp => at.saturating_sub(PAGE),
+        Action::PageDown => at.saturating_add(PAGE).min(last),
+        Action::First => 0,
+        Action::Last => last,
+        _ => at,
+    }
+}
+
+fn edit(prompt: &mut ExportPrompt, action: Action) {
+    let mut chars: Vec<char> = prompt.input.chars().collect();
+    let at = prompt.cursor.min(chars.len());
+    prompt.cursor = match action {
+        Action::Type(c) => {
+            chars.insert(at, c);
+            at + 1
+        }
+        Action::Erase if at > 0 => {
+            chars.remove(at - 1);
+            at - 1
+        }
+        Action::EraseForward if at < chars.len() => {
+            chars.remove(at);
+            at
+        }
+        Action::CursorLeft => at.saturating_sub(1),
+        Action::CursorRight => (at + 1).min(chars.len()),
+        Action::CursorStart => 0,
+        Action::CursorEnd => chars.len(),
+        Action::ClearInput => {
+            chars.clear();
+            0
+        }
+        _ => at,
+    };
+    prompt.input = chars.into_iter().collect();
+}
+
+/// The CSV list goes beside the JSON document, same name with `.csv`.
+pub fn export_paths(input: &str) -> Result<(PathBuf, PathBuf), String> {
+    let input = input.trim();
+    if input.is_empty() {
+        return Err("type a path for the JSON file".into());
+    }
+    let json = PathBuf::from(input);
+    let csv = json.with_extension("csv");
+    if csv == json {
+        return Err(format!(
+            "{input}: give the JSON file's path; the CSV list is written beside it as .csv"
+        ));
+    }
+    Ok((json, csv))
+}
+
+fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
+    let Overlay::Export(prompt) = &app.overlay else {
+        return None;
+    };
+    let (json_path, csv_path) = match export_paths(&prompt.input) {
+        Ok(paths) => paths,
+        Err(e) => {
+            say_error(app, &e);
+            return None;
+        }
+    };
+    let Some(selection) = app.current() else {
+        say_error(app, "still computing: export once the new result is shown");
+        return None;
+    };
+    let session = app.session;
+    // As `select` does: with --samples M the plan lists every iteration to profile.
+    let plan = match session
+        .plan
+        .map(|rule| plan_selection(&session.log, selection, rule))
+    {
+        Some(Err(e)) => {
+            say_error(app, &e.to_string());
+            return None;
+        }
+        Some(Ok(plan)) => Some(plan),
+        None => None,
+    };
+    let command = session.command(&app.settings);
+    let json = select_json(&session.log, selection, plan.as_ref(), Some(command));
+    let csv = select_csv(&session.log, selection, plan.as_ref());
+    Some(Effect::Export(ExportPlan {
+        json_path,
+        csv_path,
+        json,
+        csv,
+        overwrite: false,
+    }))
+}

@@ -1,0 +1,649 @@
+//! The explorer without a terminal: every key's effect on the state, every recomputation
+//! checked against `seqpoint select`'s pipeline, and exports checked byte for byte.
+
+mod common;
+
+use std::path::Path;
+
+use common::{ch, key, press, sample_session, started, translation_session, type_text};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use seqpoint::binning::Method;
+use seqpoint::command::select_command;
+use seqpoint::export::select_json;
+use seqpoint::select::Pick;
+use seqpoint::tui::app::{Measure, Overlay, View};
+use seqpoint::tui::{self, App};
+use seqpoint::{run_selection, BinCount, SelectOptions, Selection};
+
+fn fixed(k: usize, max_bins: usize) -> SelectOptions {
+    SelectOptions {
+        bins: BinCount::Fixed(k),
+        max_bins,
+        ..SelectOptions::default()
+    }
+}
+
+/// What `seqpoint select` computes for the app's current settings.
+fn expected(app: &App) -> Selection {
+    run_selection(&app.session.log, &app.session.options(&app.settings)).unwrap()
+}
+
+/// The shown selection is current and equals `select`'s, SeqPoint for SeqPoint.
+fn assert_matches_select(app: &App) {
+    let shown = app.current().expect("a result for the current settings");
+    let want = expected(app);
+    assert_eq!(shown.seqpoints, want.seqpoints);
+    assert_eq!(shown.projection, want.projection);
+    assert_eq!(shown.target, want.target);
+    assert_eq!(shown.strata, want.strata);
+    assert_eq!((shown.method, shown.pick), (want.method, want.pick));
+}
+
+#[test]
+fn start_up_shows_what_select_would() {
+    let session = sample_session(SelectOptions::default());
+    let app = started(&session);
+    assert!(app.settings.auto);
+    assert_eq!(app.settings.target_pct, 1.0);
+    assert_matches_select(&app);
+    assert_eq!(app.curve().unwrap().len(), 64);
+}
+
+#[test]
+fn h_and_l_step_k_and_leave_auto_at_the_k_it_found() {
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Target(3.0),
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    let found = app.shown_k().unwrap();
+    assert!(found > 2, "auto-K found {found}");
+    press(&mut app, ch('h'));
+    assert!(!app.settings.auto);
+    assert_eq!(app.settings.k, found - 1);
+    assert_eq!(app.current().unwrap().bins(), found - 1);
+    assert_matches_select(&app);
+    press(&mut app, key(KeyCode::Left));
+    assert_eq!(app.settings.k, found - 2);
+    assert_matches_select(&app);
+    press(&mut app, ch('l'));
+    press(&mut app, key(KeyCode::Right));
+    assert_eq!(app.settings.k, found);
+    assert_matches_select(&app);
+}
+
+#[test]
+fn a_press_at_the_prepared_table_is_answered_at_once() {
+    let session = sample_session(fixed(8, 64));
+    let mut app = started(&session);
+    // Optimal within the prepared DP table: no job, the new result is there right away.
+    assert!(tui::press(&mut app, ch('l')).is_none());
+    assert_eq!(app.current().unwrap().bins(), 9);
+    assert!(app.pending.is_none());
+}
+
+#[test]
+fn k_stops_at_one_and_at_one_bin_per_key_group() {
+    let session = sample_session(fixed(1, 4));
+    let mut app = started(&session);
+    press(&mut app, ch('h'));
+    assert_eq!(app.settings.k, 1);
+    assert!(app.status.as_ref().unwrap().error);
+    let session = sample_session(fixed(500, 4));
+    let mut app = started(&session);
+    assert_eq!(
+        app.settings.k, 133,
+        "K is clamped to the 133 unique seq_len"
+    );
+    press(&mut app, ch('l'));
+    assert_eq!(app.settings.k, 133);
+    assert!(app.status.as_ref().unwrap().text.contains("own bin"));
+    assert_matches_select(&app);
+}
+
+#[test]
+fn t_and_capital_t_step_the_target() {
+    let session = sample_session(fixed(10, 16));
+    let mut app = started(&session);
+    let before = app.current().unwrap().seqpoints.clone();
+    press(&mut app, ch('t'));
+    assert_eq!(app.settings.target_pct, 0.75);
+    // With a fixed K the target only judges: same SeqPoints, nothing recomputed.
+    assert!(app.pending.is_none());
+    assert_eq!(app.current().unwrap().seqpoints, before);
+    press(&mut app, ch('T'));
+    press(&mut app, ch('T'));
+    assert_eq!(app.settings.target_pct, 1.5);
+
+    // In auto mode a new target is a new search.
+    press(&mut app, ch('a'));
+    assert!(app.settings.auto);
+    assert_eq!(
+        app.current().unwrap().target.as_ref().unwrap().target_pct,
+        1.5
+    );
+    assert_matches_select(&app);
+    press(&mut app, ch('T'));
+    assert_eq!(
+        app.current().unwrap().target.as_ref().unwrap().target_pct,
+        2.0
+    );
+    assert_matches_select(&app);
+}
+
+#[test]
+fn a_toggles_auto_k_and_keeps_the_k_it_found() {
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Target(2.0),
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    let auto = app.current().unwrap().clone();
+    let found = app.shown_k().unwrap();
+    press(&mut app, ch('a'));
+    assert!(!app.settings.auto);
+    assert_eq!(app.settings.k, found);
+    assert_eq!(app.current().unwrap().seqpoints, auto.seqpoints);
+    assert!(app.current().unwrap().target.is_none());
+    press(&mut app, ch('a'));
+    assert!(app.settings.auto);
+    assert!(app.current().unwrap().target.is_some());
+    assert_matches_select(&app);
+}
+
+#[test]
+fn m_cycles_every_method() {
+    // A small --max-bins keeps k-means (one fit per K of the curve) quick.
+    let session = sample_session(fixed(5, 5));
+    let mut app = started(&session);
+    let mut seen = vec![app.settings.method];
+    for _ in 0..4 {
+        press(&mut app, ch('m'));
+        assert_matches_select(&app);
+        seen.push(app.current().unwrap().method);
+    }
+    assert_eq!(
+        seen,
+        [
+            Method::Optimal,
+            Method::Uniform,
+            Method::Quantile,
+            Method::Kmeans,
+            Method::Optimal
+        ]
+    );
+}
+
+#[test]
+fn m_skips_optimal_for_a_two_length_key() {
+    let session = translation_session(fixed(4, 4));
+    let mut app = started(&session);
+    assert_eq!(app.settings.method, Method::Kmeans);
+    assert_matches_select(&app);
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        press(&mut app, ch('m'));
+        seen.push(app.settings.method);
+    }
+    assert_eq!(seen, [Method::Uniform, Method::Quantile, Method::Kmeans]);
+    assert_matches_select(&app);
+}
+
+#[test]
+fn p_cycles_every_pick() {
+    let session = sample_session(fixed(6, 8));
+    let mut app = started(&session);
+    let mut seen = vec![app.settings.pick];
+    for _ in 0..4 {
+        press(&mut app, ch('p'));
+        assert_matches_select(&app);
+        seen.push(app.current().unwrap().pick);
+    }
+    assert_eq!(
+        seen,
+        [
+            Pick::NearestMean,
+            Pick::Median,
+            Pick::Centroid,
+            Pick::Mode,
+            Pick::NearestMean
+        ]
+    );
+}
+
+#[test]
+fn g_c_and_tab_change_only_the_view() {
+    let session = sample_session(fixed(6, 8));
+    let mut app = started(&session);
+    let before = app.current().unwrap().seqpoints.clone();
+    press(&mut app, ch('g'));
+    assert!(app.log_scale);
+    press(&mut app, ch('g'));
+    assert!(!app.log_scale);
+    press(&mut app, ch('c'));
+    assert_eq!(app.measure, Measure::Metric(0));
+    press(&mut app, ch('c'));
+    assert_eq!(
+        app.measure,
+        Measure::Iterations,
+        "the sample has one metric"
+    );
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.view, View::SeqPoints);
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.view, View::Overview);
+    press(&mut app, key(KeyCode::BackTab));
+    assert_eq!(app.view, View::SeqPoints);
+    assert_eq!(app.current().unwrap().seqpoints, before);
+}
+
+#[test]
+fn arrows_scroll_the_table_and_enter_opens_the_detail() {
+    let session = sample_session(fixed(30, 32));
+    let mut app = started(&session);
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.table.selected(), Some(0));
+    press(&mut app, key(KeyCode::Down));
+    press(&mut app, ch('j'));
+    assert_eq!(app.table.selected(), Some(2));
+    press(&mut app, ch('k'));
+    assert_eq!(app.table.selected(), Some(1));
+    press(&mut app, key(KeyCode::PageDown));
+    assert_eq!(app.table.selected(), Some(11));
+    press(&mut app, key(KeyCode::End));
+    assert_eq!(app.table.selected(), Some(29));
+    press(&mut app, key(KeyCode::Down));
+    assert_eq!(app.table.selected(), Some(29), "stops at the last SeqPoint");
+    press(&mut app, key(KeyCode::PageUp));
+    assert_eq!(app.table.selected(), Some(19));
+    press(&mut app, key(KeyCode::Home));
+    assert_eq!(app.table.selected(), Some(0));
+
+    press(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.overlay, Overlay::Detail { scroll: 0 });
+    press(&mut app, key(KeyCode::Down));
+    assert_eq!(app.overlay, Overlay::Detail { scroll: 1 });
+    // Keys of the main screen do nothing under the popup.
+    press(&mut app, ch('l'));
+    assert_eq!(app.settings.k, 30);
+    press(&mut app, key(KeyCode::Esc));
+    assert_eq!(app.overlay, Overlay::None);
+    assert!(!app.quit, "Esc closes the popup before it quits");
+
+    // Fewer SeqPoints than the selected row: the selection follows.
+    press(&mut app, key(KeyCode::End));
+    for _ in 0..5 {
+        press(&mut app, ch('h'));
+    }
+    assert_eq!(app.table.selected(), Some(24));
+}
+
+#[test]
+fn help_and_command_popups_open_and_close() {
+    let session = sample_session(fixed(7, 8));
+    let mut app = started(&session);
+    press(&mut app, ch('?'));
+    assert_eq!(app.overlay, Overlay::Help);
+    press(&mut app, ch('h'));
+    assert_eq!(app.settings.k, 7, "keys under the help do nothing");
+    press(&mut app, key(KeyCode::Esc));
+    assert_eq!(app.overlay, Overlay::None);
+
+    press(&mut app, ch('y'));
+    assert_eq!(app.overlay, Overlay::Command);
+    let options = session.options(&app.settings);
+    assert_eq!(
+        session.command(&app.settings),
+        select_command(
+            &session.run,
+            &session.load,
+            &options,
+            Method::Optimal,
+            Pick::NearestMean
+        )
+    );
+    assert_eq!(
+        session.command(&app.settings),
+        "seqpoint select sample:speech_t1.csv --compare sample:speech_t2.csv --bins 7 --method optimal --pick nearest-mean"
+    );
+    press(&mut app, ch('y'));
+    assert_eq!(app.overlay, Overlay::None);
+}
+
+#[test]
+fn q_esc_and_ctrl_c_quit() {
+    let session = sample_session(fixed(3, 4));
+    for event in [
+        ch('q'),
+        key(KeyCode::Esc),
+        KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+    ] {
+        let mut app = started(&session);
+        press(&mut app, event);
+        assert!(app.quit, "{event:?}");
+    }
+    // Ctrl-C quits from inside the export prompt too, where q is just a letter.
+    let mut app = started(&session);
+    press(&mut app, ch('e'));
+    press(&mut app, ch('q'));
+    assert!(!app.quit);
+    press(
+        &mut app,
+        KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+    );
+    assert!(app.quit);
+}
+
+#[test]
+fn the_export_prompt_defaults_beside_the_run_and_edits() {
+    let session = sample_session(fixed(3, 4));
+    let mut app = started(&session);
+    press(&mut app, ch('e'));
+    let Overlay::Export(prompt) = &app.overlay else {
+        panic!("{:?}", app.overlay)
+    };
+    assert_eq!(prompt.input, "seqpoints.json", "the sample exports here");
+    assert_eq!(prompt.cursor, 14);
+    press(&mut app, key(KeyCode::Home));
+    type_text(&mut app, "out/");
+    press(&mut app, key(KeyCode::End));
+    press(&mut app, key(KeyCode::Backspace));
+    press(&mut app, key(KeyCode::Left));
+    press(&mut app, key(KeyCode::Delete));
+    let Overlay::Export(prompt) = &app.overlay else {
+        panic!()
+    };
+    // End, Backspace: "…jso"; Left then Delete removes the "o" under the cursor.
+    assert_eq!(prompt.input, "out/seqpoints.js");
+    press(
+        &mut app,
+        KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL),
+    );
+    let Overlay::Export(prompt) = &app.overlay else {
+        panic!()
+    };
+    assert_eq!((prompt.input.as_str(), prompt.cursor), ("", 0));
+    press(&mut app, key(KeyCode::Enter));
+    assert!(
+        app.status.as_ref().unwrap().error,
+        "an empty path is refused"
+    );
+    type_text(&mut app, "list.csv");
+    press(&mut app, key(KeyCode::Enter));
+    assert!(app.status.as_ref().unwrap().text.contains("beside it"));
+    press(&mut app, key(KeyCode::Esc));
+    assert_eq!(app.overlay, Overlay::None);
+
+    let session = translation_session(fixed(3, 3));
+    let mut app = started(&session);
+    press(&mut app, ch('e'));
+    let Overlay::Export(prompt) = &app.overlay else {
+        panic!()
+    };
+    assert_eq!(prompt.input, "tests/data/seqpoints.json");
+}
+
+/// Export through the keys to `path`, confirming an overwrite when asked and `confirm`.
+fn export_to(app: &mut App, path: &Path) {
+    press(app, ch('e'));
+    press(
+        app,
+        KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL),
+    );
+    type_text(app, &path.display().to_string());
+    press(app, key(KeyCode::Enter));
+}
+
+/// The JSON the explorer wrote, without its `command` line, and that command.
+fn split_command(json: &str) -> (String, String) {
+    let doc: serde_json::Value = serde_json::from_str(json).unwrap();
+    let command = doc["command"].as_str().unwrap().to_string();
+    let line = format!(
+        ",\n  \"command\": {}",
+        serde_json::to_string(&command).unwrap()
+    );
+    assert!(
+        json.contains(&line),
+        "the command is the document's last field"
+    );
+    (json.replace(&line, ""), command)
+}
+
+#[test]
+fn export_writes_the_bytes_select_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Target(2.0),
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    // Settings reached by hand: auto-K at 2%, then K - 1, the median pick, uniform bins.
+    press(&mut app, ch('h'));
+    press(&mut app, ch('p'));
+    press(&mut app, ch('m'));
+    let settings = app.settings;
+    let path = dir.path().join("hand.json");
+    export_to(&mut app, &path);
+    assert_eq!(app.overlay, Overlay::None);
+    let status = app.status.clone().unwrap();
+    assert!(!status.error);
+    assert!(
+        status.text.contains(&path.display().to_string()),
+        "{}",
+        status.text
+    );
+
+    let json = std::fs::read_to_string(&path).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("hand.csv")).unwrap();
+    let (without_command, command) = split_command(&json);
+    assert_eq!(command, session.command(&settings));
+    assert!(
+        command.contains("--method uniform --pick median"),
+        "{command}"
+    );
+    assert_eq!(without_command, select_output(&command, "json"));
+    assert_eq!(csv, select_output(&command, "csv"));
+    assert!(
+        json.contains("\"baselines\""),
+        "naive baselines at the same budget"
+    );
+}
+
+/// What `seqpoint select` prints for a recorded command line.
+fn select_output(command: &str, format: &str) -> String {
+    let words: Vec<&str> = command.split(' ').collect();
+    assert_eq!(words[..2], ["seqpoint", "select"]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+        .args(&words[1..])
+        .args(["--format", format])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn export_with_samples_lists_every_iteration_to_profile_as_select_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Fixed(6),
+        samples: 3,
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    press(&mut app, ch('p'));
+    let path = dir.path().join("planned.json");
+    export_to(&mut app, &path);
+    let json = std::fs::read_to_string(&path).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("planned.csv")).unwrap();
+    let (without_command, command) = split_command(&json);
+    assert!(command.contains("--samples 3"), "{command}");
+    assert_eq!(without_command, select_output(&command, "json"));
+    assert_eq!(csv, select_output(&command, "csv"));
+    assert!(json.contains("\"plan\""));
+    // Three profiled iterations per SeqPoint (where the bins hold that many).
+    assert!(csv.lines().count() > 6 + 1, "{csv}");
+}
+
+#[test]
+fn every_recomputation_also_equals_the_library_document() {
+    let session = sample_session(fixed(9, 16));
+    let app = started(&session);
+    let want = expected(&app);
+    assert_eq!(
+        select_json(&session.log, app.current().unwrap(), None, None),
+        select_json(&session.log, &want, None, None)
+    );
+}
+
+#[test]
+fn export_refuses_to_overwrite_until_confirmed() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = sample_session(fixed(4, 8));
+    let mut app = started(&session);
+    let path = dir.path().join("seqpoints.json");
+    export_to(&mut app, &path);
+    let first = std::fs::read_to_string(&path).unwrap();
+
+    press(&mut app, ch('l'));
+    export_to(&mut app, &path);
+    let Overlay::Export(prompt) = &app.overlay else {
+        panic!("{:?}", app.overlay)
+    };
+    let asked = prompt.confirm.as_ref().expect("asks before overwriting");
+    assert_eq!(asked.existing.len(), 2);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
+    // "n" goes back to the path; nothing is written.
+    press(&mut app, ch('n'));
+    let Overlay::Export(prompt) = &app.overlay else {
+        panic!()
+    };
+    assert!(prompt.confirm.is_none());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
+    // Enter asks again; "y" overwrites both files.
+    press(&mut app, key(KeyCode::Enter));
+    press(&mut app, ch('y'));
+    assert_eq!(app.overlay, Overlay::None);
+    let second = std::fs::read_to_string(&path).unwrap();
+    assert_ne!(second, first);
+    assert!(second.contains("--bins 5"));
+    let csv = std::fs::read_to_string(dir.path().join("seqpoints.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 5);
+}
+
+#[test]
+fn export_waits_for_the_result_of_the_current_settings() {
+    let session = sample_session(fixed(4, 8));
+    let mut app = started(&session);
+    // Switching to k-means needs a job; until it is done the screen shows the old result.
+    press(&mut app, ch('m'));
+    press(&mut app, ch('m'));
+    press(&mut app, ch('m'));
+    let effect = tui::press(&mut app, ch('h'));
+    assert!(effect.is_some());
+    assert!(app.pending.is_some());
+    assert!(app.current().is_none());
+    assert!(app.shown.is_some(), "the last result stays on screen");
+    press(&mut app, ch('e'));
+    assert_eq!(app.overlay, Overlay::None);
+    assert!(app
+        .status
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("still computing"));
+    tui::settle(&mut app, effect);
+    assert!(app.current().is_some());
+}
+
+#[test]
+fn a_superseded_job_is_cancelled_and_its_result_dropped() {
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    let Some(tui::update::Effect::Compute(first)) = tui::press(&mut app, ch('T')) else {
+        panic!("auto-K needs a job")
+    };
+    let first_id = first.id;
+    let second = tui::press(&mut app, ch('T'));
+    // The first job was told to stop: it ends without a result.
+    let cancelled = first.cancel.clone();
+    assert!(cancelled.load(std::sync::atomic::Ordering::Relaxed));
+    assert!(first.run(&session, &mut |_, _, _| {}).is_none());
+    tui::settle(&mut app, second);
+    assert_eq!(app.settings.target_pct, 2.0);
+    assert_matches_select(&app);
+
+    // A result that arrives for superseded settings is not shown (its selectors are kept).
+    let stale = tui::compute::Job {
+        id: first_id,
+        settings: seqpoint::tui::app::Settings {
+            target_pct: 1.5,
+            ..app.settings
+        },
+        prepared: None,
+        cancel: Default::default(),
+    };
+    let done = stale.run(&session, &mut |_, _, _| {}).unwrap();
+    tui::update::finished(&mut app, done);
+    assert_eq!(
+        app.current().unwrap().target.as_ref().unwrap().target_pct,
+        2.0
+    );
+}
+
+#[test]
+fn progress_reports_reach_the_footer_state() {
+    let session = sample_session(SelectOptions::default());
+    let mut app = App::new(&session, false);
+    let Some(tui::update::Effect::Compute(job)) = tui::update::recompute(&mut app) else {
+        panic!("the first result is a job")
+    };
+    let id = job.id;
+    let mut reports = Vec::new();
+    let done = job
+        .run(&session, &mut |label, done, total| {
+            reports.push((label, done, total))
+        })
+        .unwrap();
+    assert_eq!(reports[0], (tui::compute::PREPARING, 0, 0));
+    assert!(reports.contains(&(tui::compute::CURVE, 64, 64)));
+    let (label, d, t) = *reports.last().unwrap();
+    assert_eq!(label, tui::compute::SEARCH);
+    assert!(d <= t);
+    tui::update::progressed(&mut app, id, label, d, t);
+    assert_eq!(app.pending.as_ref().unwrap().done, d);
+    tui::update::finished(&mut app, done);
+    assert!(app.pending.is_none());
+    assert!(app.current().is_some());
+}
+
+#[test]
+fn strata_get_their_own_seqpoints_as_select_gives_them() {
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Target(2.0),
+        strata: seqpoint::Strata::Epoch,
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    assert_matches_select(&app);
+    let strata: Vec<_> = app
+        .current()
+        .unwrap()
+        .strata
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    assert_eq!(strata, ["epoch 0", "epoch 1", "epoch 2"]);
+    let largest = app.shown_k().unwrap();
+    press(&mut app, ch('h'));
+    assert_eq!(app.settings.k, largest - 1);
+    let shown = app.current().unwrap();
+    assert!(shown.strata.iter().all(|s| s.k == largest - 1));
+    assert_eq!(shown.seqpoints.len(), 3 * (largest - 1));
+    assert_matches_select(&app);
+    assert!(session.command(&app.settings).contains("--strata epoch"));
+}

@@ -1,0 +1,347 @@
+//! The real binary on a real terminal (tmux): keys change K and export, the export equals
+//! what `seqpoint select` writes, and quitting, SIGTERM and SIGHUP all leave the terminal
+//! restored (main screen, cursor shown, cooked mode with echo). Skipped without tmux.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_seqpoint");
+const PROMPT: &str = "sp-test$ ";
+
+fn tmux_available() -> bool {
+    let found = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        println!("note: tmux is not installed; the terminal tests were skipped");
+    }
+    found
+}
+
+/// A tmux server of its own (own socket), running a plain shell in one pane.
+struct Pane {
+    socket: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Pane {
+    fn start(width: u16, height: u16, cwd: &Path) -> Pane {
+        let dir = tempfile::tempdir().unwrap();
+        let pane = Pane {
+            socket: dir.path().join("tmux.sock"),
+            _dir: dir,
+        };
+        let shell = format!("env PS1='{PROMPT}' TERM=xterm-256color bash --norc --noprofile");
+        pane.tmux(&[
+            "new-session",
+            "-d",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            "-c",
+            cwd.to_str().unwrap(),
+            &shell,
+        ]);
+        pane.wait_for("the shell prompt", |s| s.contains(PROMPT.trim()));
+        pane
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "0"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Type a shell line and run it.
+    fn run(&self, line: &str) {
+        self.tmux(&["send-keys", "-t", "0", "-l", line]);
+        self.keys(&["Enter"]);
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "0"])
+    }
+
+    fn flag(&self, name: &str) -> String {
+        self.tmux(&["display-message", "-p", "-t", "0", &format!("#{{{name}}}")])
+            .trim()
+            .to_string()
+    }
+
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "waited for {what}; the screen is:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// After the explorer ends: main screen, cursor shown, and a shell in cooked mode.
+    fn assert_restored(&self) {
+        self.wait_for("the main screen", |_| self.flag("alternate_on") == "0");
+        assert_eq!(self.flag("cursor_flag"), "1", "the cursor is visible again");
+        self.run("clear; stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo)'");
+        let screen = self.wait_for("stty's answer", |s| {
+            s.lines().any(|l| l.trim().ends_with("icanon"))
+        });
+        let modes: Vec<&str> = screen
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.ends_with("icanon") || l.ends_with("echo"))
+            .collect();
+        assert_eq!(
+            modes,
+            ["icanon", "echo"],
+            "cooked mode with echo:\n{screen}"
+        );
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
+    }
+}
+
+#[test]
+fn keys_change_k_export_confirm_and_quit() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(80, 24, dir.path());
+    pane.run(&format!("{BIN} --bins 6"));
+    pane.wait_for("the explorer", |s| {
+        s.contains("K = 6 ·") && s.contains("6 of 450")
+    });
+    pane.keys(&["l"]);
+    pane.wait_for("K = 7", |s| s.contains("K = 7 ·") && s.contains("7 of 450"));
+
+    pane.keys(&["e"]);
+    pane.wait_for("the export prompt", |s| s.contains("path: seqpoints.json"));
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the export", |s| s.contains("wrote"));
+    let json_path = dir.path().join("seqpoints.json");
+    let where_shown = json_path.canonicalize().unwrap();
+    assert!(
+        screen
+            .replace('\n', "")
+            .contains(&where_shown.display().to_string()[..20]),
+        "the footer says where it wrote:\n{screen}"
+    );
+    let first = std::fs::read_to_string(&json_path).unwrap();
+    assert!(first.contains("\"command\": \"seqpoint select sample:speech_t1.csv --compare sample:speech_t2.csv --bins 7 "));
+
+    // Again at K = 8: the files exist, so it asks; "y" overwrites.
+    pane.keys(&["l"]);
+    pane.wait_for("K = 8", |s| s.contains("K = 8 ·"));
+    pane.keys(&["e"]);
+    pane.wait_for("the export prompt", |s| s.contains("path: seqpoints.json"));
+    pane.keys(&["Enter"]);
+    pane.wait_for("the overwrite question", |s| s.contains("Overwrite?"));
+    assert_eq!(std::fs::read_to_string(&json_path).unwrap(), first);
+    pane.keys(&["y"]);
+    pane.wait_for("the export", |s| s.contains("wrote"));
+    let json = std::fs::read_to_string(&json_path).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("seqpoints.csv")).unwrap();
+
+    pane.keys(&["q"]);
+    pane.assert_restored();
+
+    // What the explorer wrote is what `seqpoint select` writes for its recorded command.
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let command = doc["command"].as_str().unwrap().to_string();
+    assert!(command.contains("--bins 8"), "{command}");
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let select = |format: &str| {
+        let out = Command::new(BIN)
+            .args(&args)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let line = format!(
+        ",\n  \"command\": {}",
+        serde_json::to_string(&command).unwrap()
+    );
+    assert_eq!(json.replace(&line, ""), select("json"));
+    assert_eq!(csv, select("csv"));
+}
+
+/// The shell printed `exit=N` (not just the typed command that will print it).
+fn printed_exit(screen: &str) -> bool {
+    screen.lines().any(|l| l.starts_with("exit="))
+}
+
+/// Start the explorer so its process id is known (the shell execs it in a subshell).
+fn start_with_pid(pane: &Pane, dir: &Path) -> u32 {
+    let pid_file = dir.join("pid");
+    pane.run(&format!(
+        "sh -c 'echo $$ > {}; exec {BIN} --bins 5'; echo \"exit=$?\"",
+        pid_file.display()
+    ));
+    pane.wait_for("the explorer", |s| s.contains("K = 5 ·"));
+    assert_eq!(pane.flag("alternate_on"), "1");
+    std::fs::read_to_string(pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn sigterm_and_sighup_restore_the_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    for (signal, code) in [("TERM", 143), ("HUP", 129)] {
+        let dir = tempfile::tempdir().unwrap();
+        let pane = Pane::start(100, 30, dir.path());
+        let pid = start_with_pid(&pane, dir.path());
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let screen = pane.wait_for("the exit status", printed_exit);
+        assert!(
+            screen.contains(&format!("exit={code}")),
+            "SIG{signal} ends with {code}:\n{screen}"
+        );
+        pane.assert_restored();
+    }
+}
+
+#[test]
+fn a_load_error_reads_like_the_cli_and_never_opens_the_screen() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.csv"),
+        "seq_len,time_ms\n10,1\n12,oops\n",
+    )
+    .unwrap();
+    let pane = Pane::start(80, 24, dir.path());
+    pane.run(&format!("{BIN} bad.csv; echo \"exit=$?\""));
+    let screen = pane.wait_for("the error", printed_exit);
+    assert!(screen.contains("error: "), "{screen}");
+    assert!(screen.contains("bad.csv"), "{screen}");
+    assert!(screen.contains("exit=1"), "{screen}");
+    let cli = Command::new(BIN)
+        .args(["select", "bad.csv"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let message = String::from_utf8(cli.stderr).unwrap();
+    let first_line = message.lines().next().unwrap();
+    assert!(
+        screen.contains(&first_line[..first_line.len().min(70)]),
+        "the same message as `seqpoint select`:\n{message}\n---\n{screen}"
+    );
+    pane.assert_restored();
+
+    // A bad option is reported the same way, before any screen opens.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/translation_2d.csv");
+    pane.run(&format!(
+        "clear; {BIN} {} --key src_len,tgt_len --method optimal; echo \"exit=$?\"",
+        data.display()
+    ));
+    let screen = pane.wait_for("the error", printed_exit);
+    assert!(
+        screen.contains("error: --method optimal needs a one-length key"),
+        "{screen}"
+    );
+    assert!(screen.contains("exit=1"), "{screen}");
+    pane.assert_restored();
+}
+
+#[test]
+fn without_a_terminal_seqpoint_prints_the_select_table() {
+    let out = Command::new(BIN).args(["--bins", "4"]).output().unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8(out.stdout).unwrap();
+    let select = Command::new(BIN)
+        .args(["select", "--bins", "4"])
+        .output()
+        .unwrap();
+    assert_eq!(table, String::from_utf8(select.stdout).unwrap());
+    assert!(table.contains("4 SeqPoints"), "{table}");
+}
+
+#[test]
+fn tui_without_a_terminal_says_what_to_use_instead() {
+    let out = Command::new(BIN)
+        .args(["tui", "--bins", "4"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let message = String::from_utf8(out.stderr).unwrap();
+    assert!(message.contains("needs a terminal"), "{message}");
+    assert!(message.contains("seqpoint select"), "{message}");
+}
+
+/// Run by `a_panic_restores_the_terminal` inside tmux (this test binary, re-executed):
+/// the explorer's screen up, then a panic.
+#[test]
+fn panic_helper() {
+    if std::env::var_os("SEQPOINT_PANIC_HELPER").is_none() {
+        return;
+    }
+    let mut guard = seqpoint::tui::terminal::TerminalGuard::enter().unwrap();
+    guard
+        .screen
+        .draw(|f| f.render_widget("explorer up", f.area()))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    panic!("deliberate panic while the explorer is on screen");
+}
+
+#[test]
+fn a_panic_restores_the_terminal_and_prints_its_message() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(100, 30, dir.path());
+    let me = std::env::current_exe().unwrap();
+    pane.run(&format!(
+        "SEQPOINT_PANIC_HELPER=1 {} --exact panic_helper --nocapture --test-threads 1; echo \"exit=$?\"",
+        me.display()
+    ));
+    let screen = pane.wait_for("the exit status", printed_exit);
+    assert!(screen.contains("deliberate panic"), "{screen}");
+    pane.assert_restored();
+}
