@@ -394,20 +394,26 @@ pub fn run_selection_prepared(
         BinCount::Target(_) => max_bins,
     };
 
-    // The error-versus-K curve, the same K in every stratum.
+    // The error-versus-K curve, the same K in every stratum. Each K is independent: the Ks
+    // are shared out over the cores.
+    let largest_curve_k = max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1));
+    let threads = if largest_curve_k >= 8 {
+        crate::parallel::threads()
+    } else {
+        1
+    };
+    let points = crate::parallel::run_jobs((1..=largest_curve_k).collect(), threads, |k, _| {
+        let seqpoints: Result<Vec<SeqPoint>, BinningError> =
+            selectors.iter().try_fold(Vec::new(), |mut all, selector| {
+                all.extend(selector.select(k)?);
+                Ok(all)
+            });
+        Some(seqpoints.map(|sps| curve_point(log, overall_actual, k, &sps, options.samples)))
+    })
+    .expect("curve jobs do not stop early");
     let mut curve = Vec::with_capacity(largest_k.min(max_bins));
-    for k in 1..=max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1)) {
-        let mut seqpoints = Vec::new();
-        for selector in &selectors {
-            seqpoints.extend(selector.select(k)?);
-        }
-        curve.push(curve_point(
-            log,
-            overall_actual,
-            k,
-            &seqpoints,
-            options.samples,
-        ));
+    for point in points {
+        curve.push(point?);
     }
 
     let mut chosen: Vec<Vec<SeqPoint>> = Vec::new();
