@@ -188,6 +188,20 @@ fn main() {
             b[4] * 1e3,
         );
     }
+    for (label, path) in files.iter().filter(|(l, _)| l.ends_with(".gz")) {
+        let (wall, cpu, bytes) = best_of(runs, || {
+            let file = std::fs::File::open(path).unwrap();
+            let mut decoder = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+            std::io::copy(&mut decoder, &mut std::io::sink()).unwrap()
+        });
+        println!(
+            "| {label}: decompression alone (one core) | {:.0} | {} | {:.0} ms | {:.0} (of text) | | | | |",
+            bytes as f64 / 1e6,
+            ms(wall),
+            cpu * 1e3,
+            bytes as f64 / 1e6 / wall.as_secs_f64()
+        );
+    }
     println!();
 
     let csv = &files[0].1;

@@ -569,16 +569,17 @@ mod tests {
         assert_eq!(subset.rows_of(2), &[2]);
     }
 
-    /// The plain definition: per group (sorted by key), its rows ascending, each statistic.
-    fn reference(
-        log: &RunLog,
-        rows: &[u32],
-    ) -> (
+    /// Keys, each group's rows, moments and cross-moments, as the plain definition gives them.
+    type Reference = (
         Vec<u32>,
         Vec<Vec<u32>>,
         Vec<Vec<Vec<Moments>>>,
         Vec<Vec<f64>>,
-    ) {
+    );
+    type Row = (u32, u32, f64, f64);
+
+    /// The plain definition: per group (sorted by key), its rows ascending, each statistic.
+    fn reference(log: &RunLog, rows: &[u32]) -> Reference {
         let mut by_key: std::collections::BTreeMap<Vec<u32>, Vec<u32>> = Default::default();
         for &r in rows {
             by_key
@@ -652,7 +653,7 @@ mod tests {
             let n = rows.len();
             let dims = if two_dims { 2 } else { 1 };
             let keys: Vec<u32> = rows.iter().flat_map(|r| if two_dims { vec![r.0, r.1] } else { vec![r.0 * 1000] }).collect();
-            let metric = |name: &str, f: &dyn Fn(&(u32, u32, f64, f64)) -> f64| MetricColumn {
+            let metric = |name: &str, f: &dyn Fn(&Row) -> f64| MetricColumn {
                 name: name.into(),
                 values: rows.iter().map(f).collect(),
             };

@@ -361,7 +361,9 @@ mod tests {
         // Enough groups for the level-parallel path; noisy values (not monotone).
         let mut seed = 7u64;
         let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) as f64 / (1u64 << 31) as f64
         };
         let u = PARALLEL_GROUPS + 300;
@@ -372,7 +374,11 @@ mod tests {
         let reference = unpruned(&counts, &values, 6);
         for (k, want) in reference.iter().enumerate() {
             let got = table.cost(k + 1);
-            assert!((got - want).abs() <= 1e-9 * (1.0 + want), "k={}: {got} vs {want}", k + 1);
+            assert!(
+                (got - want).abs() <= 1e-9 * (1.0 + want),
+                "k={}: {got} vs {want}",
+                k + 1
+            );
         }
     }
 
