@@ -272,6 +272,15 @@ impl KeyGroups {
         }
     }
 
+    /// For one-length keys: the group of each length (`u32::MAX` where none), for passes over
+    /// rows that look up every row's group.
+    pub fn length_table(&self) -> Option<&[u32]> {
+        match &self.lookup {
+            KeyLookup::ByLength(table) => Some(table),
+            KeyLookup::Search => None,
+        }
+    }
+
     /// The group holding `key`, if any row has it.
     pub fn group_of(&self, key: &[u32]) -> Option<usize> {
         match &self.lookup {

@@ -377,7 +377,7 @@ pub fn read_plain_tuned(
             return None;
         }
         let scan = ChunkScan {
-            newlines: text.iter().filter(|&&b| b == b'\n').count(),
+            newlines: memchr::memchr_iter(b'\n', text).count(),
             last_newline: memchr::memrchr(b'\n', text).map(|i| range.start + i as u64),
         };
         progress.advance(range.end - range.start);
@@ -520,7 +520,7 @@ pub fn read_gzip(
             if parser.quotes_are_anomalies() && memchr::memchr(b'"', text).is_some() {
                 return None;
             }
-            let lines = text.iter().filter(|&&b| b == b'\n').count()
+            let lines = memchr::memchr_iter(b'\n', text).count()
                 + usize::from(text.last().is_some_and(|&b| b != b'\n'));
             let before = columns.rows();
             let mut stats = parser.parse(text, &mut columns.grow(lines))?;
