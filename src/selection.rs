@@ -408,26 +408,37 @@ pub fn run_selection_prepared(
         1
     };
     let points = crate::parallel::run_jobs((1..=largest_curve_k).collect(), threads, |k, _| {
-        let seqpoints: Result<Vec<SeqPoint>, BinningError> =
-            selectors.iter().try_fold(Vec::new(), |mut all, selector| {
-                all.extend(selector.select(k)?);
-                Ok(all)
-            });
-        Some(seqpoints.map(|sps| curve_point(log, overall_actual, k, &sps, options.samples)))
+        let per_stratum: Result<Vec<Vec<SeqPoint>>, BinningError> = selectors
+            .iter()
+            .map(|selector| selector.select(k))
+            .collect();
+        Some(per_stratum.map(|per_stratum| {
+            let all: Vec<SeqPoint> = per_stratum.iter().flatten().cloned().collect();
+            let point = curve_point(log, overall_actual, k, &all, options.samples);
+            (point, per_stratum)
+        }))
     })
     .expect("curve jobs do not stop early");
     let mut curve = Vec::with_capacity(largest_k.min(max_bins));
+    // The SeqPoints of every K and stratum, kept for the choice below (each is taken once).
+    let mut by_k: Vec<Vec<Vec<SeqPoint>>> = Vec::with_capacity(largest_curve_k);
     for point in points {
-        curve.push(point?);
+        let (point, per_stratum) = point?;
+        curve.push(point);
+        by_k.push(per_stratum);
     }
+    // Binning clamps K to a stratum's groups, so a K past the curve selects as its last K does.
+    let mut selected = |k: usize, stratum: usize| -> Vec<SeqPoint> {
+        std::mem::take(&mut by_k[k.min(largest_curve_k) - 1][stratum])
+    };
 
     let mut chosen: Vec<Vec<SeqPoint>> = Vec::new();
     let mut outcomes = Vec::new();
     let mut target = None;
     match options.bins {
         BinCount::Fixed(k) => {
-            for (i, selector) in selectors.iter().enumerate() {
-                chosen.push(selector.select(k)?);
+            for i in 0..selectors.len() {
+                chosen.push(selected(k, i));
                 outcomes.push(StratumOutcome {
                     name: strata[i].0.clone(),
                     iterations: groups[i].iterations(),
@@ -439,11 +450,11 @@ pub fn run_selection_prepared(
         BinCount::Target(pct) => {
             let mut all_met = true;
             let mut advice = Vec::new();
-            for (i, selector) in selectors.iter().enumerate() {
+            for i in 0..selectors.len() {
                 let actual = totals_of(&groups[i]);
                 let mut best: Option<(f64, usize, CurvePoint, Vec<SeqPoint>)> = None;
                 for k in 1..=max_bins.min(groups[i].len()) {
-                    let seqpoints = selector.select(k)?;
+                    let seqpoints = selected(k, i);
                     let point = curve_point(log, &actual, k, &seqpoints, options.samples);
                     let shortfall = point.shortfall(pct, options.target_by);
                     let met = point.meets(pct, options.target_by);
@@ -637,6 +648,31 @@ mod tests {
                 assert_eq!(again.curve, fresh.curve);
                 assert_eq!(again.strata, fresh.strata);
                 assert_eq!(again.target, fresh.target);
+            }
+            if strata == Strata::None {
+                // The chosen SeqPoints are what a selector gives for that K directly.
+                let groups = KeyGroups::from_log(&log);
+                let settings = PickSettings {
+                    method: Method::Optimal,
+                    pick: Pick::Mode,
+                    warmup: 10,
+                    seed: 0,
+                    max_bins: 8,
+                };
+                let direct = Selector::new(&log, &groups, settings, None)
+                    .unwrap()
+                    .select(7)
+                    .unwrap();
+                let options = SelectOptions {
+                    method: Some(Method::Optimal),
+                    pick: Some(Pick::Mode),
+                    bins: BinCount::Fixed(7),
+                    max_bins: 8,
+                    warmup: 10,
+                    ..SelectOptions::default()
+                };
+                let via_curve = run_selection_prepared(&log, &prepared, &options).unwrap();
+                assert_eq!(via_curve.seqpoints, direct);
             }
             let other = SelectOptions {
                 warmup: 11,

@@ -1,7 +1,8 @@
-//! The fast way to read a large plain log: count lines per chunk, size the columns exactly,
-//! then parse chunks in parallel straight into them (files are read in chunks, never whole);
-//! gzip is decompressed on one thread while the other parses. `None` means "use the careful
-//! reader": on any anomaly the careful reader reads the input again and words the error.
+//! The fast way to read a large plain log: lines counted per chunk, columns sized once, chunks
+//! parsed in parallel straight into them; on any anomaly `None`, and the careful reader decides.
+
+// Files are read in chunks at offsets, never whole, so memory holds the columns and a few
+// buffers. gzip is decompressed on one thread while another parses.
 
 use std::fs::File;
 use std::io::Read;
