@@ -4,6 +4,7 @@
 //!
 //!     cargo bench --bench scale
 //!     ROWS=1000000 cargo bench --bench scale
+//!     BENCH_KMEANS=1 cargo bench --bench scale   # also a k-means recompute (minutes)
 //!
 //! Each load runs in a child process (this binary, `--child-load`) so its peak resident memory
 //! is its own. Times are the best of several runs; CPU time is user + system of all threads.
@@ -188,6 +189,20 @@ fn main() {
             b[4] * 1e3,
         );
     }
+    for (label, path) in files.iter().filter(|(l, _)| l.ends_with(".gz")) {
+        let (wall, cpu, bytes) = best_of(runs, || {
+            let file = std::fs::File::open(path).unwrap();
+            let mut decoder = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+            std::io::copy(&mut decoder, &mut std::io::sink()).unwrap()
+        });
+        println!(
+            "| {label}: decompression alone (one core) | {:.0} | {} | {:.0} ms | {:.0} (of text) | | | | |",
+            bytes as f64 / 1e6,
+            ms(wall),
+            cpu * 1e3,
+            bytes as f64 / 1e6 / wall.as_secs_f64()
+        );
+    }
     println!();
 
     let csv = &files[0].1;
@@ -239,8 +254,7 @@ fn main() {
         max_bins: 64,
         ..SelectOptions::default()
     };
-    let fresh = || StrataGroups::new(&log, Strata::None, 0).unwrap();
-    let p = fresh();
+    let p = StrataGroups::new(&log, Strata::None, 0).unwrap();
     let (wall, cpu, sel) = best_of(1, || {
         run_selection_on(&log, &p, &target(Method::Optimal)).unwrap()
     });
@@ -303,15 +317,28 @@ fn main() {
             "recompute: method -> uniform (K 16)",
             fixed(16, Method::Uniform, Pick::NearestMean),
         ),
-        (
-            "recompute: method -> kmeans (K 16)",
-            fixed(16, Method::Kmeans, Pick::NearestMean),
-        ),
     ] {
         let (wall, cpu, _) = best_of(runs.max(5), || {
             run_selection_on(&log, &prepared, &options).unwrap()
         });
         println!("| {name} | {} | {:.1} ms |", ms(wall), cpu * 1e3);
     }
-    let _ = fresh;
+    // k-means (linfa) bins each K from scratch: one K alone, and (on request) the whole
+    // recompute with its 64-K curve.
+    let binner = seqpoint::binning::Binner::new(&groups, Method::Kmeans, 0, 64).unwrap();
+    let (wall, cpu, _) = best_of(1, || binner.bins(16).unwrap());
+    println!(
+        "| k-means bins alone, K 16 | {} | {:.0} ms |",
+        ms(wall),
+        cpu * 1e3
+    );
+    if std::env::var("BENCH_KMEANS").is_ok_and(|v| v == "1") {
+        let options = fixed(16, Method::Kmeans, Pick::NearestMean);
+        let (wall, cpu, _) = best_of(1, || run_selection_on(&log, &prepared, &options).unwrap());
+        println!(
+            "| recompute: method -> kmeans (K 16) | {} | {:.0} ms |",
+            ms(wall),
+            cpu * 1e3
+        );
+    }
 }

@@ -1,8 +1,7 @@
-//! Synthetic run logs of any size: seeded, with realistic padded sequence lengths (log-normal,
-//! bucketed batches), epochs, warm-up, an optional second configuration and energy column.
-//!
-//! Used by `examples/gen_run.rs` (benchmark files) and by tests that need logs of a known shape.
-//! Rows are produced one at a time and written streaming, so a 10M-row file never sits in memory.
+//! Synthetic run logs of any size, seeded: log-normal padded lengths, bucketed batches, epochs,
+//! warm-up, an optional second configuration and energy column; written streaming.
+
+// Used by examples/gen_run.rs (benchmark files) and by tests that need logs of a known shape.
 
 use std::io::{self, Write};
 

@@ -272,6 +272,15 @@ impl KeyGroups {
         }
     }
 
+    /// For one-length keys: the group of each length (`u32::MAX` where none), for passes over
+    /// rows that look up every row's group.
+    pub fn length_table(&self) -> Option<&[u32]> {
+        match &self.lookup {
+            KeyLookup::ByLength(table) => Some(table),
+            KeyLookup::Search => None,
+        }
+    }
+
     /// The group holding `key`, if any row has it.
     pub fn group_of(&self, key: &[u32]) -> Option<usize> {
         match &self.lookup {
@@ -569,16 +578,17 @@ mod tests {
         assert_eq!(subset.rows_of(2), &[2]);
     }
 
-    /// The plain definition: per group (sorted by key), its rows ascending, each statistic.
-    fn reference(
-        log: &RunLog,
-        rows: &[u32],
-    ) -> (
+    /// Keys, each group's rows, moments and cross-moments, as the plain definition gives them.
+    type Reference = (
         Vec<u32>,
         Vec<Vec<u32>>,
         Vec<Vec<Vec<Moments>>>,
         Vec<Vec<f64>>,
-    ) {
+    );
+    type Row = (u32, u32, f64, f64);
+
+    /// The plain definition: per group (sorted by key), its rows ascending, each statistic.
+    fn reference(log: &RunLog, rows: &[u32]) -> Reference {
         let mut by_key: std::collections::BTreeMap<Vec<u32>, Vec<u32>> = Default::default();
         for &r in rows {
             by_key
@@ -652,7 +662,7 @@ mod tests {
             let n = rows.len();
             let dims = if two_dims { 2 } else { 1 };
             let keys: Vec<u32> = rows.iter().flat_map(|r| if two_dims { vec![r.0, r.1] } else { vec![r.0 * 1000] }).collect();
-            let metric = |name: &str, f: &dyn Fn(&(u32, u32, f64, f64)) -> f64| MetricColumn {
+            let metric = |name: &str, f: &dyn Fn(&Row) -> f64| MetricColumn {
                 name: name.into(),
                 values: rows.iter().map(f).collect(),
             };

@@ -148,7 +148,8 @@ impl Candidates {
         let medians: Vec<f64> = groups.moments[0][0].iter().map(|m| m.median).collect();
         let first = usize::try_from(warmup).unwrap_or(usize::MAX).min(log.len());
         let covers_log = groups.iterations() == log.len() as u64;
-        let best_rows = if covers_log && log.dims() == 1 && !per_group {
+        let table = groups.length_table().filter(|_| !per_group);
+        let best_rows = if let (true, Some(table)) = (covers_log, table) {
             // Every row, in order: one sequential pass per core, merged (rows of the second part
             // come after the first's, so ties still keep the earlier row).
             let parts =
@@ -159,7 +160,7 @@ impl Candidates {
                         .clone()
                         .zip(log.keys[rows.clone()].iter().zip(&values[rows]))
                     {
-                        let g = groups.group_of(&[key]).expect("every key has a group");
+                        let g = table[key as usize] as usize;
                         nearest[g].offer((v - medians[g]).abs(), row as u32);
                     }
                     nearest

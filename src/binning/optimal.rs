@@ -17,6 +17,10 @@ pub enum Solver {
     DivideAndConquer,
 }
 
+/// Groups from which the plain DP spreads each level over the cores, and its block of ends.
+const PARALLEL_GROUPS: usize = 1024;
+const PARALLEL_BLOCK: usize = 128;
+
 /// Prefix sums that give any contiguous range's weighted sum of squares in O(1).
 struct RangeCost {
     weight: Vec<f64>,
@@ -107,12 +111,29 @@ impl OptimalTable {
                     k,
                     groups - 1,
                 );
-            } else {
+            } else if groups < PARALLEL_GROUPS {
                 for j in (k + 1)..=groups {
                     let (best_cost, best_i) = best_split(previous, &costs, k, j);
                     current[j] = best_cost;
                     splits[j] = best_i as u32;
                 }
+            } else {
+                // Each j of a level is independent: blocks of j go to the cores.
+                let jobs: Vec<(usize, &mut [f64], &mut [u32])> = current[k + 1..]
+                    .chunks_mut(PARALLEL_BLOCK)
+                    .zip(splits[k + 1..].chunks_mut(PARALLEL_BLOCK))
+                    .enumerate()
+                    .map(|(b, (c, s))| (k + 1 + b * PARALLEL_BLOCK, c, s))
+                    .collect();
+                let costs = &costs;
+                crate::parallel::run_jobs(jobs, crate::parallel::threads(), |(first, c, s), _| {
+                    for (offset, (cost, split)) in c.iter_mut().zip(s.iter_mut()).enumerate() {
+                        let (best_cost, best_i) = best_split(previous, costs, k, first + offset);
+                        *cost = best_cost;
+                        *split = best_i as u32;
+                    }
+                    Some(())
+                });
             }
         }
         OptimalTable {
@@ -332,6 +353,32 @@ mod tests {
                 let via_bins = objective(&counts, &values, &table.bins(k + 1));
                 prop_assert!((via_bins - want).abs() <= 1e-6 * (1.0 + want));
             }
+        }
+    }
+
+    #[test]
+    fn many_groups_use_every_core_and_stay_exact() {
+        // Enough groups for the level-parallel path; noisy values (not monotone).
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let u = PARALLEL_GROUPS + 300;
+        let counts: Vec<u64> = (0..u).map(|_| 1 + (next() * 40.0) as u64).collect();
+        let values: Vec<f64> = (0..u).map(|i| i as f64 * 0.1 + next() * 30.0).collect();
+        assert!(!is_monotone(&values));
+        let table = OptimalTable::build(&counts, &values, 6, Solver::Auto);
+        let reference = unpruned(&counts, &values, 6);
+        for (k, want) in reference.iter().enumerate() {
+            let got = table.cost(k + 1);
+            assert!(
+                (got - want).abs() <= 1e-9 * (1.0 + want),
+                "k={}: {got} vs {want}",
+                k + 1
+            );
         }
     }
 

@@ -1,7 +1,8 @@
-//! The fast way to read a large plain log: count lines per chunk, size the columns exactly,
-//! then parse chunks in parallel straight into them (files are read in chunks, never whole);
-//! gzip is decompressed on one thread while the other parses. `None` means "use the careful
-//! reader": on any anomaly the careful reader reads the input again and words the error.
+//! The fast way to read a large plain log: lines counted per chunk, columns sized once, chunks
+//! parsed in parallel straight into them; on any anomaly `None`, and the careful reader decides.
+
+// Files are read in chunks at offsets, never whole, so memory holds the columns and a few
+// buffers. gzip is decompressed on one thread while another parses.
 
 use std::fs::File;
 use std::io::Read;
@@ -377,7 +378,7 @@ pub fn read_plain_tuned(
             return None;
         }
         let scan = ChunkScan {
-            newlines: text.iter().filter(|&&b| b == b'\n').count(),
+            newlines: memchr::memchr_iter(b'\n', text).count(),
             last_newline: memchr::memrchr(b'\n', text).map(|i| range.start + i as u64),
         };
         progress.advance(range.end - range.start);
@@ -520,7 +521,7 @@ pub fn read_gzip(
             if parser.quotes_are_anomalies() && memchr::memchr(b'"', text).is_some() {
                 return None;
             }
-            let lines = text.iter().filter(|&&b| b == b'\n').count()
+            let lines = memchr::memchr_iter(b'\n', text).count()
                 + usize::from(text.last().is_some_and(|&b| b != b'\n'));
             let before = columns.rows();
             let mut stats = parser.parse(text, &mut columns.grow(lines))?;

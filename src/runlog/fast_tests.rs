@@ -33,7 +33,7 @@ fn careful(bytes: &[u8], format: InputFormat, options: &LoadOptions) -> Result<R
 /// One cell's text: how a user's tool might have written a number.
 fn count_text(value: u64, style: u8) -> String {
     match style % 6 {
-        0 | 1 | 2 => value.to_string(),
+        0..=2 => value.to_string(),
         3 => format!("{value}.0"),
         4 => format!(" {value} "),
         _ => format!("+{value}"),
