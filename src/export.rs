@@ -47,6 +47,10 @@ fn one() -> u64 {
     1
 }
 
+fn null_as_infinity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BinRange {
     pub min: Vec<u32>,
@@ -87,6 +91,9 @@ pub struct SelectDoc {
     pub seqpoints: Vec<SeqPointDoc>,
     pub projection: Vec<Value>,
     pub speedup: Option<Value>,
+    /// Infinite when the SeqPoints' own metric is zero; JSON has no infinity, so it is written
+    /// as `null` and read back as infinity.
+    #[serde(deserialize_with = "null_as_infinity")]
     pub profiling_reduction: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,

@@ -231,7 +231,33 @@ fn curve_point(
     }
 }
 
+/// Metrics so large that a total or a bin's `w^2 s^2` would overflow f64 turn every error and
+/// interval into NaN: refuse them up front, naming the value and the iteration that holds it.
+fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
+    let n = log.len().max(1);
+    let limit = f64::MAX.sqrt() / (4.0 * n as f64);
+    for config in &log.configs {
+        for metric in &config.metrics {
+            let too_large = metric.values.iter().position(|v| !(v.abs() <= limit));
+            if let Some(row) = too_large {
+                let remedy = if log.proxy.is_some() {
+                    "choose a smaller --cost exponent"
+                } else {
+                    "rescale the metric (e.g. to seconds)"
+                };
+                return Err(SelectError::Invalid(format!(
+                    "{}: column '{}' has {:e} at iteration {}, too large to total over {n} \
+                     iterations (at most {limit:.3e}); {remedy}",
+                    config.source, metric.name, metric.values[row], log.iterations[row]
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+    check_magnitudes(log)?;
     let method = options.method.unwrap_or(Method::default_for(log.dims()));
     let pick = options.pick.unwrap_or(if log.proxy.is_some() {
         Pick::Median

@@ -9,7 +9,7 @@ use clap::Args;
 use super::{OutputFormat, RunArgs, SelectArgs};
 use seqpoint::export::{select_document, seqpoints_csv, write_atomically};
 use seqpoint::run_selection;
-use seqpoint::text::selection_table;
+use seqpoint::text::{selection_table, skipped_note};
 
 #[derive(Debug, Args)]
 pub struct SelectCommand {
@@ -44,6 +44,12 @@ fn default_format(output: Option<&PathBuf>) -> OutputFormat {
 pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyhow::Result<String> {
     let log = run.load()?;
     let selection = run_selection(&log, &select.options())?;
+    if format != OutputFormat::Table {
+        // The table reports skipped rows itself; JSON and CSV must stay clean for scripts.
+        if let Some(note) = skipped_note(&log) {
+            eprintln!("note: {note}");
+        }
+    }
     Ok(match format {
         OutputFormat::Table => selection_table(&log, &selection),
         OutputFormat::Json => {
