@@ -184,6 +184,11 @@ fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectE
         }
         Strata::Phases(p) => {
             let n = log.len();
+            if p == 0 {
+                return Err(SelectError::Invalid(
+                    "--strata phases:P needs at least one phase".into(),
+                ));
+            }
             if p > n {
                 return Err(SelectError::Invalid(format!(
                     "--strata phases:{p} asks for more phases than the {n} iterations"

@@ -18,7 +18,11 @@ pub fn options_from(control: u8) -> LoadOptions {
     let metrics = match (control >> 3) & 3 {
         0 => vec![],
         1 => vec!["time_ms".to_string()],
-        2 => vec!["time_ms".to_string(), "energy_j".to_string(), "time_ms".to_string()],
+        2 => vec![
+            "time_ms".to_string(),
+            "energy_j".to_string(),
+            "time_ms".to_string(),
+        ],
         _ => vec!["m".to_string()],
     };
     LoadOptions {
@@ -42,7 +46,10 @@ pub fn check_log(log: &RunLog, options: &LoadOptions) {
     let n = log.len();
     assert!(n > 0, "a loaded log has rows");
     let dims = log.dims();
-    assert!((1..=2).contains(&dims), "one or two key columns, got {dims}");
+    assert!(
+        (1..=2).contains(&dims),
+        "one or two key columns, got {dims}"
+    );
     assert_eq!(log.keys.len(), n * dims, "keys are row-major n x dims");
     assert!(
         log.iterations.windows(2).all(|w| w[0] < w[1]),
@@ -53,7 +60,12 @@ pub fn check_log(log: &RunLog, options: &LoadOptions) {
     }
     for config in &log.configs {
         for metric in &config.metrics {
-            assert_eq!(metric.values.len(), n, "metric {} has n values", metric.name);
+            assert_eq!(
+                metric.values.len(),
+                n,
+                "metric {} has n values",
+                metric.name
+            );
             assert!(
                 metric.values.iter().all(|v| v.is_finite() && *v >= 0.0),
                 "metrics are finite and non-negative"

@@ -30,17 +30,21 @@ fn find(header: &[String], names: &[&str]) -> Option<usize> {
     })
 }
 
-/// Columns listed in a missing-column message; a wide header must not flood the terminal.
-const COLUMNS_SHOWN: usize = 30;
+/// Characters of column names listed in a missing-column message: a wide header (or a whole
+/// file read as one header line) must not flood the terminal.
+const COLUMN_LIST_BUDGET: usize = 400;
 
 fn missing_column(path: &str, what: &str, wanted: &str, header: &[String]) -> LoadError {
-    let mut listed: Vec<String> = header
-        .iter()
-        .take(COLUMNS_SHOWN)
-        .map(|h| shown_name(h))
-        .collect();
-    if header.len() > COLUMNS_SHOWN {
-        listed.push(format!("... ({} columns in all)", header.len()));
+    let mut listed: Vec<String> = Vec::new();
+    let mut used = 0;
+    for name in header {
+        let shown = shown_name(name);
+        used += shown.chars().count() + 2;
+        if used > COLUMN_LIST_BUDGET && !listed.is_empty() {
+            listed.push(format!("... ({} columns in all)", header.len()));
+            break;
+        }
+        listed.push(shown);
     }
     let mut message = format!(
         "no {what} column '{}'; the columns are: {}",
