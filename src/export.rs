@@ -238,6 +238,16 @@ pub enum WriteError {
     Io { path: String, reason: String },
 }
 
+/// The OS's reason alone: tempfile appends ` at path "<random temporary name>"`, a file the
+/// user never asked for; the message names the output file instead.
+fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" at path \"") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
 /// Write `contents` to `path` atomically: a temporary file in the same folder, then a rename.
 /// An existing file is kept unless `overwrite`; on any failure the old file is untouched.
 pub fn write_atomically(path: &Path, contents: &[u8], overwrite: bool) -> Result<(), WriteError> {
@@ -247,7 +257,7 @@ pub fn write_atomically(path: &Path, contents: &[u8], overwrite: bool) -> Result
     }
     let io = |e: std::io::Error| WriteError::Io {
         path: shown.clone(),
-        reason: e.to_string(),
+        reason: io_reason(&e),
     };
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -296,6 +306,10 @@ mod tests {
     #[test]
     fn missing_folder_is_a_clear_error() {
         let err = write_atomically(Path::new("/nonexistent-dir/x.json"), b"x", false).unwrap_err();
-        assert!(err.to_string().contains("cannot write"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "/nonexistent-dir/x.json: cannot write: No such file or directory (os error 2) \
+             (nothing was changed)"
+        );
     }
 }
