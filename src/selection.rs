@@ -243,7 +243,10 @@ fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
     let limit = f64::MAX.sqrt() / (4.0 * n as f64);
     for config in &log.configs {
         for metric in &config.metrics {
-            let too_large = metric.values.iter().position(|v| !(v.abs() <= limit));
+            let too_large = metric
+                .values
+                .iter()
+                .position(|v| v.is_nan() || v.abs() > limit);
             if let Some(row) = too_large {
                 let remedy = if log.proxy.is_some() {
                     "choose a smaller --cost exponent"

@@ -94,7 +94,7 @@ fn check_totals(n: usize) {
         .iter()
         .copied()
         .fold(0.0, f64::max);
-    assert!(max >= 0.9e12 && max <= 1e12, "metrics reach 1e12: {max}");
+    assert!((0.9e12..=1e12).contains(&max), "metrics reach 1e12: {max}");
 
     // The compensated total is the exact total rounded once (within 2 units in the last place).
     let total = compensated_sum(log.configs[0].metrics[0].values.iter().copied());

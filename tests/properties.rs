@@ -226,7 +226,7 @@ proptest! {
                 prop_assert!(!message.chars().any(char::is_control), "{:?}", message);
                 // Only settings that are invalid for this log may fail.
                 let invalid = matches!(options.bins, BinCount::Fixed(0))
-                    || matches!(options.bins, BinCount::Target(t) if !(t > 0.0))
+                    || matches!(options.bins, BinCount::Target(t) if t.is_nan() || t <= 0.0)
                     || options.samples == 0
                     || (options.strata == Strata::Epoch && !run.epochs)
                     || matches!(options.strata, Strata::Phases(p) if p == 0 || p > log.len())
