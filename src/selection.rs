@@ -304,13 +304,10 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
         .map(|(i, g)| Selector::new(log, g, settings, stratum_id(i)))
         .collect::<Result<_, _>>()?;
     let overall_actual = actual_totals(log);
-    let largest_k = match options.bins {
-        BinCount::Fixed(k) => k,
-        BinCount::Target(_) => max_bins,
-    };
 
     // The error-versus-K curve, the same K in every stratum.
-    let mut curve = Vec::with_capacity(largest_k.min(max_bins));
+    // K is capped by the key groups, not by --bins/--max-bins, which may be anything a user types.
+    let mut curve = Vec::new();
     for k in 1..=max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1)) {
         let mut seqpoints = Vec::new();
         for selector in &selectors {
@@ -418,8 +415,12 @@ fn advice_for(
         String::new()
     };
     let mut parts = vec![format!(
-        "{prefix}no K up to {} meets {target}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
-        options.max_bins, best.k, best.worst_error_pct, best.worst_half_width_pct
+        "{prefix}no K up to {} meets {}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
+        options.max_bins,
+        crate::text::setting(target),
+        best.k,
+        best.worst_error_pct,
+        best.worst_half_width_pct
     )];
     if options.target_by == TargetRule::Interval && best.worst_half_width_pct > target {
         let factor = (best.worst_half_width_pct / target).powi(2);
@@ -431,7 +432,7 @@ fn advice_for(
     if best.worst_error_pct > target || best.k == options.max_bins {
         parts.push(format!(
             "or allow more bins (--max-bins {})",
-            options.max_bins * 2
+            options.max_bins.saturating_mul(2)
         ));
     }
     parts.join(", ")

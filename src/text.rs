@@ -20,6 +20,17 @@ pub fn num(v: f64) -> String {
     }
 }
 
+/// A user-given setting (a target percentage) as typed: `1`, `0.5`, and `1e-300` rather than
+/// three hundred zeros.
+pub fn setting(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || (1e-4..1e9).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 fn key_text(key: &[u32]) -> String {
     key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
 }
@@ -138,7 +149,7 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
     out.push_str(&format!(
         "\nprofiling reduction: {:.1}x ({} iterations to profile instead of {})\n",
         selection.projection.profiling_reduction,
-        selection.bins() as u64 * selection.options.samples,
+        (selection.bins() as u64).saturating_mul(selection.options.samples),
         log.len()
     ));
     if let Some(target) = &selection.target {
@@ -149,13 +160,13 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
         if target.met {
             out.push_str(&format!(
                 "target {}% met ({rule}) with K = {}\n",
-                target.target_pct,
+                setting(target.target_pct),
                 selection.bins()
             ));
         } else {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
-                target.target_pct,
+                setting(target.target_pct),
                 target.advice.clone().unwrap_or_default()
             ));
         }

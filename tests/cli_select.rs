@@ -374,3 +374,46 @@ fn skip_bad_in_json_lines_counts_physical_lines() {
              one JSON object per line (expected ident)\n",
         );
 }
+
+/// Settings at the edge of their types: K and --max-bins far beyond the keys, --samples at
+/// u64::MAX, a vanishing target. Each runs to an answer (none allocates for the K typed, none
+/// overflows), with the target shown as typed.
+#[test]
+fn extreme_settings_do_not_crash() {
+    let dir = folder(&[("run.csv", RUN.as_bytes())]);
+    let max = u64::MAX.to_string();
+    for args in [
+        vec!["--bins", "1000000000"],
+        vec!["--bins", max.as_str()],
+        vec!["--max-bins", max.as_str()],
+        vec!["--max-bins", max.as_str(), "--target-error", "0.0001"],
+        vec!["--samples", max.as_str(), "-k", "2"],
+        vec!["--warmup", max.as_str(), "-k", "2"],
+    ] {
+        seqpoint_in(dir.path())
+            .args(["select", "run.csv"])
+            .args(&args)
+            .assert()
+            .success()
+            .stderr("");
+    }
+    let out = seqpoint_in(dir.path())
+        .args([
+            "select",
+            "run.csv",
+            "--target-error",
+            "1e-300",
+            "--max-bins",
+            "2",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("target 1e-300% NOT met") && out.contains("meets 1e-300%;"),
+        "{out}"
+    );
+}

@@ -157,6 +157,8 @@ fn any_pick() -> impl Strategy<Value = Option<Pick>> {
 fn any_options() -> impl Strategy<Value = SelectOptions> {
     let bins = prop_oneof![
         (0usize..20).prop_map(BinCount::Fixed),
+        // Whatever a user may type: K far beyond the keys must not allocate for it.
+        prop_oneof![Just(1_000_000_000), Just(usize::MAX)].prop_map(BinCount::Fixed),
         prop_oneof![Just(0.0), Just(-1.0), Just(f64::NAN), 0.01f64..30.0]
             .prop_map(BinCount::Target),
     ];
@@ -169,11 +171,11 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
         any_method(),
         any_pick(),
         bins,
-        0usize..20,
+        prop_oneof![0usize..20, Just(usize::MAX)],
         any::<bool>(),
-        0u64..50,
+        prop_oneof![0u64..50, Just(u64::MAX)],
         0u64..3,
-        0u64..4,
+        prop_oneof![0u64..4, Just(u64::MAX)],
         strata,
     )
         .prop_map(
