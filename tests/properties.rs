@@ -156,10 +156,10 @@ fn any_pick() -> impl Strategy<Value = Option<Pick>> {
 
 fn any_options() -> impl Strategy<Value = SelectOptions> {
     let bins = prop_oneof![
-        (0usize..20).prop_map(BinCount::Fixed),
+        4 => (0usize..20).prop_map(BinCount::Fixed),
         // Whatever a user may type: K far beyond the keys must not allocate for it.
-        prop_oneof![Just(1_000_000_000), Just(usize::MAX)].prop_map(BinCount::Fixed),
-        prop_oneof![Just(0.0), Just(-1.0), Just(f64::NAN), 0.01f64..30.0]
+        1 => prop_oneof![Just(1_000_000_000), Just(usize::MAX)].prop_map(BinCount::Fixed),
+        4 => prop_oneof![Just(0.0), Just(-1.0), Just(f64::NAN), 0.01f64..30.0]
             .prop_map(BinCount::Target),
     ];
     let strata = prop_oneof![
@@ -171,11 +171,12 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
         any_method(),
         any_pick(),
         bins,
-        prop_oneof![0usize..20, Just(usize::MAX)],
+        // The extremes are rarer: a K search over every key with k-means is slow in debug builds.
+        prop_oneof![9 => 0usize..20, 1 => Just(usize::MAX)],
         any::<bool>(),
-        prop_oneof![0u64..50, Just(u64::MAX)],
+        prop_oneof![9 => 0u64..50, 1 => Just(u64::MAX)],
         0u64..3,
-        prop_oneof![0u64..4, Just(u64::MAX)],
+        prop_oneof![9 => 0u64..4, 1 => Just(u64::MAX)],
         strata,
     )
         .prop_map(
@@ -201,7 +202,7 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
 
 proptest! {
     // Case counts keep this file to well under a minute in a debug build.
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     /// Any settings on any log: a selection whose weights sum to N, or a clean error.
     #[test]
