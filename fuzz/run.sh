@@ -12,5 +12,5 @@ bin_dir=$(mktemp -d)
 cp "target/x86_64-unknown-linux-gnu/release/$target" "$bin_dir/"
 mkdir -p "corpus/$target" "artifacts/$target"
 exec "$bin_dir/$target" -artifact_prefix="artifacts/$target/" \
-  -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  -max_total_time="$seconds" -max_len="${MAX_LEN:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   "corpus/$target" "seeds/$target"

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::plan::{PlanRule, ProfilePlan};
 use crate::project::{SpeedupRow, TotalRow};
 use crate::runlog::RunLog;
 use crate::selection::{BinCount, Selection};
@@ -41,6 +42,9 @@ pub struct SelectionDoc {
     pub target_met: Option<bool>,
     #[serde(default)]
     pub advice: Option<String>,
+    /// Each stratum's name, iterations, K and own figures (empty without --strata).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_stratum: Vec<crate::selection::StratumOutcome>,
 }
 
 fn one() -> u64 {
@@ -91,12 +95,65 @@ pub struct SelectDoc {
     pub seqpoints: Vec<SeqPointDoc>,
     pub projection: Vec<Value>,
     pub speedup: Option<Value>,
+    /// The speedup of every metric (`speedup` is the first of these), so that time and energy
+    /// are both reported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speedups: Vec<Value>,
     /// Infinite when the SeqPoints' own metric is zero; JSON has no infinity, so it is written
     /// as `null` and read back as infinity.
     #[serde(deserialize_with = "null_as_infinity")]
     pub profiling_reduction: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The iterations to profile when more than one per SeqPoint is planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanDoc>,
+    /// Naive ways to pick the same number of iterations, and their errors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub baselines: Vec<crate::baselines::Baseline>,
+}
+
+/// How many iterations to profile per SeqPoint, and which.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanDoc {
+    /// `samples` (M per SeqPoint), `budget` (Neyman allocation of B) or `target`
+    /// (the cheapest plan whose 95% interval meets the error target).
+    pub rule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_error_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub met: Option<bool>,
+    /// Profiled iterations in all.
+    pub iterations: u64,
+    pub bins: Vec<PlannedBinDoc>,
+    /// One entry per iteration to profile.
+    pub profile: Vec<ProfileRowDoc>,
+    /// Projected from the planned iterations' logged values, intervals for this plan.
+    #[serde(default)]
+    pub projection: Vec<Value>,
+    #[serde(default)]
+    pub speedup: Option<Value>,
+    #[serde(default)]
+    pub profiling_reduction: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedBinDoc {
+    pub seqpoint: usize,
+    pub samples: u64,
+    pub weight: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileRowDoc {
+    pub iteration: u64,
+    pub seqpoint: usize,
+    #[serde(default)]
+    pub epoch: Option<u32>,
+    #[serde(default)]
+    pub key: Vec<u32>,
 }
 
 fn metric_map(names: &[String], values: &[f64]) -> Map<String, Value> {
@@ -177,6 +234,11 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             strata: selection.options.strata.to_string(),
             target_met: selection.target.as_ref().map(|t| t.met),
             advice: selection.target.as_ref().and_then(|t| t.advice.clone()),
+            per_stratum: if selection.options.strata == crate::selection::Strata::None {
+                Vec::new()
+            } else {
+                selection.strata.clone()
+            },
         },
         seqpoints,
         projection: selection
@@ -186,9 +248,107 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             .map(total_value)
             .collect(),
         speedup: selection.projection.speedups.first().map(speedup_value),
+        speedups: selection
+            .projection
+            .speedups
+            .iter()
+            .map(speedup_value)
+            .collect(),
         profiling_reduction: selection.projection.profiling_reduction,
         command,
+        plan: None,
+        baselines: Vec::new(),
     }
+}
+
+/// The `plan` section of the `seqpoint/1` document.
+pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> PlanDoc {
+    let (rule, budget, target) = match plan.rule {
+        PlanRule::Samples(_) => ("samples", None, None),
+        PlanRule::Budget(b) => ("budget", Some(b), None),
+        PlanRule::Target(t) => ("target", None, Some(t)),
+    };
+    let bins = plan
+        .bins
+        .iter()
+        .map(|b| PlannedBinDoc {
+            seqpoint: b.seqpoint,
+            samples: b.samples(),
+            weight: selection.seqpoints[b.seqpoint].weight,
+        })
+        .collect();
+    let profile = plan
+        .bins
+        .iter()
+        .flat_map(|b| {
+            b.rows.iter().map(move |&r| ProfileRowDoc {
+                iteration: log.iterations[r as usize],
+                seqpoint: b.seqpoint,
+                epoch: log.epochs.as_ref().map(|e| e[r as usize]),
+                key: log.key(r as usize).to_vec(),
+            })
+        })
+        .collect();
+    PlanDoc {
+        rule: rule.to_string(),
+        budget,
+        target_error_pct: target,
+        met: plan.met,
+        iterations: plan.iterations(),
+        bins,
+        profile,
+        projection: plan.projection.totals.iter().map(total_value).collect(),
+        speedup: plan.projection.speedups.first().map(speedup_value),
+        profiling_reduction: Some(plan.projection.profiling_reduction),
+    }
+}
+
+/// The list a profiler script reads when a plan profiles several iterations per SeqPoint:
+/// one row per iteration, `id` naming its SeqPoint and `sample` numbering it (0 = the
+/// SeqPoint's own iteration); other columns as in `seqpoints_csv`.
+pub fn profile_csv(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> String {
+    let names = log.metric_names();
+    let strata = selection.seqpoints.iter().any(|s| s.stratum.is_some());
+    let mut out = String::from("id,iteration,epoch");
+    for k in &log.key_names {
+        out.push(',');
+        out.push_str(k);
+    }
+    out.push_str(",weight");
+    for n in &names {
+        out.push(',');
+        out.push_str(n);
+    }
+    if strata {
+        out.push_str(",stratum");
+    }
+    out.push_str(",sample,samples\n");
+    for bin in &plan.bins {
+        let sp = &selection.seqpoints[bin.seqpoint];
+        for (sample, &row) in bin.rows.iter().enumerate() {
+            let row = row as usize;
+            out.push_str(&format!(
+                "{},{},{}",
+                sp.id,
+                log.iterations[row],
+                log.epochs
+                    .as_ref()
+                    .map_or(String::new(), |e| e[row].to_string())
+            ));
+            for k in log.key(row) {
+                out.push_str(&format!(",{k}"));
+            }
+            out.push_str(&format!(",{}", sp.weight));
+            for config_metric in &log.configs[0].metrics {
+                out.push_str(&format!(",{}", config_metric.values[row]));
+            }
+            if let Some(s) = sp.stratum {
+                out.push_str(&format!(",{s}"));
+            }
+            out.push_str(&format!(",{sample},{}\n", bin.samples()));
+        }
+    }
+    out
 }
 
 /// The SeqPoint list a profiler script reads: `id,iteration,epoch,<keys>,weight,<metrics>`.
@@ -263,10 +423,16 @@ pub fn write_atomically(path: &Path, contents: &[u8], overwrite: bool) -> Result
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".seqpoint-")
-        .tempfile_in(&folder)
-        .map_err(io)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".seqpoint-");
+    // Temporary files are owner-only by default; the file the user keeps should get the
+    // usual mode (0666 less the umask), like any file their shell creates.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(&folder).map_err(io)?;
     temp.write_all(contents).map_err(io)?;
     temp.as_file().sync_all().map_err(io)?;
     if overwrite {
@@ -301,6 +467,19 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
         // No temporary files are left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_files_get_the_mode_of_any_new_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let ours = dir.path().join("ours.svg");
+        let plain = dir.path().join("plain.svg");
+        write_atomically(&ours, b"x", false).unwrap();
+        std::fs::write(&plain, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&ours), mode(&plain));
     }
 
     #[test]

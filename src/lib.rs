@@ -4,18 +4,29 @@
 //! Data flows as plain values: `runlog` (read) -> `groups` (KeyGroups) -> `binning` ->
 //! `select` (SeqPoints) -> `project` (totals, errors, intervals) -> `export`.
 //! `selection::run_selection` runs the whole chain; the CLI and TUI only call it.
+//! `report::run_checks` runs the sanity checks before profiling; `synth` makes seeded test logs.
 
+pub mod baselines;
 pub mod binning;
 pub mod command;
 pub mod cost;
+pub mod coverage;
 pub mod export;
 pub mod groups;
+pub mod measured;
+pub mod plan;
+pub mod plot;
 pub mod project;
+pub mod project_text;
+pub mod projection_workflow;
+pub mod report;
 pub mod runlog;
 pub mod sample;
 pub mod select;
 pub mod selection;
 pub mod stats;
+pub mod stratified;
+pub mod synth;
 pub mod text;
 
 pub use binning::Method;

@@ -12,6 +12,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Select(cmd)) => cli::select::run(cmd),
+        Some(Command::Project(cmd)) => cli::project::run(cmd),
+        Some(Command::Plot(cmd)) => cli::plot::run(cmd),
+        Some(Command::Completions(cmd)) => cli::completions::run_completions(cmd),
+        Some(Command::Man(cmd)) => cli::completions::run_man(cmd),
+        Some(Command::Report(cmd)) => cli::report::run(cmd),
         None => explore(&cli),
     };
     match result {

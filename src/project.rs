@@ -28,10 +28,18 @@ impl Estimate {
     }
 }
 
-/// Share of a bin left unsampled when `samples` of its `weight` iterations are profiled
-/// (finite-population correction: a bin of one iteration, profiled, is known exactly).
-fn unsampled_share(weight: u64, samples: u64) -> f64 {
-    (1.0 - samples as f64 / weight as f64).max(0.0)
+/// How one bin adds to the variance of a projected total: `(weight, population, samples,
+/// sd) -> variance`. A plain function so the interval check can compare formulas.
+pub type StratumVariance = fn(f64, f64, f64, f64) -> f64;
+
+/// Stratified sampling: a bin of `population` iterations standing for `weight` iterations,
+/// `samples` of them profiled at random, within-bin standard deviation `sd`, adds
+/// `weight^2 (1 - samples/population) sd^2 / samples` to `Var(P)`. The finite-population
+/// correction makes a fully profiled bin exact (a bin of one iteration, profiled, is known).
+pub fn stratum_variance(weight: f64, population: f64, samples: f64, sd: f64) -> f64 {
+    let samples = samples.max(1.0);
+    let unsampled = (1.0 - samples / population).max(0.0);
+    weight * weight * unsampled * sd * sd / samples
 }
 
 /// `P_c = sum_b w_b m_c(iter_b)`; `Var(P) = sum_b w_b^2 (1 - m/w_b) s_b^2 / m`.
@@ -41,7 +49,16 @@ pub fn project_total(
     metric: usize,
     samples: u64,
 ) -> Estimate {
-    let samples = samples.max(1);
+    project_total_planned(seqpoints, config, metric, &vec![samples; seqpoints.len()])
+}
+
+/// `project_total` with `samples[b]` profiled iterations for SeqPoint `b` (a budget plan).
+pub fn project_total_planned(
+    seqpoints: &[SeqPoint],
+    config: usize,
+    metric: usize,
+    samples: &[u64],
+) -> Estimate {
     let value = compensated_sum(
         seqpoints
             .iter()
@@ -49,12 +66,11 @@ pub fn project_total(
     );
     let variance = seqpoints
         .iter()
-        .map(|sp| {
+        .zip(samples)
+        .map(|(sp, &m)| {
             let w = sp.weight as f64;
-            w * w
-                * unsampled_share(sp.weight, samples)
-                * sp.bin.moments[config][metric].sample_variance()
-                / samples as f64
+            let sd = sp.bin.moments[config][metric].sample_variance().sqrt();
+            stratum_variance(w, w, m.max(1) as f64, sd)
         })
         .sum();
     Estimate { value, variance }
@@ -63,13 +79,18 @@ pub fn project_total(
 /// Projected speedup `P_baseline / P_compare` with the delta-method variance of a ratio
 /// estimator whose numerator and denominator are measured on the same iterations.
 pub fn project_speedup(seqpoints: &[SeqPoint], metric: usize, samples: u64) -> Estimate {
-    let samples = samples.max(1);
-    let a = project_total(seqpoints, 0, metric, samples).value;
-    let b = project_total(seqpoints, 1, metric, samples).value;
+    project_speedup_planned(seqpoints, metric, &vec![samples; seqpoints.len()])
+}
+
+/// `project_speedup` with `samples[b]` profiled iterations for SeqPoint `b`.
+pub fn project_speedup_planned(seqpoints: &[SeqPoint], metric: usize, samples: &[u64]) -> Estimate {
+    let a = project_total_planned(seqpoints, 0, metric, samples).value;
+    let b = project_total_planned(seqpoints, 1, metric, samples).value;
     let ratio = a / b;
     let variance = seqpoints
         .iter()
-        .map(|sp| {
+        .zip(samples)
+        .map(|(sp, &m)| {
             let n = sp.bin.weight;
             if n < 2 {
                 return 0.0;
@@ -78,8 +99,7 @@ pub fn project_speedup(seqpoints: &[SeqPoint], metric: usize, samples: u64) -> E
             let var_b = sp.bin.moments[1][metric].sample_variance();
             let cov = sp.bin.cross[metric] / (n - 1) as f64;
             let residual = (var_a - 2.0 * ratio * cov + ratio * ratio * var_b).max(0.0);
-            let w = n as f64;
-            w * w * unsampled_share(n, samples) * residual / samples as f64
+            stratum_variance(n as f64, n as f64, m.max(1) as f64, residual.sqrt())
         })
         .sum::<f64>()
         / (b * b);
@@ -161,11 +181,22 @@ pub fn project(
     seqpoints: &[SeqPoint],
     samples: u64,
 ) -> Projection {
+    project_planned(log, actual, seqpoints, &vec![samples; seqpoints.len()])
+}
+
+/// `project` with `samples[b]` profiled iterations for SeqPoint `b` (a budget plan); each
+/// SeqPoint's `values` are then the mean of its profiled iterations.
+pub fn project_planned(
+    log: &RunLog,
+    actual: &[Vec<f64>],
+    seqpoints: &[SeqPoint],
+    samples: &[u64],
+) -> Projection {
     let names = log.metric_names();
     let mut totals = Vec::new();
     for (c, config) in log.configs.iter().enumerate() {
         for (m, name) in names.iter().enumerate() {
-            let estimate = project_total(seqpoints, c, m, samples);
+            let estimate = project_total_planned(seqpoints, c, m, samples);
             let actual = actual[c][m];
             totals.push(TotalRow {
                 metric: name.clone(),
@@ -183,7 +214,7 @@ pub fn project(
             .iter()
             .enumerate()
             .map(|(m, name)| {
-                let estimate = project_speedup(seqpoints, m, samples);
+                let estimate = project_speedup_planned(seqpoints, m, samples);
                 let actual = actual[0][m] / actual[1][m];
                 SpeedupRow {
                     metric: name.clone(),

@@ -6,9 +6,10 @@ use std::str::FromStr;
 
 use crate::binning::{BinningError, Method};
 use crate::groups::KeyGroups;
-use crate::project::{actual_totals, project, Projection};
+use crate::project::{actual_totals, project, project_total, Projection};
 use crate::runlog::RunLog;
 use crate::select::{Pick, PickSettings, Selector, SeqPoint};
+use crate::stats::Z95;
 
 /// Training phases binned separately, each with its own SeqPoints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -74,6 +75,9 @@ pub struct SelectOptions {
     /// Profiled iterations per SeqPoint assumed by the intervals.
     pub samples: u64,
     pub strata: Strata,
+    /// Compute the error-versus-K curve (every K up to `max_bins`); off when only the
+    /// selection itself is wanted, since k-means makes each K cost a clustering.
+    pub error_curve: bool,
 }
 
 impl Default for SelectOptions {
@@ -88,6 +92,7 @@ impl Default for SelectOptions {
             seed: 0,
             samples: 1,
             strata: Strata::None,
+            error_curve: true,
         }
     }
 }
@@ -117,13 +122,18 @@ impl CurvePoint {
     }
 }
 
-/// What the error target search found, per stratum.
-#[derive(Debug, Clone, PartialEq)]
+/// One stratum of a selection: its K and how well its own SeqPoints project it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StratumOutcome {
     pub name: String,
     pub iterations: u64,
     pub k: usize,
+    /// Whether this stratum's own projection meets the target (always true with fixed K). The
+    /// error target applies to the whole run, so a stratum may miss it while the run meets it.
     pub met: bool,
+    /// This stratum's own worst error and 95% half-width, against its own totals, in percent.
+    pub worst_error_pct: f64,
+    pub worst_half_width_pct: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -166,9 +176,10 @@ pub enum SelectError {
 }
 
 /// A stratum's name and its rows (ascending; `None` is every row).
-type StratumRows = (String, Option<Vec<u32>>);
+pub type StratumRows = (String, Option<Vec<u32>>);
 
-fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectError> {
+/// The rows of each stratum, in stratum order (the order of `SeqPoint::stratum`).
+pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectError> {
     Ok(match strata {
         Strata::None => vec![("all".to_string(), None)],
         Strata::Epoch => {
@@ -264,14 +275,20 @@ fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
     Ok(())
 }
 
-pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
-    check_magnitudes(log)?;
+/// The binning method and pick in effect: the options' own, else the defaults for this log.
+pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) {
     let method = options.method.unwrap_or(Method::default_for(log.dims()));
     let pick = options.pick.unwrap_or(if log.proxy.is_some() {
         Pick::Median
     } else {
         Pick::NearestMean
     });
+    (method, pick)
+}
+
+pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+    check_magnitudes(log)?;
+    let (method, pick) = method_and_pick(log, options);
     if options.samples == 0 {
         return Err(SelectError::Invalid("--samples must be at least 1".into()));
     }
@@ -306,9 +323,13 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
     let overall_actual = actual_totals(log);
 
     // The error-versus-K curve, the same K in every stratum.
-    // K is capped by the key groups, not by --bins/--max-bins, which may be anything a user types.
-    let mut curve = Vec::new();
-    for k in 1..=max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1)) {
+    let curve_max = if options.error_curve {
+        max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1))
+    } else {
+        0
+    };
+    let mut curve = Vec::with_capacity(curve_max);
+    for k in 1..=curve_max {
         let mut seqpoints = Vec::new();
         for selector in &selectors {
             seqpoints.extend(selector.select(k)?);
@@ -328,58 +349,52 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
     match options.bins {
         BinCount::Fixed(k) => {
             for (i, selector) in selectors.iter().enumerate() {
-                chosen.push(selector.select(k)?);
+                let seqpoints = selector.select(k)?;
+                let own = curve_point(log, &totals_of(&groups[i]), k, &seqpoints, options.samples);
                 outcomes.push(StratumOutcome {
                     name: strata[i].0.clone(),
                     iterations: groups[i].iterations(),
                     k,
                     met: true,
-                });
-            }
-        }
-        BinCount::Target(pct) => {
-            let mut all_met = true;
-            let mut advice = Vec::new();
-            for (i, selector) in selectors.iter().enumerate() {
-                let actual = totals_of(&groups[i]);
-                let mut best: Option<(f64, usize, CurvePoint, Vec<SeqPoint>)> = None;
-                for k in 1..=max_bins.min(groups[i].len()) {
-                    let seqpoints = selector.select(k)?;
-                    let point = curve_point(log, &actual, k, &seqpoints, options.samples);
-                    let shortfall = point.shortfall(pct, options.target_by);
-                    let met = point.meets(pct, options.target_by);
-                    if best.as_ref().is_none_or(|b| shortfall < b.0) || met {
-                        best = Some((shortfall, k, point, seqpoints));
-                    }
-                    if met {
-                        break;
-                    }
-                }
-                let (_, k, point, seqpoints) = best.expect("at least one K tried");
-                let met = point.meets(pct, options.target_by);
-                if !met {
-                    all_met = false;
-                    advice.push(advice_for(
-                        &strata[i].0,
-                        &point,
-                        pct,
-                        options,
-                        strata.len() > 1,
-                    ));
-                }
-                outcomes.push(StratumOutcome {
-                    name: strata[i].0.clone(),
-                    iterations: groups[i].iterations(),
-                    k,
-                    met,
+                    worst_error_pct: own.worst_error_pct,
+                    worst_half_width_pct: own.worst_half_width_pct,
                 });
                 chosen.push(seqpoints);
             }
+        }
+        BinCount::Target(pct) => {
+            let strata_actual: Vec<Vec<Vec<f64>>> = groups.iter().map(totals_of).collect();
+            let limits: Vec<usize> = groups.iter().map(|g| max_bins.min(g.len())).collect();
+            let search = TargetSearch {
+                log,
+                selectors: &selectors,
+                actual: &overall_actual,
+                strata_actual: &strata_actual,
+                limits: &limits,
+                target: pct,
+                rule: options.target_by,
+                samples: options.samples,
+            };
+            let (ks, point) = search.run()?;
+            for (i, selector) in selectors.iter().enumerate() {
+                let seqpoints = selector.select(ks[i])?;
+                let own = curve_point(log, &strata_actual[i], ks[i], &seqpoints, options.samples);
+                outcomes.push(StratumOutcome {
+                    name: strata[i].0.clone(),
+                    iterations: groups[i].iterations(),
+                    k: ks[i],
+                    met: own.meets(pct, options.target_by),
+                    worst_error_pct: own.worst_error_pct,
+                    worst_half_width_pct: own.worst_half_width_pct,
+                });
+                chosen.push(seqpoints);
+            }
+            let met = point.meets(pct, options.target_by);
             target = Some(TargetOutcome {
                 target_pct: pct,
                 rule: options.target_by,
-                met: all_met,
-                advice: (!advice.is_empty()).then(|| advice.join("; ")),
+                met,
+                advice: (!met).then(|| advice_for(&point, pct, options)),
             });
         }
     }
@@ -402,25 +417,18 @@ pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection,
 
 /// Say what would meet the target: more samples per SeqPoint when only the interval is too
 /// wide (the half-width shrinks with the square root of the samples), else more bins.
-fn advice_for(
-    name: &str,
-    best: &CurvePoint,
-    target: f64,
-    options: &SelectOptions,
-    named: bool,
-) -> String {
-    let prefix = if named {
-        format!("{name}: ")
+fn advice_for(best: &CurvePoint, target: f64, options: &SelectOptions) -> String {
+    let per_stratum = if options.strata == Strata::None {
+        ""
     } else {
-        String::new()
+        " per stratum"
     };
-    let mut parts = vec![format!(
-        "{prefix}no K up to {} meets {}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
+    let mut parts =
+        vec![format!(
+        "no K up to {}{per_stratum} meets {}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
         options.max_bins,
         crate::text::setting(target),
-        best.k,
-        best.worst_error_pct,
-        best.worst_half_width_pct
+        best.k, best.worst_error_pct, best.worst_half_width_pct
     )];
     if options.target_by == TargetRule::Interval && best.worst_half_width_pct > target {
         let factor = (best.worst_half_width_pct / target).powi(2);
@@ -429,13 +437,120 @@ fn advice_for(
             "profile about {samples} iterations per SeqPoint (--samples {samples})"
         ));
     }
-    if best.worst_error_pct > target || best.k == options.max_bins {
+    if best.worst_error_pct > target || best.k >= options.max_bins {
         parts.push(format!(
             "or allow more bins (--max-bins {})",
             options.max_bins.saturating_mul(2)
         ));
     }
     parts.join(", ")
+}
+
+/// The error-target search over strata: K per stratum, judged on the whole run.
+///
+/// Every stratum starts at K = 1. While the whole run's projection (SeqPoints of all strata
+/// together; totals sum over strata) misses the target, one bin is added to the stratum that
+/// contributes most to the miss: the largest of its absolute error and (under the interval rule)
+/// its 95% half-width, each as a share of the whole run's total of that configuration and metric,
+/// and its share of the speedup error `|dA_s / A - dB_s / B|`. It stops when the run meets the
+/// target or no stratum can grow, and returns the K per stratum of the best point seen.
+/// Without strata this is exactly "the smallest K that meets the target".
+struct TargetSearch<'a> {
+    log: &'a RunLog,
+    selectors: &'a [Selector<'a>],
+    actual: &'a [Vec<f64>],
+    strata_actual: &'a [Vec<Vec<f64>>],
+    limits: &'a [usize],
+    target: f64,
+    rule: TargetRule,
+    samples: u64,
+}
+
+impl TargetSearch<'_> {
+    fn run(&self) -> Result<(Vec<usize>, CurvePoint), SelectError> {
+        let strata = self.selectors.len();
+        let mut cache: Vec<std::collections::HashMap<usize, (Vec<SeqPoint>, f64)>> =
+            vec![Default::default(); strata];
+        let mut ks = vec![1usize; strata];
+        let mut best: Option<(f64, Vec<usize>, CurvePoint)> = None;
+        loop {
+            for s in 0..strata {
+                if !cache[s].contains_key(&ks[s]) {
+                    let seqpoints = self.selectors[s].select(ks[s])?;
+                    let share = self.contribution(s, &seqpoints);
+                    cache[s].insert(ks[s], (seqpoints, share));
+                }
+            }
+            let seqpoints: Vec<SeqPoint> = (0..strata)
+                .flat_map(|s| cache[s][&ks[s]].0.iter().cloned())
+                .collect();
+            let point = curve_point(
+                self.log,
+                self.actual,
+                ks.iter().sum(),
+                &seqpoints,
+                self.samples,
+            );
+            let shortfall = point.shortfall(self.target, self.rule);
+            let met = point.meets(self.target, self.rule);
+            if met || best.as_ref().is_none_or(|b| shortfall < b.0) {
+                best = Some((shortfall, ks.clone(), point));
+            }
+            if met {
+                break;
+            }
+            let grow = (0..strata)
+                .filter(|&s| ks[s] < self.limits[s])
+                .max_by(|&a, &b| {
+                    cache[a][&ks[a]]
+                        .1
+                        .total_cmp(&cache[b][&ks[b]].1)
+                        .then(b.cmp(&a))
+                });
+            match grow {
+                Some(s) => ks[s] += 1,
+                None => break,
+            }
+        }
+        let (_, ks, point) = best.expect("at least one point tried");
+        Ok((ks, point))
+    }
+
+    /// How much stratum `s`, with these SeqPoints, adds to the whole run's miss (a share).
+    fn contribution(&self, s: usize, seqpoints: &[SeqPoint]) -> f64 {
+        let mut worst: f64 = 0.0;
+        // Signed error of each configuration and metric, as a share of the run's total.
+        let errors: Vec<Vec<f64>> = self
+            .actual
+            .iter()
+            .enumerate()
+            .map(|(c, totals)| {
+                totals
+                    .iter()
+                    .enumerate()
+                    .map(|(m, &total)| {
+                        if total <= 0.0 {
+                            return 0.0;
+                        }
+                        let estimate = project_total(seqpoints, c, m, self.samples);
+                        if self.rule == TargetRule::Interval {
+                            worst = worst.max(Z95 * estimate.variance.max(0.0).sqrt() / total);
+                        }
+                        (estimate.value - self.strata_actual[s][c][m]) / total
+                    })
+                    .collect()
+            })
+            .collect();
+        for per_metric in &errors {
+            worst = per_metric.iter().fold(worst, |w, e| w.max(e.abs()));
+        }
+        if let [baseline, compare, ..] = errors.as_slice() {
+            for (a, b) in baseline.iter().zip(compare) {
+                worst = worst.max((a - b).abs());
+            }
+        }
+        worst
+    }
 }
 
 #[cfg(test)]
@@ -489,6 +604,81 @@ mod tests {
         assert_eq!(strata, vec![Some(0), Some(0), Some(1), Some(1)]);
         assert!(selection.seqpoints[2..].iter().all(|s| s.iteration >= 3));
         assert_eq!(selection.projection.worst_error_pct(), 0.0);
+    }
+
+    #[test]
+    fn target_chooses_k_per_stratum() {
+        // Phase 1: one key, constant time: exact with K = 1. Phase 2: keys 1..4, time = key^2:
+        // exact only with K = 4. The target is met with K = 1 + 4, not 4 in each.
+        let log = log("seq_len,time_ms\n1,5\n1,5\n1,5\n1,5\n1,1\n2,4\n3,9\n4,16\n");
+        let options = SelectOptions {
+            bins: BinCount::Target(0.001),
+            strata: Strata::Phases(2),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        let ks: Vec<usize> = selection.strata.iter().map(|s| s.k).collect();
+        assert_eq!(ks, vec![1, 4]);
+        assert!(selection.target.as_ref().unwrap().met);
+        assert_eq!(selection.projection.worst_error_pct(), 0.0);
+        // Weights are per stratum and sum to each stratum's iterations.
+        let weight = |s: usize| -> u64 {
+            selection
+                .seqpoints
+                .iter()
+                .filter(|p| p.stratum == Some(s))
+                .map(|p| p.weight)
+                .sum()
+        };
+        assert_eq!((weight(0), weight(1)), (4, 4));
+    }
+
+    #[test]
+    fn strata_projection_is_the_sum_of_the_strata() {
+        // Key 1 costs 1 in phase 1 and 3 in phase 2: one bin per phase is exact, while one bin
+        // over the whole run projects from a single iteration, 1 or 3, for all four.
+        let log = log("seq_len,time_ms\n1,1\n1,1\n1,3\n1,3\n");
+        let fixed = |strata| SelectOptions {
+            bins: BinCount::Fixed(1),
+            strata,
+            ..SelectOptions::default()
+        };
+        let split = run_selection(&log, &fixed(Strata::Phases(2))).unwrap();
+        assert_eq!(split.projection.totals[0].projected, 8.0);
+        assert_eq!(split.strata[1].worst_error_pct, 0.0);
+        let whole = run_selection(&log, &fixed(Strata::None)).unwrap();
+        assert!(whole.projection.worst_error_pct() >= 50.0);
+    }
+
+    #[test]
+    fn the_target_applies_to_every_metric() {
+        // Time is exact per key with K = 2; energy varies within key 2 (5, 9, 7), so the
+        // iteration picked for key 2 (energy 5) projects 2 * 1 + 3 * 5 = 17 against 23.
+        let text = "seq_len,time_ms,energy_j\n1,10,1\n1,10,1\n2,20,5\n2,20,9\n2,20,7\n";
+        let options = SelectOptions {
+            bins: BinCount::Target(0.001),
+            ..SelectOptions::default()
+        };
+        let both = run_selection(&log(text), &options).unwrap();
+        assert!(!both.target.as_ref().unwrap().met);
+        let energy = &both.projection.totals[1];
+        assert_eq!(
+            (energy.metric.as_str(), energy.projected),
+            ("energy_j", 17.0)
+        );
+        let time_only = load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions {
+                metrics: vec!["time_ms".into()],
+                ..LoadOptions::default()
+            },
+        )
+        .unwrap();
+        let selection = run_selection(&time_only, &options).unwrap();
+        assert!(selection.target.as_ref().unwrap().met);
+        assert_eq!(selection.bins(), 2);
     }
 
     #[test]

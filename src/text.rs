@@ -172,13 +172,11 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
         }
     }
     if selection.strata.len() > 1 {
+        out.push_str("strata (the target applies to the whole run; each stratum's own figures):\n");
         for s in &selection.strata {
             out.push_str(&format!(
-                "  {}: {} iterations, K = {}{}\n",
-                s.name,
-                s.iterations,
-                s.k,
-                if s.met { "" } else { " (target not met)" }
+                "  {}: {} iterations, K = {}, error {:.3}%, 95% interval ±{:.3}%\n",
+                s.name, s.iterations, s.k, s.worst_error_pct, s.worst_half_width_pct
             ));
         }
     }

@@ -1,13 +1,16 @@
 //! Invariants of selection and projection over random run logs (proptest): nothing panics,
 //! every error is a clean message, weights sum to N, the `seqpoint/1` JSON reads back to the
-//! same SeqPoints, K = unique keys is exact for a key-determined metric, and `optimal`'s
-//! objective is never above another method's.
+//! same SeqPoints, `project` on measurements equal to the baseline reproduces the baseline
+//! projection, K = unique keys is exact for a key-determined metric, and `optimal`'s objective
+//! is never above another method's.
 
 use proptest::prelude::*;
 
 use seqpoint::binning::{objective, Binner, Method};
 use seqpoint::export::{select_document, SelectDoc};
+use seqpoint::measured::{Identified, Measurements, Sample};
 use seqpoint::project::{actual_totals, project};
+use seqpoint::projection_workflow::{parse_select_doc, project_measurements, ProjectOptions};
 use seqpoint::runlog::{load_bytes, InputFormat, LoadOptions};
 use seqpoint::select::{Pick, PickSettings, Selector};
 use seqpoint::selection::{BinCount, SelectOptions, Strata, TargetRule};
@@ -178,9 +181,21 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
         0u64..3,
         prop_oneof![9 => 0u64..4, 1 => Just(u64::MAX)],
         strata,
+        any::<bool>(),
     )
         .prop_map(
-            |(method, pick, bins, max_bins, measured, warmup, seed, samples, strata)| {
+            |(
+                method,
+                pick,
+                bins,
+                max_bins,
+                measured,
+                warmup,
+                seed,
+                samples,
+                strata,
+                error_curve,
+            )| {
                 SelectOptions {
                     method,
                     pick,
@@ -195,6 +210,7 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
                     seed,
                     samples,
                     strata,
+                    error_curve,
                 }
             },
         )
@@ -318,6 +334,51 @@ proptest! {
                 best <= other * (1.0 + 1e-9) + 1e-9,
                 "optimal {} above {:?} {}", best, method, other
             );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// `select` -> seqpoints.json -> `project` with each SeqPoint measured at exactly its
+    /// baseline value: the projected total is the baseline's projected total, and with one bin
+    /// per key of a key-determined metric it is the baseline's actual total.
+    #[test]
+    fn projecting_the_baseline_reproduces_it(mut run in random_run(), k in 1usize..12, per_key in any::<bool>()) {
+        run.two_lengths = false;
+        run.compare = false;
+        if per_key {
+            run.noise.iter_mut().for_each(|e| *e = 0.0);
+        }
+        let log = run.log();
+        let unique = KeyGroups::from_log(&log).len();
+        let options = SelectOptions {
+            bins: BinCount::Fixed(if per_key { unique } else { k }),
+            method: Some(Method::Optimal),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        let text = serde_json::to_vec(&select_document(&log, &selection, None)).unwrap();
+        let doc = parse_select_doc("seqpoints.json", &text).unwrap();
+        let measured = Measurements {
+            source: "measured.csv".into(),
+            metric_names: vec!["time_ms".into()],
+            identified_by: Identified::SeqPoint,
+            samples: selection
+                .seqpoints
+                .iter()
+                .map(|sp| vec![Sample { iteration: Some(sp.iteration), line: 2, values: vec![sp.values[0][0]] }])
+                .collect(),
+        };
+        let report = project_measurements("seqpoints.json", &doc, &measured, &ProjectOptions::default()).unwrap();
+        let projected = report.metrics[0].projected_total;
+        let expected = selection.projection.totals[0].projected;
+        prop_assert!((projected - expected).abs() <= 1e-12 * expected.abs(), "{} vs {}", projected, expected);
+        let actual = report.metrics[0].baseline_total.unwrap();
+        prop_assert_eq!(actual, selection.projection.totals[0].actual.unwrap());
+        if per_key {
+            prop_assert!((projected - actual).abs() <= 1e-9 * actual.abs(), "{} vs {}", projected, actual);
         }
     }
 }

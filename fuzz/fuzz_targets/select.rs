@@ -43,6 +43,7 @@ fn settings(c: [u8; 3]) -> SelectOptions {
         seed: u64::from(c[0] >> 7),
         samples: u64::from(c[1] >> 7) + u64::from(c[2] & 0x80 == 0),
         strata,
+        error_curve: false,
     }
 }
 
@@ -51,7 +52,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let control = data[0];
-    let options = settings([data[1], data[2], data[3]]);
+    let mut options = settings([data[1], data[2], data[3]]);
+    options.error_curve = control & 0x80 != 0;
     let body = &data[4..];
     let (run, compare) = match body.windows(4).position(|w| w == b"\n==\n") {
         Some(at) => (&body[..at + 1], Some(&body[at + 4..])),

@@ -104,6 +104,7 @@ pub fn kmeans_bins(groups: &KeyGroups, k: usize, seed: u64) -> Result<Bins, Binn
     let points = scaled_points(groups);
     let k = k.min(groups.len());
     let seeded = KMeans::params_with_rng(k, Xoshiro256Plus::seed_from_u64(seed))
+        .n_runs(3)
         .max_n_iterations(50)
         .fit(&DatasetBase::from(points.clone()))
         .map_err(|e| BinningError::Kmeans(e.to_string()))?;

@@ -1,11 +1,16 @@
 //! Command-line interface: argument definitions shared by every subcommand, and dispatch.
 //! Each subcommand lives in its own file with a `run` entry point.
 
+pub mod completions;
+pub mod plot;
+pub mod project;
+pub mod report;
 pub mod select;
 
 use clap::{Args, Parser, Subcommand};
 
 use seqpoint::binning::Method;
+use seqpoint::plan::PlanRule;
 use seqpoint::runlog::InputFormat;
 use seqpoint::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
 use seqpoint::select::Pick;
@@ -40,6 +45,31 @@ pub enum Command {
         after_help = "Examples:\n  seqpoint select run.csv --compare run_new.csv --target-error 1\n  seqpoint select run.jsonl.gz --bins 12 --method quantile --format csv -o seqpoints.csv"
     )]
     Select(select::SelectCommand),
+    /// Project whole-run totals and speedups from the SeqPoints' measurements
+    #[command(
+        after_help = "Examples:\n  seqpoint select run.csv -o seqpoints.json\n  seqpoint project seqpoints.json measured_new.csv\n  seqpoint project seqpoints.json measured.jsonl --format json --run-epochs 90"
+    )]
+    Project(project::ProjectCommand),
+    /// Draw the selection as an SVG figure: length histogram and error-versus-K curve
+    #[command(
+        after_help = "Examples:\n  seqpoint plot run.jsonl -o figure.svg\n  seqpoint plot run.csv --compare run_new.csv --target-error 0.5 --what error-curve -o curve.svg\n  rsvg-convert figure.svg -o figure.png     # a PNG to look at"
+    )]
+    Plot(plot::PlotCommand),
+    /// Print a shell completion script (bash, zsh or fish)
+    #[command(
+        after_help = "Examples:\n  seqpoint completions bash > ~/.local/share/bash-completion/completions/seqpoint\n  seqpoint completions zsh > ~/.zfunc/_seqpoint\n  seqpoint completions fish > ~/.config/fish/completions/seqpoint.fish"
+    )]
+    Completions(completions::CompletionsCommand),
+    /// Print the man page, or write one page per subcommand with --dir
+    #[command(
+        after_help = "Examples:\n  seqpoint man | man -l -\n  seqpoint man --dir ~/.local/share/man/man1"
+    )]
+    Man(completions::ManCommand),
+    /// Sanity checks before profiling: does the key decide the cost, noise, warm-up, drift
+    #[command(
+        after_help = "Examples:\n  seqpoint report run.csv --compare run_new.csv\n  seqpoint report run.csv --metric time_ms --metric energy_j --format json\n  seqpoint report mt.csv --key src_len,tgt_len"
+    )]
+    Report(report::ReportCommand),
 }
 
 /// Which run to read and how.
@@ -138,15 +168,34 @@ pub struct SelectArgs {
     /// Seed for k-means (and any random draw)
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Profiled iterations per SeqPoint assumed by the intervals
+    /// Profiled iterations per SeqPoint: the intervals assume M, and M > 1 lists the
+    /// iterations to profile (the SeqPoint and seeded draws from its bin)
     #[arg(long, default_value_t = 1, value_name = "M")]
     pub samples: u64,
+    /// Profile B iterations in all, spread over the bins by Neyman allocation (m_b ~ w_b s_b)
+    #[arg(long, value_name = "B", conflicts_with_all = ["samples", "plan"])]
+    pub budget: Option<u64>,
+    /// With --target-error: the cheapest plan (bins and samples per bin) whose 95% interval
+    /// meets the target
+    #[arg(long, conflicts_with_all = ["bins", "samples"])]
+    pub plan: bool,
     /// Bin training phases separately: none, epoch, phases:P
     #[arg(long, default_value = "none", value_parser = parse_strata)]
     pub strata: Strata,
 }
 
 impl SelectArgs {
+    /// The profiling plan asked for, if any.
+    pub fn plan_rule(&self) -> Option<PlanRule> {
+        if let Some(b) = self.budget {
+            Some(PlanRule::Budget(b))
+        } else if self.plan {
+            Some(PlanRule::Target(self.target_error))
+        } else {
+            (self.samples > 1).then_some(PlanRule::Samples(self.samples))
+        }
+    }
+
     pub fn options(&self) -> SelectOptions {
         SelectOptions {
             method: self.method,
@@ -161,6 +210,7 @@ impl SelectArgs {
             seed: self.seed,
             samples: self.samples,
             strata: self.strata,
+            error_curve: false,
         }
     }
 }

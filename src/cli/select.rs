@@ -7,7 +7,12 @@ use anyhow::Context;
 use clap::Args;
 
 use super::{OutputFormat, RunArgs, SelectArgs};
-use seqpoint::export::{select_document, seqpoints_csv, write_atomically};
+use seqpoint::baselines::{all_baselines, RANDOM_DRAWS};
+use seqpoint::export::{
+    plan_document, profile_csv, select_document, seqpoints_csv, write_atomically,
+};
+use seqpoint::plan::{cheapest_plan, plan_selection, PlanRule};
+use seqpoint::project_text::{baselines_table, plan_table};
 use seqpoint::run_selection;
 use seqpoint::text::{selection_table, skipped_note};
 
@@ -40,10 +45,26 @@ fn default_format(output: Option<&PathBuf>) -> OutputFormat {
     }
 }
 
-/// Render a selection in the requested format.
+/// Render a selection (with its profiling plan and the naive baselines beside it).
 pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyhow::Result<String> {
     let log = run.load()?;
-    let selection = run_selection(&log, &select.options())?;
+    let options = select.options();
+    let (selection, plan) = match select.plan_rule() {
+        Some(PlanRule::Target(target)) => {
+            let (selection, plan) = cheapest_plan(&log, &options, target)?;
+            (selection, Some(plan))
+        }
+        Some(rule) => {
+            let selection = run_selection(&log, &options)?;
+            let plan = plan_selection(&log, &selection, rule)?;
+            (selection, Some(plan))
+        }
+        None => (run_selection(&log, &options)?, None),
+    };
+    let profiled = plan
+        .as_ref()
+        .map_or(selection.bins() as u64, |p| p.iterations());
+    let baselines = all_baselines(&log, profiled as usize, options.warmup, options.seed);
     if format != OutputFormat::Table {
         // The table reports skipped rows itself; JSON and CSV must stay clean for scripts.
         if let Some(note) = skipped_note(&log) {
@@ -51,12 +72,32 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
         }
     }
     Ok(match format {
-        OutputFormat::Table => selection_table(&log, &selection),
+        OutputFormat::Table => {
+            let mut text = selection_table(&log, &selection);
+            if let Some(plan) = &plan {
+                text.push_str(&plan_table(&log, &selection, plan));
+            }
+            let projection = plan
+                .as_ref()
+                .map_or(&selection.projection, |p| &p.projection);
+            text.push_str(&baselines_table(
+                projection,
+                profiled,
+                &baselines,
+                RANDOM_DRAWS,
+            ));
+            text
+        }
         OutputFormat::Json => {
-            let doc = select_document(&log, &selection, None);
+            let mut doc = select_document(&log, &selection, None);
+            doc.plan = plan.as_ref().map(|p| plan_document(&log, &selection, p));
+            doc.baselines = baselines;
             serde_json::to_string_pretty(&doc)? + "\n"
         }
-        OutputFormat::Csv => seqpoints_csv(&log, &selection),
+        OutputFormat::Csv => match &plan {
+            Some(plan) => profile_csv(&log, &selection, plan),
+            None => seqpoints_csv(&log, &selection),
+        },
     })
 }
 

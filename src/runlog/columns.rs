@@ -5,7 +5,7 @@ use super::error::{closest_name, printable, shown_name, LoadError};
 
 pub const DEFAULT_KEY: &str = "seq_len";
 pub const KEY_ALIASES: &[&str] = &["seq_len", "sl", "seqlen", "seq_length"];
-const ITERATION_ALIASES: &[&str] = &["iteration", "iter", "step"];
+pub(crate) const ITERATION_ALIASES: &[&str] = &["iteration", "iter", "step"];
 const EPOCH_ALIASES: &[&str] = &["epoch"];
 /// Metrics used when the user names none, in this order, when present.
 pub const DEFAULT_METRICS: &[&str] = &["time_ms", "energy_j"];
@@ -34,7 +34,7 @@ fn find(header: &[String], names: &[&str]) -> Option<usize> {
 /// file read as one header line) must not flood the terminal.
 const COLUMN_LIST_BUDGET: usize = 400;
 
-fn missing_column(path: &str, what: &str, wanted: &str, header: &[String]) -> LoadError {
+pub(crate) fn missing_column(path: &str, what: &str, wanted: &str, header: &[String]) -> LoadError {
     let mut listed: Vec<String> = Vec::new();
     let mut used = 0;
     for name in header {

@@ -5,9 +5,16 @@ mod columns;
 mod error;
 mod read;
 
+/// Field parsers and input helpers shared with the other tabular readers (measurements).
+pub(crate) use columns::{missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
+pub(crate) use error::shown_value;
 pub use error::{closest_name, LoadError, Location};
-pub use read::{load_bytes, load_path, load_run, InputFormat, LoadOptions};
+pub(crate) use read::{
+    csv_error, csv_error_text, json_field_column, json_scalar_text, named, parse_count,
+    parse_length, parse_metric, read_input,
+};
+pub use read::{load_bytes, load_path, load_run, with_compare, InputFormat, LoadOptions};
 
 /// Which configuration a metric was measured on: the run log itself, or `--compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -56,8 +56,19 @@ pub fn load_run(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> 
 
 /// Read one file (`-` is standard input), decompressing gzip, without aligning or proxies.
 pub fn load_path(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> {
+    let (bytes, format) = read_input(path, options.format)?;
+    load_bytes(path, &bytes, format, options)
+}
+
+/// The bytes of an input (a file, `-` for standard input, or a bundled `sample:` name),
+/// gunzipped, and its format: `format` if given, else from the extension, else sniffed.
+/// Shared by every reader of tabular input (run logs, measurements).
+pub(crate) fn read_input(
+    path: &str,
+    format: Option<InputFormat>,
+) -> Result<(std::borrow::Cow<'static, [u8]>, InputFormat), LoadError> {
     if let Some(bytes) = crate::sample::sample_bytes(path) {
-        return load_bytes(path, bytes, InputFormat::Csv, options);
+        return Ok((bytes.into(), format.unwrap_or(InputFormat::Csv)));
     }
     let raw = read_all(path)?;
     let (bytes, stem) = if raw.starts_with(&[0x1f, 0x8b]) {
@@ -68,11 +79,10 @@ pub fn load_path(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError>
     } else {
         (raw, path)
     };
-    let format = options
-        .format
+    let format = format
         .or_else(|| format_from_extension(stem))
         .unwrap_or_else(|| sniff_format(&bytes));
-    load_bytes(path, &bytes, format, options)
+    Ok((bytes.into(), format))
 }
 
 fn read_all(path: &str) -> Result<Vec<u8>, LoadError> {
@@ -336,7 +346,7 @@ impl RowSink {
     }
 }
 
-fn named(names: &[String], col: usize, message: String) -> String {
+pub(crate) fn named(names: &[String], col: usize, message: String) -> String {
     format!("column '{}': {message}", names[col].trim())
 }
 
@@ -347,7 +357,7 @@ fn text(raw: &[u8]) -> Result<&str, String> {
 }
 
 /// A non-negative integer (iteration, epoch). Integral decimals like `12.0` are accepted.
-fn parse_count(raw: &[u8]) -> Result<u64, String> {
+pub(crate) fn parse_count(raw: &[u8]) -> Result<u64, String> {
     let s = text(raw)?;
     if let Ok(v) = s.parse::<u64>() {
         return Ok(v);
@@ -362,7 +372,7 @@ fn parse_count(raw: &[u8]) -> Result<u64, String> {
 }
 
 /// A padded sequence length: a non-negative integer that fits in 32 bits.
-fn parse_length(raw: &[u8]) -> Result<u32, String> {
+pub(crate) fn parse_length(raw: &[u8]) -> Result<u32, String> {
     let expected = || {
         format!(
             "found {}, expected a non-negative integer length",
@@ -380,7 +390,7 @@ fn parse_length(raw: &[u8]) -> Result<u32, String> {
 }
 
 /// A measured metric: a finite, non-negative number.
-fn parse_metric(raw: &[u8]) -> Result<f64, String> {
+pub(crate) fn parse_metric(raw: &[u8]) -> Result<f64, String> {
     let s = text(raw)?;
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
@@ -466,14 +476,14 @@ fn read_delimited(
     Ok(plan)
 }
 
-fn csv_error_text(e: &csv::Error) -> String {
+pub(crate) fn csv_error_text(e: &csv::Error) -> String {
     match e.kind() {
         csv::ErrorKind::Utf8 { err, .. } => format!("field {} is not UTF-8 text", err.field() + 1),
         _ => format!("unreadable row ({e})"),
     }
 }
 
-fn csv_error(path: &str, e: &csv::Error) -> LoadError {
+pub(crate) fn csv_error(path: &str, e: &csv::Error) -> LoadError {
     let line = e.position().map_or(1, |p| p.line());
     LoadError::at(path, line, None, csv_error_text(e))
 }
@@ -535,7 +545,7 @@ fn read_jsonl(
     }
 }
 
-fn json_scalar_text(value: &serde_json::Value) -> Option<String> {
+pub(crate) fn json_scalar_text(value: &serde_json::Value) -> Option<String> {
     match value {
         serde_json::Value::Number(n) => Some(n.to_string()),
         serde_json::Value::String(s) => Some(s.clone()),
@@ -545,7 +555,7 @@ fn json_scalar_text(value: &serde_json::Value) -> Option<String> {
 }
 
 /// The 1-based column where a field's value starts in a JSON line, for messages.
-fn json_field_column(line: &[u8], name: &str) -> Option<u64> {
+pub(crate) fn json_field_column(line: &[u8], name: &str) -> Option<u64> {
     let needle = format!("\"{name}\"");
     let start = line
         .windows(needle.len())
@@ -560,6 +570,13 @@ fn json_field_column(line: &[u8], name: &str) -> Option<u64> {
 }
 
 /// Attach a second configuration's metrics, row-aligned by iteration.
+/// Attach a second configuration read elsewhere (e.g. from bytes in memory) to a run log,
+/// aligned by iteration, with the same checks as `--compare`.
+pub fn with_compare(mut log: RunLog, other: RunLog) -> Result<RunLog, LoadError> {
+    align_compare(&mut log, other)?;
+    Ok(log)
+}
+
 fn align_compare(log: &mut RunLog, other: RunLog) -> Result<(), LoadError> {
     let path = other.source.clone();
     if other.configs[0].metrics.is_empty() {

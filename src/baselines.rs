@@ -1,0 +1,300 @@
+//! Naive baselines at the same profiling budget as the SeqPoints: first-N after warm-up,
+//! N random iterations, every (len/N)-th iteration, the single median-SL iteration.
+//!
+//! Each projects a total as `iterations * mean of the profiled iterations` (what users do
+//! without SeqPoints) and reports its error on every configuration and metric, and the
+//! error of the speedup, so the table shows what SeqPoint's binning buys.
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+use crate::project::actual_totals;
+use crate::runlog::{ConfigRole, RunLog};
+use crate::stats::percent_error;
+
+/// Seeded draws behind the random baseline.
+pub const RANDOM_DRAWS: u32 = 100;
+
+/// A baseline's error on one configuration and metric (or on the speedup, `config` absent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaselineError {
+    pub metric: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<ConfigRole>,
+    /// Percent error (for random draws: the mean absolute error over the draws).
+    pub error_pct: f64,
+    /// For random draws: the worst absolute error over the draws.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worst_error_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Baseline {
+    /// `first-n`, `random`, `systematic` or `median-sl`.
+    pub method: String,
+    /// Profiled iterations.
+    pub iterations: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draws: Option<u32>,
+    pub errors: Vec<BaselineError>,
+    pub speedup_errors: Vec<BaselineError>,
+}
+
+impl Baseline {
+    /// The largest error over configurations and metrics (worst draw for random).
+    pub fn worst_error_pct(&self) -> f64 {
+        self.errors
+            .iter()
+            .map(|e| e.worst_error_pct.unwrap_or(e.error_pct))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Errors of projecting from `rows`: `[config][metric]` and `[metric]` for the speedup.
+fn errors_of(log: &RunLog, actual: &[Vec<f64>], rows: &[usize]) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let n = log.len() as f64;
+    let estimates: Vec<Vec<f64>> = log
+        .configs
+        .iter()
+        .map(|c| {
+            c.metrics
+                .iter()
+                .map(|m| n * rows.iter().map(|&r| m.values[r]).sum::<f64>() / rows.len() as f64)
+                .collect()
+        })
+        .collect();
+    let errors = estimates
+        .iter()
+        .zip(actual)
+        .map(|(e, a)| {
+            e.iter()
+                .zip(a)
+                .map(|(&e, &a)| percent_error(e, a))
+                .collect()
+        })
+        .collect();
+    let speedups = if log.configs.len() > 1 {
+        (0..actual[0].len())
+            .map(|m| {
+                percent_error(
+                    estimates[0][m] / estimates[1][m],
+                    actual[0][m] / actual[1][m],
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (errors, speedups)
+}
+
+/// One baseline from the errors of each of its draws (one draw for the deterministic ones).
+fn baseline(log: &RunLog, method: &str, iterations: usize, draws: &[Vec<usize>]) -> Baseline {
+    let actual = actual_totals(log);
+    let per_draw: Vec<(Vec<Vec<f64>>, Vec<f64>)> = draws
+        .iter()
+        .map(|rows| errors_of(log, &actual, rows))
+        .collect();
+    let random = draws.len() > 1;
+    let summarise = |values: Vec<f64>| -> (f64, Option<f64>) {
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let worst = values.iter().copied().fold(0.0, f64::max);
+        (mean, random.then_some(worst))
+    };
+    let names = log.metric_names();
+    let mut errors = Vec::new();
+    for (c, config) in log.configs.iter().enumerate() {
+        for (m, name) in names.iter().enumerate() {
+            let (error_pct, worst_error_pct) =
+                summarise(per_draw.iter().map(|(e, _)| e[c][m]).collect());
+            errors.push(BaselineError {
+                metric: name.clone(),
+                config: Some(config.role),
+                error_pct,
+                worst_error_pct,
+            });
+        }
+    }
+    let speedup_errors = if log.configs.len() > 1 {
+        names
+            .iter()
+            .enumerate()
+            .map(|(m, name)| {
+                let (error_pct, worst_error_pct) =
+                    summarise(per_draw.iter().map(|(_, s)| s[m]).collect());
+                BaselineError {
+                    metric: name.clone(),
+                    config: None,
+                    error_pct,
+                    worst_error_pct,
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Baseline {
+        method: method.to_string(),
+        iterations: iterations as u64,
+        draws: random.then_some(draws.len() as u32),
+        errors,
+        speedup_errors,
+    }
+}
+
+/// Rows that may be profiled: those after warm-up, or every row when warm-up covers the log.
+fn eligible(log: &RunLog, warmup: u64) -> std::ops::Range<usize> {
+    let start = (warmup as usize).min(log.len());
+    if start == log.len() {
+        0..log.len()
+    } else {
+        start..log.len()
+    }
+}
+
+/// The first `n` iterations after warm-up ("profile iterations 100-110").
+pub fn first_n(log: &RunLog, n: usize, warmup: u64) -> Baseline {
+    let range = eligible(log, warmup);
+    let n = n.clamp(1, range.len());
+    let rows: Vec<usize> = range.take(n).collect();
+    baseline(log, "first-n", n, &[rows])
+}
+
+/// `n` iterations drawn at random after warm-up, `draws` times (seeded): the mean and the
+/// worst absolute error over the draws.
+pub fn random_n(log: &RunLog, n: usize, warmup: u64, draws: u32, seed: u64) -> Baseline {
+    let range = eligible(log, warmup);
+    let n = n.clamp(1, range.len());
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let all: Vec<Vec<usize>> = (0..draws.max(1))
+        .map(|_| {
+            rand::seq::index::sample(&mut rng, range.len(), n)
+                .iter()
+                .map(|i| range.start + i)
+                .collect()
+        })
+        .collect();
+    baseline(log, "random", n, &all)
+}
+
+/// Every (len/n)-th iteration after warm-up, starting at the first.
+pub fn systematic(log: &RunLog, n: usize, warmup: u64) -> Baseline {
+    let range = eligible(log, warmup);
+    let n = n.clamp(1, range.len());
+    let rows: Vec<usize> = (0..n).map(|i| range.start + i * range.len() / n).collect();
+    baseline(log, "systematic", n, &[rows])
+}
+
+/// The single iteration with the median sequence length (after warm-up; ties: the earliest).
+pub fn median_sl(log: &RunLog, warmup: u64) -> Baseline {
+    let mut rows: Vec<usize> = eligible(log, warmup).collect();
+    let length = |r: usize| log.key(r).iter().map(|&k| u64::from(k)).sum::<u64>();
+    rows.sort_by_key(|&r| (length(r), r));
+    let median = rows[(rows.len() - 1) / 2];
+    let at = length(median);
+    let earliest = rows
+        .iter()
+        .copied()
+        .filter(|&r| length(r) == at)
+        .min()
+        .unwrap_or(median);
+    baseline(log, "median-sl", 1, &[vec![earliest]])
+}
+
+/// Every baseline at a budget of `n` profiled iterations.
+pub fn all_baselines(log: &RunLog, n: usize, warmup: u64, seed: u64) -> Vec<Baseline> {
+    vec![
+        first_n(log, n, warmup),
+        random_n(log, n, warmup, RANDOM_DRAWS, seed),
+        systematic(log, n, warmup),
+        median_sl(log, warmup),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+
+    fn log(text: &str, compare: Option<&str>) -> RunLog {
+        let mut log = load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        if let Some(other) = compare {
+            let other = load_bytes(
+                "u.csv",
+                other.as_bytes(),
+                InputFormat::Csv,
+                &LoadOptions::default(),
+            )
+            .unwrap();
+            log.configs.push(crate::runlog::Configuration {
+                role: ConfigRole::Compare,
+                source: "u.csv".into(),
+                metrics: other.configs[0].metrics.clone(),
+            });
+        }
+        log
+    }
+
+    // Six iterations, total 60; compare total 30 (speedup 2).
+    const RUN: &str = "seq_len,time_ms\n10,5\n30,15\n20,10\n10,5\n30,15\n20,10\n";
+    const NEW: &str = "seq_len,time_ms\n10,5\n30,5\n20,5\n10,5\n30,5\n20,5\n";
+
+    #[test]
+    fn first_n_by_hand() {
+        let log = log(RUN, Some(NEW));
+        // Rows 1, 2 after warm-up 1: mean 12.5 -> 75 (25% over); compare 5 -> 30 (exact).
+        let b = first_n(&log, 2, 1);
+        assert_eq!(b.iterations, 2);
+        assert_eq!(b.errors[0].error_pct, 25.0);
+        assert_eq!(b.errors[1].error_pct, 0.0);
+        // Speedup 75/30 = 2.5 against 2: 25%.
+        assert_eq!(b.speedup_errors[0].error_pct, 25.0);
+        assert_eq!(b.worst_error_pct(), 25.0);
+    }
+
+    #[test]
+    fn systematic_and_median_by_hand() {
+        let log = log(RUN, None);
+        // Every 3rd of 6: rows 0, 3 -> mean 5 -> 30 (50% under).
+        let b = systematic(&log, 2, 0);
+        assert_eq!(b.errors[0].error_pct, 50.0);
+        // Sorted lengths 10,10,20,20,30,30: the lower median is 20, earliest row 2 -> 60: exact.
+        let b = median_sl(&log, 0);
+        assert_eq!(b.iterations, 1);
+        assert_eq!(b.errors[0].error_pct, 0.0);
+        assert!(b.speedup_errors.is_empty());
+    }
+
+    #[test]
+    fn random_draws_are_seeded_and_bounded_by_the_worst() {
+        let log = log(RUN, Some(NEW));
+        let a = random_n(&log, 2, 0, 100, 7);
+        assert_eq!(a, random_n(&log, 2, 0, 100, 7));
+        assert_eq!(a.draws, Some(100));
+        let e = &a.errors[0];
+        let worst = e.worst_error_pct.unwrap();
+        assert!(e.error_pct > 0.0 && e.error_pct <= worst);
+        // Two rows of 5, 10, 15: the worst draw is {5,5} or {15,15} = 50% off.
+        assert_eq!(worst, 50.0);
+        // The compare config is constant: every draw is exact.
+        assert_eq!(a.errors[1].error_pct, 0.0);
+        // Drawing every row is exact.
+        let all = random_n(&log, 6, 0, 10, 1);
+        assert_eq!(all.errors[0].worst_error_pct, Some(0.0));
+    }
+
+    #[test]
+    fn budgets_beyond_the_log_are_clamped() {
+        let log = log(RUN, None);
+        assert_eq!(first_n(&log, 100, 0).iterations, 6);
+        assert_eq!(first_n(&log, 3, 100).iterations, 3);
+        assert_eq!(all_baselines(&log, 3, 0, 0).len(), 4);
+    }
+}

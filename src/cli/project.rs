@@ -1,0 +1,110 @@
+//! `seqpoint project`: whole-run totals, speedups and intervals from the SeqPoints'
+//! measurements on a new configuration.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use seqpoint::export::write_atomically;
+use seqpoint::measured::{read_measured, MeasuredOptions};
+use seqpoint::project_text::projection_table;
+use seqpoint::projection_workflow::{
+    project_measurements, read_select_doc, ProjectOptions, RunLength,
+};
+use seqpoint::runlog::InputFormat;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProjectFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ProjectCommand {
+    /// The SeqPoints file written by `seqpoint select -o seqpoints.json`
+    #[arg(value_name = "SEQPOINTS.json")]
+    pub seqpoints: String,
+    /// Measurements of the profiled iterations on the new configuration: CSV, TSV or JSON
+    /// Lines (optionally .gz, `-` for standard input), with a metric column and `seqpoint`
+    /// (the id), `iteration` or the key column(s); several rows per SeqPoint are samples
+    #[arg(value_name = "MEASURED")]
+    pub measured: String,
+    /// Metric column to project (repeatable); default: the SeqPoints file's metrics present
+    #[arg(long, value_name = "COL")]
+    pub metric: Vec<String>,
+    /// Output format (default: json for .json files, else table)
+    #[arg(long, value_enum)]
+    pub format: Option<ProjectFormat>,
+    /// Project even when some SeqPoints were not measured, saying which and their share
+    #[arg(long)]
+    pub allow_missing: bool,
+    /// The whole run has E epochs (the log covers its own epochs of them): scales the weights
+    #[arg(long, value_name = "E", conflicts_with = "run_iterations")]
+    pub run_epochs: Option<f64>,
+    /// The whole run has N iterations: scales the weights
+    #[arg(long, value_name = "N")]
+    pub run_iterations: Option<u64>,
+    /// MEASURED's format, overriding the file extension
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
+    /// Write to this file (atomically) instead of standard output
+    #[arg(short = 'o', long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Overwrite OUT if it exists
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
+    let doc = read_select_doc(&cmd.seqpoints)?;
+    let measured = read_measured(
+        &cmd.measured,
+        &doc,
+        &MeasuredOptions {
+            metrics: cmd.metric.clone(),
+            format: cmd.input_format,
+        },
+    )?;
+    let run_length = match (cmd.run_epochs, cmd.run_iterations) {
+        (Some(e), _) => RunLength::Epochs(e),
+        (None, Some(n)) => RunLength::Iterations(n),
+        (None, None) => RunLength::Logged,
+    };
+    let report = project_measurements(
+        &cmd.seqpoints,
+        &doc,
+        &measured,
+        &ProjectOptions {
+            allow_missing: cmd.allow_missing,
+            run_length,
+        },
+    )?;
+    let json_file = cmd
+        .output
+        .as_ref()
+        .and_then(|p| p.extension())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let format = cmd.format.unwrap_or(if json_file {
+        ProjectFormat::Json
+    } else {
+        ProjectFormat::Table
+    });
+    let text = match format {
+        ProjectFormat::Table => projection_table(&report),
+        ProjectFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+    };
+    match &cmd.output {
+        Some(path) => {
+            write_atomically(path, text.as_bytes(), cmd.force)?;
+            eprintln!("wrote {}", path.display());
+        }
+        None => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .context("writing to standard output")?;
+        }
+    }
+    Ok(())
+}

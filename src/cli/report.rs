@@ -1,0 +1,90 @@
+//! `seqpoint report`: sanity checks before profiling, as a table or `seqpoint-report/1` JSON.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::RunArgs;
+use seqpoint::export::write_atomically;
+use seqpoint::report::{findings_table, report_document, run_checks, ReportOptions};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportCommand {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Output format (default: json for .json files, else table)
+    #[arg(long, value_enum)]
+    pub format: Option<ReportFormat>,
+    /// Weighted drift (percent) above which the drift check warns
+    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+    pub drift_threshold: f64,
+    /// Contiguous phases compared for drift when the log has fewer than two epochs
+    #[arg(long, value_name = "P", default_value_t = 4)]
+    pub phases: usize,
+    /// Write to this file (atomically) instead of standard output
+    #[arg(short = 'o', long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Overwrite OUT if it exists
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl ReportCommand {
+    fn options(&self) -> anyhow::Result<ReportOptions> {
+        if !(self.drift_threshold >= 0.0 && self.drift_threshold.is_finite()) {
+            anyhow::bail!(
+                "--drift-threshold must be a non-negative percentage, got {}",
+                self.drift_threshold
+            );
+        }
+        if self.phases == 0 {
+            anyhow::bail!("--phases must be at least 1");
+        }
+        Ok(ReportOptions {
+            drift_max: self.drift_threshold / 100.0,
+            phases: self.phases,
+            ..ReportOptions::default()
+        })
+    }
+}
+
+/// The report as text in the requested format.
+pub fn render(cmd: &ReportCommand, format: ReportFormat) -> anyhow::Result<String> {
+    let options = cmd.options()?;
+    let log = cmd.run.load()?;
+    let doc = report_document(&log, run_checks(&log, &options));
+    Ok(match format {
+        ReportFormat::Table => findings_table(&doc),
+        ReportFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",
+    })
+}
+
+pub fn run(cmd: &ReportCommand) -> anyhow::Result<()> {
+    let format =
+        cmd.format
+            .unwrap_or_else(|| match cmd.output.as_ref().and_then(|p| p.extension()) {
+                Some(ext) if ext.eq_ignore_ascii_case("json") => ReportFormat::Json,
+                _ => ReportFormat::Table,
+            });
+    let text = render(cmd, format)?;
+    match &cmd.output {
+        Some(path) => {
+            write_atomically(path, text.as_bytes(), cmd.force)?;
+            eprintln!("wrote {}", path.display());
+        }
+        None => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .context("writing to standard output")?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,710 @@
+//! Reading MEASURED: the profiled iterations' measurements on a new configuration (CSV, TSV or
+//! JSON Lines, optionally gzip); each row names its SeqPoint by id, iteration or key.
+//!
+//! Several rows for one SeqPoint are repeated samples (repeats of one iteration, or other
+//! iterations of its bin). Errors name file, line, column, the value found and what was
+//! expected, with the run-log reader's error type and field parsers.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::export::SelectDoc;
+use crate::runlog::{
+    csv_error, csv_error_text, json_field_column, json_scalar_text, missing_column, named,
+    parse_count, parse_length, parse_metric, read_input, shown_value, InputFormat, LoadError,
+    DEFAULT_METRICS, ITERATION_ALIASES, KEY_ALIASES,
+};
+
+/// Column names that hold a SeqPoint's id.
+pub const SEQPOINT_ALIASES: &[&str] = &["seqpoint", "seqpoint_id"];
+
+#[derive(Debug, Clone, Default)]
+pub struct MeasuredOptions {
+    /// Metric columns to read; empty means the SEQPOINTS.json metrics present in the file.
+    pub metrics: Vec<String>,
+    pub format: Option<InputFormat>,
+}
+
+/// How the rows name their SeqPoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Identified {
+    SeqPoint,
+    Iteration,
+    Key,
+}
+
+impl Identified {
+    pub fn name(self) -> &'static str {
+        match self {
+            Identified::SeqPoint => "seqpoint id",
+            Identified::Iteration => "iteration",
+            Identified::Key => "key",
+        }
+    }
+}
+
+/// One measured row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub iteration: Option<u64>,
+    pub line: u64,
+    /// In the order of `Measurements::metric_names`.
+    pub values: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurements {
+    pub source: String,
+    pub metric_names: Vec<String>,
+    pub identified_by: Identified,
+    /// Samples per SeqPoint, indexed like the document's `seqpoints`.
+    pub samples: Vec<Vec<Sample>>,
+}
+
+impl Measurements {
+    pub fn rows(&self) -> usize {
+        self.samples.iter().map(Vec::len).sum()
+    }
+
+    /// Distinct iterations among a SeqPoint's samples; when a row does not say which
+    /// iteration it measured, its samples count as repeats of one iteration (conservative).
+    pub fn distinct_iterations(&self, seqpoint: usize) -> usize {
+        let samples = &self.samples[seqpoint];
+        if samples.is_empty() {
+            return 0;
+        }
+        if samples.iter().any(|s| s.iteration.is_none()) {
+            return 1;
+        }
+        samples
+            .iter()
+            .filter_map(|s| s.iteration)
+            .collect::<HashSet<_>>()
+            .len()
+    }
+}
+
+/// Where each SeqPoint of a document can be found: by id, by iteration, by key.
+struct SeqPointIndex<'a> {
+    doc: &'a SelectDoc,
+    by_id: HashMap<usize, usize>,
+    /// The SeqPoint's own iteration, its planned iterations and its alternates.
+    by_iteration: HashMap<u64, usize>,
+}
+
+impl<'a> SeqPointIndex<'a> {
+    fn new(doc: &'a SelectDoc) -> Self {
+        let by_id = doc
+            .seqpoints
+            .iter()
+            .enumerate()
+            .map(|(i, sp)| (sp.id, i))
+            .collect();
+        let mut by_iteration = HashMap::new();
+        // Earlier entries win: the SeqPoint's own iteration, then the plan, then alternates.
+        for (i, sp) in doc.seqpoints.iter().enumerate() {
+            by_iteration.entry(sp.iteration).or_insert(i);
+        }
+        if let Some(plan) = &doc.plan {
+            let index_of: HashMap<usize, usize> = doc
+                .seqpoints
+                .iter()
+                .enumerate()
+                .map(|(i, sp)| (sp.id, i))
+                .collect();
+            for row in &plan.profile {
+                if let Some(&i) = index_of.get(&row.seqpoint) {
+                    by_iteration.entry(row.iteration).or_insert(i);
+                }
+            }
+        }
+        for (i, sp) in doc.seqpoints.iter().enumerate() {
+            for &alt in &sp.alternates {
+                by_iteration.entry(alt).or_insert(i);
+            }
+        }
+        SeqPointIndex {
+            doc,
+            by_id,
+            by_iteration,
+        }
+    }
+
+    fn by_id(&self, id: u64) -> Result<usize, String> {
+        usize::try_from(id)
+            .ok()
+            .and_then(|id| self.by_id.get(&id).copied())
+            .ok_or_else(|| {
+                format!(
+                    "found SeqPoint {id}, expected one of the {} SeqPoint ids in the SeqPoints file (0-{})",
+                    self.doc.seqpoints.len(),
+                    self.doc.seqpoints.len().saturating_sub(1)
+                )
+            })
+    }
+
+    fn by_iteration(&self, iteration: u64) -> Result<usize, String> {
+        self.by_iteration.get(&iteration).copied().ok_or_else(|| {
+            format!(
+                "found iteration {iteration}, expected an iteration the SeqPoints file lists \
+                 (a SeqPoint's, a planned or an alternate one); add a 'seqpoint' column to \
+                 name the SeqPoint of other iterations"
+            )
+        })
+    }
+
+    /// The SeqPoint whose key this is, else the only bin that holds the key.
+    fn by_key(&self, key: &[u32]) -> Result<usize, String> {
+        let exact: Vec<usize> = (0..self.doc.seqpoints.len())
+            .filter(|&i| self.doc.seqpoints[i].key == key)
+            .collect();
+        let holding: Vec<usize> = (0..self.doc.seqpoints.len())
+            .filter(|&i| {
+                let bin = &self.doc.seqpoints[i].bin;
+                key.iter()
+                    .zip(bin.min.iter().zip(&bin.max))
+                    .all(|(k, (lo, hi))| lo <= k && k <= hi)
+            })
+            .collect();
+        let candidates = if exact.len() == 1 { exact } else { holding };
+        match candidates.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(format!(
+                "found key {key:?}, expected a key inside one of the SeqPoints' bins"
+            )),
+            many => Err(format!(
+                "key {key:?} lies in the bins of SeqPoints {:?}; add a 'seqpoint' or \
+                 'iteration' column to say which",
+                many.iter()
+                    .map(|&i| self.doc.seqpoints[i].id)
+                    .collect::<Vec<_>>()
+            )),
+        }
+    }
+}
+
+/// Columns of MEASURED, resolved against its header.
+struct Columns {
+    seqpoint: Option<usize>,
+    iteration: Option<usize>,
+    keys: Vec<usize>,
+    metrics: Vec<usize>,
+    metric_names: Vec<String>,
+    identified_by: Identified,
+}
+
+fn find(header: &[String], names: &[&str]) -> Option<usize> {
+    names
+        .iter()
+        .find_map(|n| header.iter().position(|h| h.trim().eq_ignore_ascii_case(n)))
+}
+
+fn resolve(
+    path: &str,
+    header: &[String],
+    doc: &SelectDoc,
+    options: &MeasuredOptions,
+) -> Result<Columns, LoadError> {
+    let seqpoint = find(header, SEQPOINT_ALIASES);
+    let iteration = find(header, ITERATION_ALIASES);
+    let keys: Vec<usize> = doc
+        .input
+        .key
+        .iter()
+        .map(|name| {
+            if KEY_ALIASES.iter().any(|a| a.eq_ignore_ascii_case(name)) {
+                find(header, KEY_ALIASES)
+            } else {
+                find(header, &[name.as_str()])
+            }
+        })
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    let identified_by = if seqpoint.is_some() {
+        Identified::SeqPoint
+    } else if iteration.is_some() {
+        Identified::Iteration
+    } else if !keys.is_empty() {
+        Identified::Key
+    } else {
+        return Err(LoadError::at(
+            path,
+            1,
+            None,
+            format!(
+                "no column names the SeqPoint of a row; expected 'seqpoint' (the id), \
+                 'iteration' or the key column{} '{}'; the columns are: {}",
+                if doc.input.key.len() > 1 { "s" } else { "" },
+                doc.input.key.join(","),
+                header.join(", ")
+            ),
+        ));
+    };
+    let mut metrics = Vec::new();
+    let mut metric_names = Vec::new();
+    if options.metrics.is_empty() {
+        let doc_metrics: Vec<&str> = doc.input.metrics.iter().map(String::as_str).collect();
+        for wanted in [doc_metrics.as_slice(), DEFAULT_METRICS] {
+            for name in wanted {
+                if let Some(col) = find(header, &[name]) {
+                    if !metrics.contains(&col) {
+                        metrics.push(col);
+                        metric_names.push(header[col].trim().to_string());
+                    }
+                }
+            }
+            if !metrics.is_empty() {
+                break;
+            }
+        }
+        if metrics.is_empty() {
+            return Err(LoadError::at(
+                path,
+                1,
+                None,
+                format!(
+                    "no metric column; expected one of the SeqPoints file's metrics ({}) or \
+                     --metric COL; the columns are: {}",
+                    doc.input.metrics.join(", "),
+                    header.join(", ")
+                ),
+            ));
+        }
+    } else {
+        for name in &options.metrics {
+            let col = find(header, &[name.as_str()])
+                .ok_or_else(|| missing_column(path, "metric", name, header))?;
+            if !metrics.contains(&col) {
+                metrics.push(col);
+                metric_names.push(header[col].trim().to_string());
+            }
+        }
+    }
+    Ok(Columns {
+        seqpoint,
+        iteration,
+        keys,
+        metrics,
+        metric_names,
+        identified_by,
+    })
+}
+
+/// Read MEASURED for the SeqPoints of `doc` (a file, `-` for standard input, `.gz` allowed).
+pub fn read_measured(
+    path: &str,
+    doc: &SelectDoc,
+    options: &MeasuredOptions,
+) -> Result<Measurements, LoadError> {
+    let (bytes, format) = read_input(path, options.format)?;
+    parse_measured(path, &bytes, format, doc, options)
+}
+
+/// A row's fields by column, and where a column sits on the row's line (for messages).
+trait Row {
+    fn field(&self, col: usize) -> Option<&[u8]>;
+    fn column(&self, col: usize) -> Option<u64>;
+}
+
+struct CsvRow<'a>(&'a csv::ByteRecord);
+
+impl Row for CsvRow<'_> {
+    fn field(&self, col: usize) -> Option<&[u8]> {
+        self.0.get(col)
+    }
+    fn column(&self, col: usize) -> Option<u64> {
+        Some(col as u64 + 1)
+    }
+}
+
+struct JsonRow<'a> {
+    line: &'a [u8],
+    names: &'a [String],
+    values: Vec<Option<String>>,
+}
+
+impl Row for JsonRow<'_> {
+    fn field(&self, col: usize) -> Option<&[u8]> {
+        self.values[col].as_deref().map(str::as_bytes)
+    }
+    fn column(&self, col: usize) -> Option<u64> {
+        json_field_column(self.line, &self.names[col])
+    }
+}
+
+/// Parse MEASURED from bytes in memory; `path` is used in messages only.
+pub fn parse_measured(
+    path: &str,
+    bytes: &[u8],
+    format: InputFormat,
+    doc: &SelectDoc,
+    options: &MeasuredOptions,
+) -> Result<Measurements, LoadError> {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(LoadError::file(
+            path,
+            "the file is empty; expected a header row and one row per profiled iteration",
+        ));
+    }
+    let index = SeqPointIndex::new(doc);
+    let mut reader = Reader {
+        path,
+        doc,
+        index: &index,
+        columns: None,
+        header: Vec::new(),
+        samples: vec![Vec::new(); doc.seqpoints.len()],
+    };
+    match format {
+        InputFormat::Csv => reader.delimited(body, b',', options)?,
+        InputFormat::Tsv => reader.delimited(body, b'\t', options)?,
+        InputFormat::Jsonl => reader.jsonl(body, options)?,
+    }
+    let Some(columns) = reader.columns else {
+        return Err(LoadError::file(
+            path,
+            "the file is empty; expected JSON objects, one per profiled iteration",
+        ));
+    };
+    if reader.samples.iter().all(Vec::is_empty) {
+        return Err(LoadError::file(
+            path,
+            "the file has a header but no rows; expected one row per profiled iteration",
+        ));
+    }
+    Ok(Measurements {
+        source: path.to_string(),
+        metric_names: columns.metric_names,
+        identified_by: columns.identified_by,
+        samples: reader.samples,
+    })
+}
+
+struct Reader<'a> {
+    path: &'a str,
+    doc: &'a SelectDoc,
+    index: &'a SeqPointIndex<'a>,
+    columns: Option<Columns>,
+    header: Vec<String>,
+    samples: Vec<Vec<Sample>>,
+}
+
+impl Reader<'_> {
+    fn delimited(
+        &mut self,
+        body: &[u8],
+        delimiter: u8,
+        options: &MeasuredOptions,
+    ) -> Result<(), LoadError> {
+        let mut csv = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(body);
+        let mut records = csv.byte_records();
+        let header = match records.next() {
+            Some(Ok(record)) => record,
+            Some(Err(e)) => return Err(csv_error(self.path, &e)),
+            None => return Ok(()),
+        };
+        self.header = header
+            .iter()
+            .enumerate()
+            .map(|(i, field)| {
+                std::str::from_utf8(field)
+                    .map(|s| s.trim().to_string())
+                    .map_err(|_| {
+                        LoadError::at(
+                            self.path,
+                            1,
+                            Some(i as u64 + 1),
+                            format!("header {} is not UTF-8 text", shown_value(field)),
+                        )
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        self.columns = Some(resolve(self.path, &self.header, self.doc, options)?);
+        for record in records {
+            let record = record.map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line());
+                LoadError::at(self.path, line, None, csv_error_text(&e))
+            })?;
+            let line = record.position().map_or(0, |p| p.line());
+            if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if record.len() != self.header.len() {
+                return Err(LoadError::at(
+                    self.path,
+                    line,
+                    Some(record.len().min(self.header.len()) as u64 + 1),
+                    format!(
+                        "expected {} fields as in the header, found {}",
+                        self.header.len(),
+                        record.len()
+                    ),
+                ));
+            }
+            let (seqpoint, sample) = self.parse_row(line, &CsvRow(&record))?;
+            self.samples[seqpoint].push(sample);
+        }
+        Ok(())
+    }
+
+    fn jsonl(&mut self, body: &[u8], options: &MeasuredOptions) -> Result<(), LoadError> {
+        for (index, raw) in body.split(|&b| b == b'\n').enumerate() {
+            let line_no = index as u64 + 1;
+            let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let object: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(line)
+                .map_err(|e| {
+                LoadError::at(
+                    self.path,
+                    line_no,
+                    Some(e.column() as u64),
+                    format!("expected one JSON object per line ({e})"),
+                )
+            })?;
+            if self.columns.is_none() {
+                self.header = object.keys().cloned().collect();
+                self.columns = Some(resolve(self.path, &self.header, self.doc, options)?);
+            }
+            let row = JsonRow {
+                line,
+                names: &self.header,
+                values: self
+                    .header
+                    .iter()
+                    .map(|n| object.get(n).and_then(json_scalar_text))
+                    .collect(),
+            };
+            let (seqpoint, sample) = self.parse_row(line_no, &row)?;
+            self.samples[seqpoint].push(sample);
+        }
+        Ok(())
+    }
+
+    /// Parse one row: its SeqPoint (index) and the sample.
+    fn parse_row(&self, line: u64, row: &dyn Row) -> Result<(usize, Sample), LoadError> {
+        let columns = self.columns.as_ref().expect("header resolved first");
+        let header = &self.header;
+        let at = |col: usize, message: String| {
+            LoadError::at(
+                self.path,
+                line,
+                row.column(col),
+                named(header, col, message),
+            )
+        };
+        let get = |col: usize| {
+            row.field(col).ok_or_else(|| {
+                LoadError::at(
+                    self.path,
+                    line,
+                    None,
+                    format!("column '{}' is missing in this row", header[col]),
+                )
+            })
+        };
+        let iteration = match columns.iteration {
+            Some(col) => Some(parse_count(get(col)?).map_err(|m| at(col, m))?),
+            None => None,
+        };
+        let seqpoint = match columns.identified_by {
+            Identified::SeqPoint => {
+                let col = columns.seqpoint.expect("seqpoint column");
+                let id = parse_count(get(col)?).map_err(|m| at(col, m))?;
+                let found = self.index.by_id(id).map_err(|m| at(col, m))?;
+                // A listed iteration must belong to the SeqPoint the row names.
+                if let (Some(it), Some(it_col)) = (iteration, columns.iteration) {
+                    if let Ok(other) = self.index.by_iteration(it) {
+                        if other != found {
+                            return Err(at(
+                                it_col,
+                                format!(
+                                    "iteration {it} belongs to SeqPoint {}, but the row names SeqPoint {id}",
+                                    self.doc.seqpoints[other].id
+                                ),
+                            ));
+                        }
+                    }
+                }
+                found
+            }
+            Identified::Iteration => {
+                let col = columns.iteration.expect("iteration column");
+                self.index
+                    .by_iteration(iteration.expect("parsed above"))
+                    .map_err(|m| at(col, m))?
+            }
+            Identified::Key => {
+                let mut key = Vec::with_capacity(columns.keys.len());
+                for &col in &columns.keys {
+                    key.push(parse_length(get(col)?).map_err(|m| at(col, m))?);
+                }
+                self.index
+                    .by_key(&key)
+                    .map_err(|m| at(columns.keys[0], m))?
+            }
+        };
+        let mut values = Vec::with_capacity(columns.metrics.len());
+        for &col in &columns.metrics {
+            values.push(parse_metric(get(col)?).map_err(|m| at(col, m))?);
+        }
+        Ok((
+            seqpoint,
+            Sample {
+                iteration,
+                line,
+                values,
+            },
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::select_document;
+    use crate::runlog::{load_bytes, LoadOptions};
+    use crate::selection::{run_selection, BinCount, SelectOptions};
+
+    /// Keys 10 (rows 0, 3), 20 (rows 1, 4), 30 (rows 2, 5): three SeqPoints, one per key.
+    fn doc() -> SelectDoc {
+        let text =
+            "iteration,seq_len,time_ms\n0,10,1\n1,20,2\n2,30,3\n3,10,1.5\n4,20,2.5\n5,30,3.5\n";
+        let log = load_bytes(
+            "run.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        let options = SelectOptions {
+            bins: BinCount::Fixed(3),
+            ..SelectOptions::default()
+        };
+        select_document(&log, &run_selection(&log, &options).unwrap(), None)
+    }
+
+    fn parse(text: &str, format: InputFormat) -> Result<Measurements, LoadError> {
+        parse_measured(
+            "m.csv",
+            text.as_bytes(),
+            format,
+            &doc(),
+            &MeasuredOptions::default(),
+        )
+    }
+
+    #[test]
+    fn rows_find_their_seqpoint_by_id_iteration_or_key() {
+        let doc = doc();
+        let own: Vec<u64> = doc.seqpoints.iter().map(|s| s.iteration).collect();
+        let alternates: Vec<u64> = doc.seqpoints.iter().map(|s| s.alternates[0]).collect();
+        let by_iteration = format!(
+            "iteration,time_ms\n{},0.5\n{},0.7\n{},1\n{},1.5\n",
+            own[0], alternates[0], own[1], own[2]
+        );
+        let m = parse(&by_iteration, InputFormat::Csv).unwrap();
+        assert_eq!(m.identified_by, Identified::Iteration);
+        assert_eq!(m.samples[0].len(), 2);
+        assert_eq!(m.distinct_iterations(0), 2);
+        assert_eq!(m.samples[0][1].values, vec![0.7]);
+        assert_eq!(m.samples[0][1].line, 3);
+
+        let m = parse("seqpoint\ttime_ms\n2\t1\n2\t1.2\n0\t3\n", InputFormat::Tsv).unwrap();
+        assert_eq!(m.identified_by, Identified::SeqPoint);
+        assert_eq!(
+            m.samples.iter().map(Vec::len).collect::<Vec<_>>(),
+            [1, 0, 2]
+        );
+        // No iteration column: the two samples may repeat one iteration.
+        assert_eq!(m.distinct_iterations(2), 1);
+
+        let m = parse("sl,time_ms\n20,1\n30,2\n10,3\n", InputFormat::Csv).unwrap();
+        assert_eq!(m.identified_by, Identified::Key);
+        assert_eq!(m.samples[1][0].values, vec![1.0]);
+        assert_eq!(m.rows(), 3);
+
+        let jsonl = "{\"seqpoint\": 1, \"time_ms\": 2.5}\n\n{\"seqpoint\": 1, \"time_ms\": 2.25}\n";
+        let m = parse(jsonl, InputFormat::Jsonl).unwrap();
+        assert_eq!(m.samples[1].len(), 2);
+    }
+
+    #[test]
+    fn errors_name_file_line_column_value_and_expectation() {
+        let err = |text: &str, format| parse(text, format).unwrap_err().to_string();
+        assert_eq!(
+            err("seqpoint,time_ms\n0,1\n7,2\n", InputFormat::Csv),
+            "m.csv:3:1: column 'seqpoint': found SeqPoint 7, expected one of the 3 SeqPoint ids in the SeqPoints file (0-2)"
+        );
+        assert_eq!(
+            err("seqpoint,time_ms\n0,fast\n", InputFormat::Csv),
+            "m.csv:2:2: column 'time_ms': found \"fast\", expected a number"
+        );
+        assert!(err("iteration,time_ms\n99,1\n", InputFormat::Csv).starts_with(
+            "m.csv:2:1: column 'iteration': found iteration 99, expected an iteration the SeqPoints file lists"
+        ));
+        assert_eq!(
+            err("seq_len,time_ms\n40,1\n", InputFormat::Csv),
+            "m.csv:2:1: column 'seq_len': found key [40], expected a key inside one of the SeqPoints' bins"
+        );
+        assert!(err("step_no,time_ms\n1,1\n", InputFormat::Csv)
+            .starts_with("m.csv:1: no column names the SeqPoint of a row; expected 'seqpoint'"));
+        assert!(err("seqpoint,energy\n1,1\n", InputFormat::Csv).starts_with(
+            "m.csv:1: no metric column; expected one of the SeqPoints file's metrics (time_ms)"
+        ));
+        assert_eq!(
+            err("seqpoint,time_ms\n0\n", InputFormat::Csv),
+            "m.csv:2:2: expected 2 fields as in the header, found 1"
+        );
+        assert_eq!(
+            err("{\"seqpoint\": 0, \"time_ms\": -1}\n", InputFormat::Jsonl),
+            "m.csv:1:28: column 'time_ms': found \"-1\", expected a non-negative number"
+        );
+        assert!(err("{\"seqpoint\": 0,\n", InputFormat::Jsonl).starts_with("m.csv:1:"));
+        assert_eq!(
+            err("seqpoint,time_ms\n", InputFormat::Csv),
+            "m.csv: the file has a header but no rows; expected one row per profiled iteration"
+        );
+        assert!(err("  \n", InputFormat::Csv).contains("the file is empty"));
+    }
+
+    #[test]
+    fn named_metrics_must_exist_and_an_iteration_must_match_its_seqpoint() {
+        let options = MeasuredOptions {
+            metrics: vec!["time_mss".into()],
+            format: None,
+        };
+        let err = parse_measured(
+            "m.csv",
+            b"seqpoint,time_ms\n0,1\n",
+            InputFormat::Csv,
+            &doc(),
+            &options,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("no metric column 'time_mss'") && err.contains("did you mean 'time_ms'?"),
+            "{err}"
+        );
+        let doc = doc();
+        let text = format!(
+            "seqpoint,iteration,time_ms\n1,{},1\n",
+            doc.seqpoints[0].iteration
+        );
+        let err = parse(&text, InputFormat::Csv).unwrap_err().to_string();
+        assert!(
+            err.starts_with("m.csv:2:2: column 'iteration': iteration"),
+            "{err}"
+        );
+        assert!(
+            err.contains("belongs to SeqPoint 0, but the row names SeqPoint 1"),
+            "{err}"
+        );
+    }
+}

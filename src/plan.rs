@@ -1,0 +1,589 @@
+//! Profiling plans: how many iterations to profile per SeqPoint (M each, a budget spread by
+//! Neyman allocation, or the cheapest plan meeting an error target) and which iterations.
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::groups::KeyGroups;
+use crate::project::{actual_totals, project_planned, stratum_variance, Projection};
+use crate::runlog::RunLog;
+use crate::select::{PickSettings, Selector, SeqPoint};
+use crate::selection::{
+    method_and_pick, run_selection, strata_rows, BinCount, SelectError, SelectOptions, Selection,
+    Strata,
+};
+use crate::stats::Z95;
+
+/// What decides the number of profiled iterations per SeqPoint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PlanRule {
+    /// M per SeqPoint (`--samples M`).
+    Samples(u64),
+    /// B in all, spread by Neyman allocation (`--budget B`).
+    Budget(u64),
+    /// The fewest in all whose 95% interval is within +- the target percent (`--plan`).
+    Target(f64),
+}
+
+/// One SeqPoint's profiled iterations: its own first, then seeded draws from its bin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedBin {
+    /// Index into the selection's SeqPoints (equal to the SeqPoint's id).
+    pub seqpoint: usize,
+    pub rows: Vec<u32>,
+}
+
+impl PlannedBin {
+    pub fn samples(&self) -> u64 {
+        self.rows.len() as u64
+    }
+}
+
+/// A plan: the iterations to profile and the projection they give.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfilePlan {
+    pub rule: PlanRule,
+    pub bins: Vec<PlannedBin>,
+    /// Projected from the planned iterations' logged values; intervals for this plan.
+    pub projection: Projection,
+    /// For a target: whether every total's 95% interval is within it.
+    pub met: Option<bool>,
+}
+
+impl ProfilePlan {
+    pub fn iterations(&self) -> u64 {
+        self.bins.iter().map(PlannedBin::samples).sum()
+    }
+
+    pub fn samples(&self) -> Vec<u64> {
+        self.bins.iter().map(PlannedBin::samples).collect()
+    }
+}
+
+/// Neyman allocation of `budget` profiled iterations over bins: `m_b ~ w_b s_b`, at least one
+/// per bin and at most `caps[b]`, summing to `budget`. In whole iterations: each extra one goes
+/// to the bin where it removes the most variance, `(w s)^2 / (m (m + 1))` (ties: the lower
+/// index), which is the integer optimum of the Neyman problem and tends to `m_b ~ w_b s_b`.
+pub fn neyman_allocation(
+    weights: &[f64],
+    spreads: &[f64],
+    caps: &[u64],
+    budget: u64,
+) -> Result<Vec<u64>, SelectError> {
+    let bins = weights.len() as u64;
+    if budget < bins {
+        return Err(SelectError::Invalid(format!(
+            "--budget {budget} is less than the {bins} SeqPoints (each needs at least one \
+             profiled iteration); use a budget of at least {bins} or fewer bins (--bins)"
+        )));
+    }
+    let available: u64 = caps.iter().sum();
+    if budget > available {
+        return Err(SelectError::Invalid(format!(
+            "--budget {budget} is more than the {available} iterations that can be profiled \
+             (after warm-up)"
+        )));
+    }
+    let mut products: Vec<f64> = weights.iter().zip(spreads).map(|(w, s)| w * s).collect();
+    if products.iter().sum::<f64>() <= 0.0 {
+        // No spread anywhere: any allocation is exact; spread by weight.
+        products = weights.to_vec();
+    }
+    let gain = |b: usize, m: u64| products[b] * products[b] / (m * (m + 1)) as f64;
+    let mut samples = vec![1u64; weights.len()];
+    for _ in bins..budget {
+        let next = (0..samples.len())
+            .filter(|&b| samples[b] < caps[b])
+            .max_by(|&a, &b| {
+                gain(a, samples[a])
+                    .total_cmp(&gain(b, samples[b]))
+                    .then(b.cmp(&a))
+            })
+            .expect("budget within the caps");
+        samples[next] += 1;
+    }
+    Ok(samples)
+}
+
+/// Samples per bin so that the 95% interval of a total `total` is within +- `target_pct`:
+/// Cochran's stratified sample size under Neyman allocation,
+/// `n = (sum w s)^2 / (V + sum w s^2)` with `V = (target total / z)^2`, shared as
+/// `m_b = n w_b s_b / sum w s` rounded up, at least 1 and at most `caps[b]`. With one bin and
+/// a large weight this is the textbook `n = (z s / (eps mu))^2`.
+pub fn required_samples(
+    weights: &[f64],
+    spreads: &[f64],
+    caps: &[u64],
+    total: f64,
+    target_pct: f64,
+) -> Vec<u64> {
+    let allowed = (target_pct / 100.0 * total / Z95).powi(2);
+    let ws: f64 = weights.iter().zip(spreads).map(|(w, s)| w * s).sum();
+    let wss: f64 = weights.iter().zip(spreads).map(|(w, s)| w * s * s).sum();
+    if ws <= 0.0 {
+        return vec![1; weights.len()];
+    }
+    let n = ws * ws / (allowed + wss);
+    weights
+        .iter()
+        .zip(spreads)
+        .zip(caps)
+        .map(|((w, s), &cap)| {
+            let m = (n * w * s / ws - 1e-9).ceil().max(1.0);
+            (m as u64).min(cap.max(1))
+        })
+        .collect()
+}
+
+/// Every row of each SeqPoint's bin (ascending), in SeqPoint order.
+pub fn bin_rows(log: &RunLog, selection: &Selection) -> Result<Vec<Vec<u32>>, SelectError> {
+    let groups: Vec<KeyGroups> = strata_rows(log, selection.options.strata)?
+        .iter()
+        .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
+        .collect();
+    Ok(selection
+        .seqpoints
+        .iter()
+        .map(|sp| rows_of_bin(&groups[sp.stratum.unwrap_or(0)], sp))
+        .collect())
+}
+
+fn rows_of_bin(groups: &KeyGroups, sp: &SeqPoint) -> Vec<u32> {
+    let mut rows: Vec<u32> = sp
+        .bin
+        .groups
+        .iter()
+        .flat_map(|&g| groups.rows_of(g).iter().copied())
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+/// How many iterations of a SeqPoint's bin can be profiled: its own and those after warm-up,
+/// counted per key group without listing rows (the search over K stays O(groups) per K).
+fn cap_of(groups: &KeyGroups, sp: &SeqPoint, warmup: u64) -> u64 {
+    let eligible: usize = sp
+        .bin
+        .groups
+        .iter()
+        .map(|&g| {
+            let rows = groups.rows_of(g);
+            rows.len() - rows.partition_point(|&r| u64::from(r) < warmup)
+        })
+        .sum();
+    let own_is_eligible = sp.row as u64 >= warmup;
+    (eligible - usize::from(own_is_eligible)) as u64 + 1
+}
+
+/// Rows that may be profiled besides the SeqPoint's own: after warm-up (by row, as the pick).
+fn extra_candidates(rows: &[u32], sp: &SeqPoint, warmup: u64) -> Vec<u32> {
+    rows.iter()
+        .copied()
+        .filter(|&r| u64::from(r) >= warmup && r as usize != sp.row)
+        .collect()
+}
+
+/// The SeqPoint's row and `samples - 1` seeded draws without replacement from its bin.
+fn draw_rows(candidates: &[u32], sp: &SeqPoint, samples: u64, seed: u64) -> Vec<u32> {
+    let extra = (samples.saturating_sub(1) as usize).min(candidates.len());
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+        seed ^ (sp.id as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    );
+    let mut drawn: Vec<u32> = rand::seq::index::sample(&mut rng, candidates.len(), extra)
+        .iter()
+        .map(|i| candidates[i])
+        .collect();
+    drawn.sort_unstable();
+    let mut rows = vec![sp.row as u32];
+    rows.extend(drawn);
+    rows
+}
+
+/// Within-bin standard deviation of every configuration and metric: `[config][metric][bin]`.
+fn spreads(seqpoints: &[SeqPoint]) -> Vec<Vec<Vec<f64>>> {
+    let configs = seqpoints.first().map_or(0, |sp| sp.bin.moments.len());
+    (0..configs)
+        .map(|c| {
+            let metrics = seqpoints[0].bin.moments[c].len();
+            (0..metrics)
+                .map(|m| {
+                    seqpoints
+                        .iter()
+                        .map(|sp| sp.bin.moments[c][m].sample_variance().sqrt())
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Samples per SeqPoint meeting the target on every configuration and metric.
+fn samples_for_target(
+    seqpoints: &[SeqPoint],
+    caps: &[u64],
+    actual: &[Vec<f64>],
+    target_pct: f64,
+) -> Vec<u64> {
+    let weights: Vec<f64> = seqpoints.iter().map(|sp| sp.weight as f64).collect();
+    let mut samples = vec![1u64; seqpoints.len()];
+    for (c, by_metric) in spreads(seqpoints).iter().enumerate() {
+        for (m, spread) in by_metric.iter().enumerate() {
+            let need = required_samples(&weights, spread, caps, actual[c][m], target_pct);
+            for (s, n) in samples.iter_mut().zip(need) {
+                *s = (*s).max(n);
+            }
+        }
+    }
+    samples
+}
+
+/// The plan for a selection under `rule`. Budgets are allocated on the first metric of the
+/// baseline (the one the pick uses); a target must hold for every configuration and metric.
+pub fn plan_selection(
+    log: &RunLog,
+    selection: &Selection,
+    rule: PlanRule,
+) -> Result<ProfilePlan, SelectError> {
+    let rows = bin_rows(log, selection)?;
+    let warmup = selection.options.warmup;
+    let seqpoints = &selection.seqpoints;
+    let candidates: Vec<Vec<u32>> = seqpoints
+        .iter()
+        .zip(&rows)
+        .map(|(sp, rows)| extra_candidates(rows, sp, warmup))
+        .collect();
+    let caps: Vec<u64> = candidates.iter().map(|c| c.len() as u64 + 1).collect();
+    let actual = actual_totals(log);
+    let samples: Vec<u64> = match rule {
+        PlanRule::Samples(m) => {
+            if m == 0 {
+                return Err(SelectError::Invalid("--samples must be at least 1".into()));
+            }
+            caps.iter().map(|&cap| m.min(cap)).collect()
+        }
+        PlanRule::Budget(b) => {
+            let weights: Vec<f64> = seqpoints.iter().map(|sp| sp.weight as f64).collect();
+            neyman_allocation(&weights, &spreads(seqpoints)[0][0], &caps, b)?
+        }
+        PlanRule::Target(t) => samples_for_target(seqpoints, &caps, &actual, t),
+    };
+    let bins: Vec<PlannedBin> = seqpoints
+        .iter()
+        .zip(&candidates)
+        .zip(&samples)
+        .map(|((sp, cands), &m)| PlannedBin {
+            seqpoint: sp.id,
+            rows: draw_rows(cands, sp, m, selection.options.seed),
+        })
+        .collect();
+    let projection = plan_projection(log, &actual, seqpoints, &bins);
+    let met = match rule {
+        PlanRule::Target(t) => Some(meets(&projection, &actual, t)),
+        _ => None,
+    };
+    Ok(ProfilePlan {
+        rule,
+        bins,
+        projection,
+        met,
+    })
+}
+
+/// Whether every total's 95% half-width is within `target_pct` of its actual total.
+fn meets(projection: &Projection, actual: &[Vec<f64>], target_pct: f64) -> bool {
+    let metrics = actual.first().map_or(0, Vec::len);
+    projection.totals.iter().enumerate().all(|(i, row)| {
+        let total = actual[i / metrics][i % metrics];
+        (row.interval[1] - row.interval[0]) / 2.0 <= target_pct / 100.0 * total * (1.0 + 1e-9)
+    })
+}
+
+/// Project from the planned iterations' logged values: each SeqPoint's value becomes the mean
+/// of its planned iterations, its interval uses their number.
+fn plan_projection(
+    log: &RunLog,
+    actual: &[Vec<f64>],
+    seqpoints: &[SeqPoint],
+    bins: &[PlannedBin],
+) -> Projection {
+    let planned: Vec<SeqPoint> = seqpoints
+        .iter()
+        .zip(bins)
+        .map(|(sp, bin)| {
+            let mut sp = sp.clone();
+            sp.values = log
+                .configs
+                .iter()
+                .map(|c| {
+                    c.metrics
+                        .iter()
+                        .map(|m| {
+                            bin.rows.iter().map(|&r| m.values[r as usize]).sum::<f64>()
+                                / bin.rows.len() as f64
+                        })
+                        .collect()
+                })
+                .collect();
+            sp
+        })
+        .collect();
+    let samples: Vec<u64> = bins.iter().map(PlannedBin::samples).collect();
+    let mut projection = project_planned(log, actual, &planned, &samples);
+    let profiled: f64 = bins
+        .iter()
+        .flat_map(|b| b.rows.iter())
+        .map(|&r| log.configs[0].metrics[0].values[r as usize])
+        .sum();
+    projection.profiling_reduction = if profiled > 0.0 {
+        actual[0][0] / profiled
+    } else {
+        f64::INFINITY
+    };
+    projection
+}
+
+/// The cheapest plan whose 95% interval meets `target_pct` on every configuration and
+/// metric: for each K up to `--max-bins`, the samples per bin it needs; the K needing the
+/// fewest profiled iterations in all wins (ties: fewer bins).
+pub fn cheapest_plan(
+    log: &RunLog,
+    options: &SelectOptions,
+    target_pct: f64,
+) -> Result<(Selection, ProfilePlan), SelectError> {
+    if !(target_pct > 0.0 && target_pct.is_finite()) {
+        return Err(SelectError::Invalid(format!(
+            "--target-error must be a positive percentage, got {target_pct}"
+        )));
+    }
+    let (method, pick) = method_and_pick(log, options);
+    let max_bins = options.max_bins.max(1);
+    let settings = PickSettings {
+        method,
+        pick,
+        warmup: options.warmup,
+        seed: options.seed,
+        max_bins,
+    };
+    let strata = strata_rows(log, options.strata)?;
+    let groups: Vec<KeyGroups> = strata
+        .iter()
+        .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
+        .collect();
+    let selectors: Vec<Selector> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let stratum = (options.strata != Strata::None).then_some(i);
+            Selector::new(log, g, settings, stratum)
+        })
+        .collect::<Result<_, _>>()?;
+    let actual = actual_totals(log);
+    let largest = max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1));
+    let mut best: Option<(u64, usize)> = None;
+    for k in 1..=largest {
+        let mut sps = Vec::new();
+        let mut caps = Vec::new();
+        for (selector, g) in selectors.iter().zip(&groups) {
+            for sp in selector.select(k)? {
+                caps.push(cap_of(g, &sp, options.warmup));
+                sps.push(sp);
+            }
+        }
+        let cost: u64 = samples_for_target(&sps, &caps, &actual, target_pct)
+            .iter()
+            .sum();
+        if best.is_none_or(|(c, _)| cost < c) {
+            best = Some((cost, k));
+        }
+    }
+    let (_, k) = best.expect("at least one K");
+    let fixed = SelectOptions {
+        bins: BinCount::Fixed(k),
+        ..options.clone()
+    };
+    let selection = run_selection(log, &fixed)?;
+    let plan = plan_selection(log, &selection, PlanRule::Target(target_pct))?;
+    Ok((selection, plan))
+}
+
+/// Variance of a total under a plan, from the bins' spreads (for reports and tests).
+pub fn plan_variance(seqpoints: &[SeqPoint], samples: &[u64], config: usize, metric: usize) -> f64 {
+    seqpoints
+        .iter()
+        .zip(samples)
+        .map(|(sp, &m)| {
+            let w = sp.weight as f64;
+            let sd = sp.bin.moments[config][metric].sample_variance().sqrt();
+            stratum_variance(w, w, m as f64, sd)
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+
+    fn log(text: &str) -> RunLog {
+        load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn neyman_by_hand() {
+        // w s = 10, 30, 0. Gains (w s)^2 / (m (m+1)): 30 takes 450, 150, 75, then 10 (50) beats
+        // 30 (45), then 30 again: 2, 5, and the minimum 1 for the bin without spread.
+        let m = neyman_allocation(&[10.0, 10.0, 20.0], &[1.0, 3.0, 0.0], &[99, 99, 99], 8).unwrap();
+        assert_eq!(m, vec![2, 5, 1]);
+        assert_eq!(m.iter().sum::<u64>(), 8);
+        // A cap moves the rest elsewhere.
+        let m = neyman_allocation(&[10.0, 10.0], &[1.0, 3.0], &[99, 3], 8).unwrap();
+        assert_eq!(m, vec![5, 3]);
+    }
+
+    #[test]
+    fn budget_outside_what_can_be_profiled_is_an_error() {
+        let err = neyman_allocation(&[1.0, 1.0, 1.0], &[1.0; 3], &[5; 3], 2).unwrap_err();
+        assert!(
+            err.to_string().contains("less than the 3 SeqPoints"),
+            "{err}"
+        );
+        let err = neyman_allocation(&[1.0, 1.0], &[1.0; 2], &[2, 3], 6).unwrap_err();
+        assert!(
+            err.to_string().contains("more than the 5 iterations"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn neyman_beats_equal_allocation() {
+        let weights = [100.0, 50.0, 10.0, 300.0];
+        let spreads = [1.0, 8.0, 0.5, 2.0];
+        let caps = [100, 50, 10, 300];
+        let variance = |m: &[u64]| -> f64 {
+            (0..4)
+                .map(|b| stratum_variance(weights[b], weights[b], m[b] as f64, spreads[b]))
+                .sum()
+        };
+        let neyman = neyman_allocation(&weights, &spreads, &caps, 40).unwrap();
+        assert!(variance(&neyman) < variance(&[10, 10, 10, 10]));
+        // No single move of one iteration between bins does better (integer optimum here).
+        for from in 0..4 {
+            for to in 0..4 {
+                if from == to || neyman[from] == 1 {
+                    continue;
+                }
+                let mut moved = neyman.clone();
+                moved[from] -= 1;
+                moved[to] += 1;
+                assert!(variance(&moved) >= variance(&neyman) - 1e-9, "{moved:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn required_samples_matches_the_textbook_formula_for_one_bin() {
+        // One huge bin: mean 100, sd 10; 1% target: n = (1.96 * 10 / (0.01 * 100))^2 = 384.1.
+        let w = 1e9;
+        let m = required_samples(&[w], &[10.0], &[u64::MAX], w * 100.0, 1.0);
+        assert_eq!(m, vec![385]);
+        // And the plan it gives meets the target, one fewer does not.
+        let half = |m: u64| Z95 * stratum_variance(w, w, m as f64, 10.0).sqrt() / (w * 100.0);
+        assert!(half(385) <= 0.01);
+        assert!(half(384) > 0.01);
+    }
+
+    const RUN: &str =
+        "seq_len,time_ms\n10,10\n10,12\n10,11\n10,13\n20,30\n20,20\n20,25\n20,35\n30,50\n30,50\n";
+
+    #[test]
+    fn samples_plan_lists_the_seqpoint_and_seeded_draws_from_its_bin() {
+        let log = log(RUN);
+        let options = SelectOptions {
+            bins: BinCount::Fixed(3),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        let plan = plan_selection(&log, &selection, PlanRule::Samples(3)).unwrap();
+        let rows = bin_rows(&log, &selection).unwrap();
+        for (bin, sp) in plan.bins.iter().zip(&selection.seqpoints) {
+            assert_eq!(bin.rows[0] as usize, sp.row);
+            assert!(bin.rows.iter().all(|r| rows[sp.id].contains(r)));
+            let mut unique = bin.rows.clone();
+            unique.dedup();
+            assert_eq!(unique.len(), bin.rows.len());
+        }
+        // The key-30 bin has two rows: capped at 2.
+        assert_eq!(plan.samples(), vec![3, 3, 2]);
+        // Same seed, same plan; the bin of two is profiled whole, so it adds no variance.
+        assert_eq!(
+            plan_selection(&log, &selection, PlanRule::Samples(3)).unwrap(),
+            plan
+        );
+        assert_eq!(plan_variance(&selection.seqpoints[2..], &[2], 0, 0), 0.0);
+    }
+
+    #[test]
+    fn caps_count_the_bins_rows_after_warmup() {
+        let log = log(RUN);
+        for warmup in [0, 3, 7, 20] {
+            let options = SelectOptions {
+                bins: BinCount::Fixed(2),
+                warmup,
+                ..SelectOptions::default()
+            };
+            let selection = run_selection(&log, &options).unwrap();
+            let groups = KeyGroups::from_log(&log);
+            let rows = bin_rows(&log, &selection).unwrap();
+            for (sp, rows) in selection.seqpoints.iter().zip(&rows) {
+                let listed = extra_candidates(rows, sp, warmup).len() as u64 + 1;
+                assert_eq!(cap_of(&groups, sp, warmup), listed, "warm-up {warmup}");
+            }
+        }
+    }
+
+    #[test]
+    fn budget_plan_spends_the_budget_where_the_spread_is() {
+        let log = log(RUN);
+        let options = SelectOptions {
+            bins: BinCount::Fixed(3),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        let plan = plan_selection(&log, &selection, PlanRule::Budget(6)).unwrap();
+        // Spreads: key 10 sd 1.29, key 20 sd 6.45, key 30 sd 0 -> the key-20 bin gets most.
+        assert_eq!(plan.samples(), vec![1, 4, 1]);
+        assert_eq!(plan.iterations(), 6);
+        // Planned estimate: bin means of the drawn rows, interval from 1, 4 and 1 samples.
+        let variance = plan_variance(&selection.seqpoints, &plan.samples(), 0, 0);
+        let row = &plan.projection.totals[0];
+        assert!(((row.interval[1] - row.interval[0]) / 2.0 - Z95 * variance.sqrt()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn cheapest_plan_meets_the_target_and_is_cheapest_over_k() {
+        let log = log(RUN);
+        let options = SelectOptions::default();
+        let (selection, plan) = cheapest_plan(&log, &options, 5.0).unwrap();
+        assert_eq!(plan.met, Some(true));
+        // No K gives a cheaper plan that also meets the target.
+        for k in 1..=3 {
+            let other = run_selection(
+                &log,
+                &SelectOptions {
+                    bins: BinCount::Fixed(k),
+                    ..options.clone()
+                },
+            )
+            .unwrap();
+            let other_plan = plan_selection(&log, &other, PlanRule::Target(5.0)).unwrap();
+            assert!(other_plan.iterations() >= plan.iterations(), "K = {k}");
+        }
+        assert_eq!(plan.bins.len(), selection.bins());
+    }
+}

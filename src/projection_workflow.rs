@@ -1,0 +1,595 @@
+//! `project`: from a `seqpoint/1` document and the SeqPoints' measurements on a new
+//! configuration to whole-run totals, speedups (or savings) and 95% intervals.
+//!
+//! The estimate and the way its two interval sources combine are in `stratified`; this module
+//! reads the document, scales weights to the run's length, handles SeqPoints left out, and
+//! sets the result against the baseline totals stored in the document.
+
+use serde::{Deserialize, Serialize};
+
+use crate::export::{SelectDoc, SCHEMA};
+use crate::measured::Measurements;
+use crate::project::stratum_variance;
+use crate::runlog::{ConfigRole, LoadError};
+use crate::stats::Z95;
+use crate::stratified::{estimate, interval, BinMeasure};
+
+pub const PROJECTION_SCHEMA: &str = "seqpoint-projection/1";
+
+/// How long the projected run is, against the logged part the SeqPoints were chosen from.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum RunLength {
+    /// As logged.
+    #[default]
+    Logged,
+    /// `--run-epochs E`: the log covers its own epochs of an E-epoch run.
+    Epochs(f64),
+    /// `--run-iterations N`.
+    Iterations(u64),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ProjectOptions {
+    pub allow_missing: bool,
+    pub run_length: RunLength,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{path}: {message}")]
+    Document { path: String, message: String },
+    #[error("{0}")]
+    Missing(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A SeqPoint with no measurement, left out under `--allow-missing`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MissingBin {
+    pub seqpoint: usize,
+    pub iteration: u64,
+    /// Iterations it stands for (scaled to the run) and their share of the run.
+    pub weight: f64,
+    pub share: f64,
+}
+
+/// One metric's projection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricProjection {
+    pub metric: String,
+    /// The baseline's whole-run total from the SeqPoints file (scaled to the run).
+    pub baseline_total: Option<f64>,
+    /// `actual` when the selection log measured it, `projected` otherwise.
+    pub baseline_source: Option<String>,
+    pub baseline_interval: Option<[f64; 2]>,
+    pub projected_total: f64,
+    /// 95% interval: per bin the larger of the within-bin and repeated-sample variances.
+    pub interval: [f64; 2],
+    /// 95% interval from the within-bin spread alone.
+    pub interval_within_bin: [f64; 2],
+    /// 95% interval from repeated samples alone (every measured SeqPoint has two or more).
+    pub interval_samples: Option<[f64; 2]>,
+    /// Baseline total over projected total: the speedup (for energy: the saving ratio).
+    pub speedup: Option<f64>,
+    pub speedup_interval: Option<[f64; 2]>,
+    /// `speedup`, or `saving` for energy metrics.
+    pub ratio: String,
+    pub missing_bins: Vec<MissingBin>,
+    pub missing_share: f64,
+    /// Measured rows used and SeqPoints measured.
+    pub samples: u64,
+    pub measured_seqpoints: u64,
+}
+
+/// The `seqpoint-projection/1` document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProjectionReport {
+    pub schema: String,
+    pub seqpoints: String,
+    pub measured: String,
+    pub identified_by: String,
+    /// Iterations logged, iterations of the projected run, and the weight scale between them.
+    pub logged_iterations: u64,
+    pub run_iterations: f64,
+    pub scale: f64,
+    pub metrics: Vec<MetricProjection>,
+}
+
+/// Read and check a `seqpoint/1` document.
+pub fn read_select_doc(path: &str) -> Result<SelectDoc, ProjectError> {
+    let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
+        path: path.to_string(),
+        reason: e.to_string(),
+    })?;
+    parse_select_doc(path, &bytes)
+}
+
+pub fn parse_select_doc(path: &str, bytes: &[u8]) -> Result<SelectDoc, ProjectError> {
+    let document = |message: String| ProjectError::Document {
+        path: path.to_string(),
+        message,
+    };
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        LoadError::at(
+            path,
+            e.line() as u64,
+            Some(e.column() as u64),
+            format!(
+                "not JSON ({e}); expected the SeqPoints file written by `seqpoint select -o seqpoints.json`"
+            ),
+        )
+    })?;
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(SCHEMA) => {}
+        Some(other) => {
+            return Err(document(format!(
+                "schema '{other}'; expected '{SCHEMA}' (the file `seqpoint select -o seqpoints.json` writes)"
+            )))
+        }
+        None => {
+            return Err(document(format!(
+                "no \"schema\" field; expected a '{SCHEMA}' document (the file `seqpoint select -o seqpoints.json` writes)"
+            )))
+        }
+    }
+    let doc: SelectDoc = serde_json::from_value(value)
+        .map_err(|e| document(format!("not a valid '{SCHEMA}' document: {e}")))?;
+    if doc.seqpoints.is_empty() {
+        return Err(document("the document lists no SeqPoints".into()));
+    }
+    Ok(doc)
+}
+
+/// Baseline total and variance of one metric from the document (`actual` is exact).
+fn baseline_of(doc: &SelectDoc, metric: &str) -> Option<(f64, f64, &'static str)> {
+    #[derive(Deserialize)]
+    struct Row {
+        metric: String,
+        config: ConfigRole,
+        actual: Option<f64>,
+        projected: f64,
+        interval: [f64; 2],
+    }
+    let row = doc
+        .projection
+        .iter()
+        .filter_map(|v| serde_json::from_value::<Row>(v.clone()).ok())
+        .find(|r| r.config == ConfigRole::Baseline && r.metric == metric)?;
+    Some(match row.actual {
+        Some(actual) => (actual, 0.0, "actual"),
+        None => {
+            let sd = (row.interval[1] - row.interval[0]) / (2.0 * Z95);
+            (row.projected, sd * sd, "projected")
+        }
+    })
+}
+
+/// The bin statistics (count, mean, sd) of a metric for each SeqPoint. A metric the document
+/// does not have borrows the relative spread of the document's first metric when that is a
+/// proxy cost (SeqPoints chosen before any profiling).
+fn bin_stats(doc: &SelectDoc, metric: &str) -> Result<Vec<(f64, f64, f64)>, ProjectError> {
+    let proxy = doc.selection.cost != "measured";
+    let source = if doc.input.metrics.iter().any(|m| m == metric) {
+        metric.to_string()
+    } else if proxy && !doc.input.metrics.is_empty() {
+        doc.input.metrics[0].clone()
+    } else {
+        return Err(ProjectError::Invalid(format!(
+            "metric '{metric}' is not in the SeqPoints file (its metrics: {}); pass --metric \
+             with one of them",
+            doc.input.metrics.join(", ")
+        )));
+    };
+    doc.seqpoints
+        .iter()
+        .map(|sp| {
+            let stats = sp
+                .bin_stats
+                .get(&source)
+                .and_then(|v| serde_json::from_value::<crate::export::BinStats>(v.clone()).ok())
+                .ok_or_else(|| {
+                    ProjectError::Invalid(format!(
+                        "SeqPoint {} has no bin_stats for '{source}' in the SeqPoints file; \
+                         select again with this version of seqpoint",
+                        sp.id
+                    ))
+                })?;
+            Ok((stats.count as f64, stats.mean, stats.sd))
+        })
+        .collect()
+}
+
+/// The weight scale for the run's length.
+fn scale_of(doc: &SelectDoc, length: RunLength) -> Result<f64, ProjectError> {
+    let logged = doc.input.iterations as f64;
+    match length {
+        RunLength::Logged => Ok(1.0),
+        RunLength::Iterations(n) if n >= 1 => Ok(n as f64 / logged),
+        RunLength::Iterations(_) => Err(ProjectError::Invalid(
+            "--run-iterations must be at least 1".into(),
+        )),
+        RunLength::Epochs(e) if !(e > 0.0 && e.is_finite()) => Err(ProjectError::Invalid(format!(
+            "--run-epochs must be a positive number of epochs, got {e}"
+        ))),
+        RunLength::Epochs(e) => match doc.input.epochs {
+            Some(logged_epochs) if logged_epochs > 0 => Ok(e / f64::from(logged_epochs)),
+            _ => Err(ProjectError::Invalid(
+                "--run-epochs needs the epochs of the log, and the SeqPoints file has none \
+                 (the log had no epoch column); use --run-iterations N"
+                    .into(),
+            )),
+        },
+    }
+}
+
+fn missing_error(doc: &SelectDoc, measured: &Measurements, missing: &[usize]) -> ProjectError {
+    const SHOWN: usize = 20;
+    let total: u64 = doc.seqpoints.iter().map(|sp| sp.weight).sum();
+    let weight: u64 = missing.iter().map(|&i| doc.seqpoints[i].weight).sum();
+    let mut list: Vec<String> = missing
+        .iter()
+        .take(SHOWN)
+        .map(|&i| {
+            let sp = &doc.seqpoints[i];
+            format!("{} (iteration {})", sp.id, sp.iteration)
+        })
+        .collect();
+    if missing.len() > SHOWN {
+        list.push(format!("and {} more", missing.len() - SHOWN));
+    }
+    ProjectError::Missing(format!(
+        "{}: no measurement for {} of the {} SeqPoints ({:.2}% of the run): SeqPoint {}; \
+         measure them, or pass --allow-missing to project without them",
+        measured.source,
+        missing.len(),
+        doc.seqpoints.len(),
+        100.0 * weight as f64 / total as f64,
+        list.join(", ")
+    ))
+}
+
+/// Project every measured metric. `seqpoints_path` is recorded in the report.
+pub fn project_measurements(
+    seqpoints_path: &str,
+    doc: &SelectDoc,
+    measured: &Measurements,
+    options: &ProjectOptions,
+) -> Result<ProjectionReport, ProjectError> {
+    let scale = scale_of(doc, options.run_length)?;
+    let missing: Vec<usize> = (0..doc.seqpoints.len())
+        .filter(|&i| measured.samples[i].is_empty())
+        .collect();
+    if !missing.is_empty() && !options.allow_missing {
+        return Err(missing_error(doc, measured, &missing));
+    }
+    let logged: u64 = doc.seqpoints.iter().map(|sp| sp.weight).sum();
+    let run_weight = logged as f64 * scale;
+    let missing_bins: Vec<MissingBin> = missing
+        .iter()
+        .map(|&i| {
+            let sp = &doc.seqpoints[i];
+            MissingBin {
+                seqpoint: sp.id,
+                iteration: sp.iteration,
+                weight: sp.weight as f64 * scale,
+                share: sp.weight as f64 / logged as f64,
+            }
+        })
+        .collect();
+    let missing_share = missing_bins.iter().fold(0.0, |s, m| s + m.share);
+
+    let mut metrics = Vec::new();
+    for (m, name) in measured.metric_names.iter().enumerate() {
+        let stats = bin_stats(doc, name)?;
+        let bins: Vec<BinMeasure> = doc
+            .seqpoints
+            .iter()
+            .enumerate()
+            .map(|(i, sp)| {
+                let (count, mean, sd) = stats[i];
+                BinMeasure {
+                    weight: sp.weight as f64 * scale,
+                    // A longer run holds `scale` times the bin's iterations: the finite-
+                    // population correction is over the whole run, not the logged part.
+                    population: count.max(sp.weight as f64) * scale,
+                    baseline_mean: mean,
+                    baseline_sd: sd,
+                    values: measured.samples[i].iter().map(|s| s.values[m]).collect(),
+                    distinct: measured.distinct_iterations(i),
+                }
+            })
+            .collect();
+        let estimate = estimate(&bins, stratum_variance)
+            .ok_or_else(|| ProjectError::Invalid("no SeqPoint was measured".into()))?;
+        if !missing.is_empty()
+            && bins
+                .iter()
+                .all(|b| !b.is_measured() || b.baseline_mean == 0.0)
+        {
+            return Err(ProjectError::Invalid(format!(
+                "metric '{name}': the measured SeqPoints have no baseline to scale the missing ones from"
+            )));
+        }
+        let baseline =
+            baseline_of(doc, name).map(|(v, var, source)| (v * scale, var * scale * scale, source));
+        let (speedup, speedup_interval) = match baseline {
+            Some((b, var_b, _)) if estimate.value > 0.0 && b > 0.0 => {
+                let s = b / estimate.value;
+                // Delta method; the two totals are treated as independent, which can only
+                // widen the interval (they share SeqPoints, so they co-vary positively).
+                let rel = estimate.variance / estimate.value.powi(2) + var_b / (b * b);
+                (Some(s), Some(interval(s, s * s * rel)))
+            }
+            _ => (None, None),
+        };
+        metrics.push(MetricProjection {
+            metric: name.clone(),
+            baseline_total: baseline.map(|b| b.0),
+            baseline_source: baseline.map(|b| b.2.to_string()),
+            baseline_interval: baseline.map(|(v, var, _)| interval(v, var)),
+            projected_total: estimate.value,
+            interval: estimate.interval(),
+            interval_within_bin: interval(estimate.value, estimate.within_variance),
+            interval_samples: estimate
+                .sample_variance
+                .map(|v| interval(estimate.value, v)),
+            speedup,
+            speedup_interval,
+            ratio: if name.to_ascii_lowercase().contains("energy") {
+                "saving".into()
+            } else {
+                "speedup".into()
+            },
+            missing_bins: missing_bins.clone(),
+            missing_share,
+            samples: measured.rows() as u64,
+            measured_seqpoints: (doc.seqpoints.len() - missing.len()) as u64,
+        });
+    }
+    Ok(ProjectionReport {
+        schema: PROJECTION_SCHEMA.to_string(),
+        seqpoints: seqpoints_path.to_string(),
+        measured: measured.source.clone(),
+        identified_by: measured.identified_by.name().to_string(),
+        logged_iterations: logged,
+        run_iterations: run_weight,
+        scale,
+        metrics,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::select_document;
+    use crate::measured::{parse_measured, MeasuredOptions};
+    use crate::runlog::{InputFormat, LoadOptions};
+    use crate::selection::{run_selection, BinCount, SelectOptions};
+
+    /// Epochs 0 and 1; keys 10, 20, 30 twice each; K = 2 bins: {10, 20} (w 4) and {30} (w 2).
+    const RUN: &str = "iteration,epoch,seq_len,time_ms\n0,0,10,1\n1,0,20,3\n2,0,30,6\n3,1,10,1\n4,1,20,3\n5,1,30,6\n";
+
+    fn doc_for(text: &str) -> SelectDoc {
+        // Through a file, as `select` reads it (a log without metrics gets its proxy cost).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.csv");
+        std::fs::write(&path, text).unwrap();
+        let log = crate::runlog::load_run(path.to_str().unwrap(), &LoadOptions::default()).unwrap();
+        let options = SelectOptions {
+            bins: BinCount::Fixed(2),
+            ..SelectOptions::default()
+        };
+        select_document(&log, &run_selection(&log, &options).unwrap(), None)
+    }
+
+    fn run(
+        doc: &SelectDoc,
+        measured: &str,
+        options: ProjectOptions,
+    ) -> Result<ProjectionReport, ProjectError> {
+        let m = parse_measured(
+            "new.csv",
+            measured.as_bytes(),
+            InputFormat::Csv,
+            doc,
+            &MeasuredOptions::default(),
+        )?;
+        project_measurements("sp.json", doc, &m, &options)
+    }
+
+    #[test]
+    fn projection_by_hand() {
+        let doc = doc_for(RUN);
+        assert_eq!(doc.seqpoints.len(), 2);
+        assert_eq!((doc.seqpoints[0].weight, doc.seqpoints[1].weight), (4, 2));
+        // New configuration twice as fast: bin {10, 20} measured at 1, bin {30} at 3.
+        let report = run(
+            &doc,
+            "seqpoint,time_ms\n0,1\n1,3\n",
+            ProjectOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(report.schema, "seqpoint-projection/1");
+        let m = &report.metrics[0];
+        assert_eq!(m.projected_total, 4.0 * 1.0 + 2.0 * 3.0);
+        assert_eq!(m.baseline_total, Some(20.0));
+        assert_eq!(m.baseline_source.as_deref(), Some("actual"));
+        assert_eq!(m.speedup, Some(2.0));
+        // Ratio 10 / 20 = 0.5; bin {10, 20}: mean 2, sd sqrt(4/3); bin {30}: sd 0.
+        // Var = 4^2 (1 - 1/4) (0.5^2 * 4/3) / 1 = 4.
+        let half = Z95 * 2.0;
+        assert!(
+            (m.interval[1] - (10.0 + half)).abs() < 1e-9,
+            "{:?}",
+            m.interval
+        );
+        assert_eq!(m.interval, m.interval_within_bin);
+        assert_eq!(m.interval_samples, None);
+        // Speedup: exact baseline, delta method: sd = 2 * (2 / 10).
+        let s = m.speedup_interval.unwrap();
+        assert!((s[1] - (2.0 + Z95 * 0.4)).abs() < 1e-9, "{s:?}");
+        assert!(m.missing_bins.is_empty() && m.missing_share == 0.0);
+        assert_eq!((m.samples, m.measured_seqpoints), (2, 2));
+    }
+
+    #[test]
+    fn longer_runs_scale_weights_and_baseline() {
+        let doc = doc_for(RUN);
+        let measured = "seqpoint,time_ms\n0,1\n1,3\n";
+        let logged = run(&doc, measured, ProjectOptions::default()).unwrap();
+        let epochs = run(
+            &doc,
+            measured,
+            ProjectOptions {
+                run_length: RunLength::Epochs(90.0),
+                ..ProjectOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(epochs.scale, 45.0);
+        assert_eq!(epochs.run_iterations, 270.0);
+        let (a, b) = (&logged.metrics[0], &epochs.metrics[0]);
+        assert_eq!(b.projected_total, 45.0 * a.projected_total);
+        assert_eq!(b.baseline_total, Some(45.0 * 20.0));
+        assert_eq!(b.speedup, a.speedup);
+        let iterations = run(
+            &doc,
+            measured,
+            ProjectOptions {
+                run_length: RunLength::Iterations(12),
+                ..ProjectOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(iterations.scale, 2.0);
+        // A log without epochs cannot be scaled by epochs.
+        let no_epochs = doc_for("seq_len,time_ms\n10,1\n20,3\n30,6\n10,1\n");
+        let err = run(
+            &no_epochs,
+            measured,
+            ProjectOptions {
+                run_length: RunLength::Epochs(3.0),
+                ..ProjectOptions::default()
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("use --run-iterations"), "{err}");
+    }
+
+    #[test]
+    fn missing_seqpoints_are_an_error_or_reported() {
+        let doc = doc_for(RUN);
+        let err = run(&doc, "seqpoint,time_ms\n0,1\n", ProjectOptions::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "new.csv: no measurement for 1 of the 2 SeqPoints (33.33% of the run): SeqPoint 1 (iteration {}); measure them, or pass --allow-missing to project without them",
+                doc.seqpoints[1].iteration
+            )
+        );
+        let report = run(
+            &doc,
+            "seqpoint,time_ms\n0,1\n",
+            ProjectOptions {
+                allow_missing: true,
+                ..ProjectOptions::default()
+            },
+        )
+        .unwrap();
+        let m = &report.metrics[0];
+        assert_eq!(m.missing_bins.len(), 1);
+        assert_eq!(m.missing_bins[0].seqpoint, 1);
+        assert!((m.missing_share - 1.0 / 3.0).abs() < 1e-12);
+        // Bin {30} (w 2, mean 6) estimated at the measured ratio 4 / 8 = 0.5.
+        assert_eq!(m.projected_total, 4.0 + 2.0 * 3.0);
+    }
+
+    #[test]
+    fn documents_are_checked() {
+        let err = |text: &str| {
+            parse_select_doc("sp.json", text.as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err("id,iteration\n0,1\n").starts_with("sp.json:1:1: not JSON"));
+        assert!(err("{\"a\": 1}").starts_with("sp.json: no \"schema\" field"));
+        assert!(err("{\"schema\": \"seqpoint/9\"}")
+            .starts_with("sp.json: schema 'seqpoint/9'; expected 'seqpoint/1'"));
+        assert!(err("{\"schema\": \"seqpoint/1\"}")
+            .starts_with("sp.json: not a valid 'seqpoint/1' document: missing field"));
+        let doc = doc_for(RUN);
+        let text = serde_json::to_string(&doc).unwrap();
+        assert_eq!(parse_select_doc("sp.json", text.as_bytes()).unwrap(), doc);
+    }
+
+    #[test]
+    fn a_metric_the_document_lacks_is_an_error_unless_it_was_a_proxy_selection() {
+        let doc = doc_for(RUN);
+        let m = parse_measured(
+            "new.csv",
+            b"seqpoint,energy_j\n0,1\n1,3\n",
+            InputFormat::Csv,
+            &doc,
+            &MeasuredOptions {
+                metrics: vec!["energy_j".into()],
+                format: None,
+            },
+        )
+        .unwrap();
+        let err =
+            project_measurements("sp.json", &doc, &m, &ProjectOptions::default()).unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("metric 'energy_j' is not in the SeqPoints file"));
+        // Selected on lengths alone: the proxy's relative spread stands in, no baseline total.
+        let proxy = doc_for("seq_len\n10\n20\n30\n10\n20\n30\n");
+        let m = parse_measured(
+            "new.csv",
+            b"seqpoint,time_ms\n0,1\n1,3\n",
+            InputFormat::Csv,
+            &proxy,
+            &MeasuredOptions::default(),
+        )
+        .unwrap();
+        let report =
+            project_measurements("sp.json", &proxy, &m, &ProjectOptions::default()).unwrap();
+        let metric = &report.metrics[0];
+        assert_eq!(metric.baseline_total, None);
+        assert_eq!(metric.speedup, None);
+        assert!(metric.interval[1] > metric.projected_total);
+    }
+
+    #[test]
+    fn a_projected_baseline_widens_the_speedup_interval() {
+        let mut doc = doc_for(RUN);
+        let exact = run(
+            &doc,
+            "seqpoint,time_ms\n0,1\n1,3\n",
+            ProjectOptions::default(),
+        )
+        .unwrap();
+        // The same baseline total, now only projected with a 95% half-width of Z95 * 1.
+        let row = doc.projection[0].as_object_mut().unwrap();
+        row.insert("actual".into(), serde_json::Value::Null);
+        row.insert("projected".into(), 20.0.into());
+        row.insert(
+            "interval".into(),
+            serde_json::json!([20.0 - Z95, 20.0 + Z95]),
+        );
+        let report = run(
+            &doc,
+            "seqpoint,time_ms\n0,1\n1,3\n",
+            ProjectOptions::default(),
+        )
+        .unwrap();
+        let m = &report.metrics[0];
+        assert_eq!(m.baseline_source.as_deref(), Some("projected"));
+        // Relative variances add: (2/10)^2 + (1/20)^2.
+        let sd = 2.0 * (0.04f64 + 0.0025).sqrt();
+        assert!((m.speedup_interval.unwrap()[1] - (2.0 + Z95 * sd)).abs() < 1e-9);
+        assert!(m.speedup_interval.unwrap()[1] > exact.metrics[0].speedup_interval.unwrap()[1]);
+    }
+}

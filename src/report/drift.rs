@@ -1,0 +1,386 @@
+//! `drift`: does a key cost the same early and late in training? Each key group's cost per
+//! epoch (or per phase) against its whole-run mean, summarised as the run's weighted drift.
+
+use super::{pct, Check, Context, Detail, Finding, Verdict};
+use crate::runlog::RunLog;
+
+/// How the run is cut to look for drift: by epoch when the log has two or more, else in
+/// contiguous phases of (nearly) equal numbers of rows, split as `select --strata phases:P`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriftStrata {
+    pub names: Vec<String>,
+    pub of_row: Vec<u32>,
+    /// The `select` flag that bins these strata separately.
+    pub flag: String,
+}
+
+impl DriftStrata {
+    pub fn of(log: &RunLog, phases: usize) -> DriftStrata {
+        if let Some(epochs) = &log.epochs {
+            let mut distinct: Vec<u32> = epochs.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            if distinct.len() >= 2 {
+                let of_row = epochs
+                    .iter()
+                    .map(|e| distinct.binary_search(e).expect("listed") as u32)
+                    .collect();
+                return DriftStrata {
+                    names: distinct.iter().map(|e| format!("epoch {e}")).collect(),
+                    of_row,
+                    flag: "--strata epoch".to_string(),
+                };
+            }
+        }
+        let n = log.len();
+        let p = phases.clamp(1, n.max(1));
+        let mut of_row = vec![0u32; n];
+        for i in 0..p {
+            for slot in &mut of_row[i * n / p..(i + 1) * n / p] {
+                *slot = i as u32;
+            }
+        }
+        DriftStrata {
+            names: (1..=p).map(|i| format!("phase {i}")).collect(),
+            of_row,
+            flag: format!("--strata phases:{p}"),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// "epoch" or "phase": what one stratum is called in figures.
+    pub fn unit(&self) -> &'static str {
+        if self.flag.ends_with("epoch") {
+            "epoch"
+        } else {
+            "phase"
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// One stratum's drift of one metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StratumDrift {
+    pub name: String,
+    /// Rows of the stratum whose key group also occurs in another stratum (the rows compared).
+    pub rows: u64,
+    /// `D_s = sum_{i in s} x_i / sum_{i in s} xbar_g(i) - 1` over those rows, where `xbar_g`
+    /// is the key group's mean over the whole run: the stratum's actual total against the
+    /// total its keys predict. Equivalently, the weighted mean over key groups of
+    /// `mean_{g,s} / xbar_g - 1`, each group weighted by `n_{g,s} xbar_g` (its predicted share
+    /// of the stratum's cost). 0 when the key alone decides the cost, up to noise.
+    pub drift: f64,
+    /// `sqrt(sum_{i in s} (x_i - xbar_g(i))^2) / sum_{i in s} xbar_g(i)`: about the standard
+    /// error of `drift` from within-key noise alone, to judge whether a drift is more than noise.
+    pub noise: f64,
+}
+
+/// Per-stratum drift of one metric (see `StratumDrift`). Key groups seen in only one stratum
+/// are left out: they say nothing about change over training.
+pub fn stratum_drifts(
+    values: &[f64],
+    group_of_row: &[u32],
+    groups: usize,
+    strata: &DriftStrata,
+) -> Vec<StratumDrift> {
+    let mut sums = vec![0.0; groups];
+    let mut counts = vec![0u64; groups];
+    // Stratum of a group's first row, and whether it also occurs in another stratum.
+    let mut first = vec![u32::MAX; groups];
+    let mut spans = vec![false; groups];
+    for ((&x, &g), &s) in values.iter().zip(group_of_row).zip(&strata.of_row) {
+        let g = g as usize;
+        sums[g] += x;
+        counts[g] += 1;
+        if first[g] == u32::MAX {
+            first[g] = s;
+        } else if first[g] != s {
+            spans[g] = true;
+        }
+    }
+    let means: Vec<f64> = sums
+        .iter()
+        .zip(&counts)
+        .map(|(s, &c)| s / c.max(1) as f64)
+        .collect();
+    let k = strata.len();
+    let (mut actual, mut predicted, mut squares, mut rows) =
+        (vec![0.0; k], vec![0.0; k], vec![0.0; k], vec![0u64; k]);
+    for ((&x, &g), &s) in values.iter().zip(group_of_row).zip(&strata.of_row) {
+        let (g, s) = (g as usize, s as usize);
+        if !spans[g] {
+            continue;
+        }
+        actual[s] += x;
+        predicted[s] += means[g];
+        squares[s] += (x - means[g]).powi(2);
+        rows[s] += 1;
+    }
+    (0..k)
+        .map(|s| StratumDrift {
+            name: strata.names[s].clone(),
+            rows: rows[s],
+            drift: if predicted[s] > 0.0 {
+                actual[s] / predicted[s] - 1.0
+            } else {
+                0.0
+            },
+            noise: if predicted[s] > 0.0 {
+                squares[s].sqrt() / predicted[s]
+            } else {
+                0.0
+            },
+        })
+        .collect()
+}
+
+/// The run's weighted drift: `sum_s rows_s |D_s| / sum_s rows_s`.
+pub fn weighted_drift(drifts: &[StratumDrift]) -> f64 {
+    let rows: u64 = drifts.iter().map(|d| d.rows).sum();
+    if rows == 0 {
+        return 0.0;
+    }
+    drifts
+        .iter()
+        .map(|d| d.rows as f64 * d.drift.abs())
+        .sum::<f64>()
+        / rows as f64
+}
+
+/// The speedup's drift per stratum: `R_s = (1 + D_baseline,s) / (1 + D_compare,s) - 1`, the
+/// stratum's speedup over the speedup its keys predict from whole-run key means.
+pub fn speedup_drifts(baseline: &[StratumDrift], compare: &[StratumDrift]) -> Vec<StratumDrift> {
+    baseline
+        .iter()
+        .zip(compare)
+        .map(|(a, b)| StratumDrift {
+            name: a.name.clone(),
+            rows: a.rows,
+            drift: (1.0 + a.drift) / (1.0 + b.drift) - 1.0,
+            noise: (a.noise.powi(2) + b.noise.powi(2)).sqrt(),
+        })
+        .collect()
+}
+
+fn signed(share: f64) -> String {
+    format!("{:+.2}%", 100.0 * share)
+}
+
+fn describe(drifts: &[StratumDrift]) -> String {
+    let per: Vec<String> = drifts
+        .iter()
+        .map(|d| format!("{} {}", d.name, signed(d.drift)))
+        .collect();
+    let noise = weighted_noise(drifts);
+    format!(
+        "{} ({}; noise alone about {})",
+        pct(weighted_drift(drifts)),
+        per.join(", "),
+        pct(noise)
+    )
+}
+
+fn weighted_noise(drifts: &[StratumDrift]) -> f64 {
+    let rows: u64 = drifts.iter().map(|d| d.rows).sum();
+    if rows == 0 {
+        return 0.0;
+    }
+    drifts.iter().map(|d| d.rows as f64 * d.noise).sum::<f64>() / rows as f64
+}
+
+/// `drift`: value = the largest weighted drift over configurations and metrics and, with a
+/// second configuration, over the speedup of each metric. Warns above `drift_max`, saying SL
+/// alone does not decide the cost and suggesting `--strata`.
+pub(crate) fn drift(ctx: &Context) -> Finding {
+    let strata = DriftStrata::of(ctx.log, ctx.options.phases);
+    let unmeasurable = |why: String| Finding {
+        check: Check::Drift,
+        verdict: Verdict::Warn,
+        value: None,
+        figure: format!("not measurable: {why}"),
+        advice: "log several epochs (or a longer run) so that keys recur over training; until \
+                 then nothing shows whether a key costs the same early and late"
+            .to_string(),
+        suggest: None,
+        details: Vec::new(),
+    };
+    if strata.len() < 2 {
+        return unmeasurable("the run has one epoch and one phase".to_string());
+    }
+    let per_series: Vec<Vec<StratumDrift>> = ctx
+        .series
+        .iter()
+        .map(|s| stratum_drifts(s.values, &ctx.group_of_row, ctx.groups.len(), &strata))
+        .collect();
+    let compared: u64 = per_series
+        .first()
+        .map_or(0, |d| d.iter().map(|d| d.rows).sum());
+    if compared == 0 {
+        return unmeasurable(format!(
+            "no key occurs in two of the {} {}s",
+            strata.len(),
+            strata.unit()
+        ));
+    }
+    let mut details = Vec::new();
+    let mut parts = Vec::new();
+    let mut value: f64 = 0.0;
+    for (s, drifts) in ctx.series.iter().zip(&per_series) {
+        let w = weighted_drift(drifts);
+        value = value.max(w);
+        details.push(Detail::of(s, "drift", w));
+        for d in drifts {
+            details.push(Detail::of(s, format!("drift {}", d.name), d.drift));
+        }
+        parts.push(format!("{} {}", s.label(), describe(drifts)));
+    }
+    if ctx.log.configs.len() > 1 {
+        let metrics = ctx.log.configs[0].metrics.len();
+        for m in 0..metrics {
+            let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
+            let w = weighted_drift(&speedup);
+            value = value.max(w);
+            let name = &ctx.log.configs[0].metrics[m].name;
+            details.push(Detail {
+                config: None,
+                metric: Some(name.clone()),
+                name: "speedup_drift".to_string(),
+                value: w,
+            });
+            for d in &speedup {
+                details.push(Detail {
+                    config: None,
+                    metric: Some(name.clone()),
+                    name: format!("speedup_drift {}", d.name),
+                    value: d.drift,
+                });
+            }
+            parts.push(format!("speedup {name} {}", describe(&speedup)));
+        }
+    }
+    let by = strata.unit();
+    let figure = format!(
+        "weighted drift of each key's mean by {by} ({} {by}s; {compared} of {} iterations have \
+         keys seen in two or more): {}",
+        strata.len(),
+        ctx.log.len(),
+        parts.join("; ")
+    );
+    if value > ctx.options.drift_max {
+        Finding {
+            check: Check::Drift,
+            verdict: Verdict::Warn,
+            value: Some(value),
+            figure,
+            advice: format!(
+                "the same key costs differently from one {by} to the next (up to {} weighted): \
+                 the key alone does not decide the cost here; bin each {by} separately so each \
+                 has its own SeqPoints ({})",
+                pct(value),
+                strata.flag
+            ),
+            suggest: Some(strata.flag),
+            details,
+        }
+    } else {
+        Finding {
+            check: Check::Drift,
+            verdict: Verdict::Ok,
+            value: Some(value),
+            figure,
+            advice: format!(
+                "each key costs the same in every {by} within {}: one set of SeqPoints serves \
+                 the whole run",
+                pct(ctx.options.drift_max)
+            ),
+            suggest: None,
+            details,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::log;
+    use super::super::*;
+    use super::*;
+    use crate::runlog::with_compare;
+
+    // Two epochs. Key 10 costs 10 then 12; key 20 costs 20 then 20; key 30 only in epoch 1.
+    const RUN: &str =
+        "epoch,seq_len,time_ms\n0,10,10\n0,20,20\n0,10,10\n1,10,12\n1,20,20\n1,30,99\n";
+
+    #[test]
+    fn stratum_drift_by_hand() {
+        let log = log(RUN);
+        let ctx = Context::new(&log, &ReportOptions::default());
+        let strata = DriftStrata::of(&log, 4);
+        assert_eq!(strata.names, ["epoch 0", "epoch 1"]);
+        assert_eq!(strata.flag, "--strata epoch");
+        let d = stratum_drifts(
+            ctx.series[0].values,
+            &ctx.group_of_row,
+            ctx.groups.len(),
+            &strata,
+        );
+        // Key 10 mean = 32/3; key 20 mean 20; key 30 is left out (one epoch only).
+        // Epoch 0: actual 40, predicted 2 * 32/3 + 20 = 124/3 -> D = 120/124 - 1.
+        // Epoch 1: actual 32, predicted 32/3 + 20 = 92/3 -> D = 96/92 - 1.
+        assert_eq!((d[0].rows, d[1].rows), (3, 2));
+        assert!((d[0].drift - (120.0 / 124.0 - 1.0)).abs() < 1e-12);
+        assert!((d[1].drift - (96.0 / 92.0 - 1.0)).abs() < 1e-12);
+        // Noise: epoch 1 squares = (12 - 32/3)^2 + 0 = 16/9 -> sqrt = 4/3, over 92/3.
+        assert!((d[1].noise - (4.0 / 3.0) / (92.0 / 3.0)).abs() < 1e-12);
+        let w = weighted_drift(&d);
+        let expect = (3.0 * (4.0 / 124.0) + 2.0 * (4.0 / 92.0)) / 5.0;
+        assert!((w - expect).abs() < 1e-12);
+        let f = drift(&ctx);
+        assert_eq!(f.verdict, Verdict::Warn);
+        assert!((f.value.unwrap() - expect).abs() < 1e-12);
+        assert_eq!(f.suggest.as_deref(), Some("--strata epoch"));
+    }
+
+    #[test]
+    fn one_epoch_is_cut_into_phases() {
+        // 8 rows, 4 phases of 2: key 1 costs 1 early and 1 late; no drift at all.
+        let log = log("seq_len,time_ms\n1,1\n2,2\n1,1\n2,2\n1,1\n2,2\n1,1\n2,2\n");
+        let strata = DriftStrata::of(&log, 4);
+        assert_eq!(strata.of_row, [0, 0, 1, 1, 2, 2, 3, 3]);
+        assert_eq!(strata.flag, "--strata phases:4");
+        let f = drift(&Context::new(&log, &ReportOptions::default()));
+        assert_eq!((f.verdict, f.value), (Verdict::Ok, Some(0.0)));
+    }
+
+    #[test]
+    fn the_speedup_drifts_when_only_the_new_design_changes() {
+        // Baseline: key 1 costs 10 in both epochs. New design: 10 then 5 (speedup 1 then 2).
+        let base = log("epoch,seq_len,time_ms\n0,1,10\n0,1,10\n1,1,10\n1,1,10\n");
+        let new = log("epoch,seq_len,time_ms\n0,1,10\n0,1,10\n1,1,5\n1,1,5\n");
+        let log = with_compare(base, new).unwrap();
+        let f = drift(&Context::new(&log, &ReportOptions::default()));
+        // Compare mean 7.5: D = 10/7.5 - 1 = +1/3 then 5/7.5 - 1 = -1/3.
+        // Speedup drift: 1 / (4/3) - 1 = -1/4 and 1 / (2/3) - 1 = +1/2; weighted 3/8.
+        let speedup = f
+            .details
+            .iter()
+            .find(|d| d.name == "speedup_drift")
+            .unwrap();
+        assert!((speedup.value - 0.375).abs() < 1e-12);
+        assert!((f.value.unwrap() - 0.375).abs() < 1e-12);
+        assert_eq!(f.verdict, Verdict::Warn);
+    }
+
+    #[test]
+    fn no_recurring_key_is_not_measurable() {
+        let log = log("epoch,seq_len,time_ms\n0,1,1\n1,2,2\n");
+        let f = drift(&Context::new(&log, &ReportOptions::default()));
+        assert_eq!((f.verdict, f.value), (Verdict::Warn, None));
+    }
+}

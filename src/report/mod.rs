@@ -1,0 +1,431 @@
+//! Sanity checks before profiling (`seqpoint report`): whether the key decides the metric,
+//! per-key noise, warm-up, drift over training, outliers and the run's shape, each a `Finding`.
+//!
+//! Every check is a plain function of the run log; `run_checks` runs them in that order.
+//! Values are fractions (0.01 = 1%) or counts, never percentages; figures and advice are text
+//! for people. A verdict is `warn` when the user should act (or look) before profiling,
+//! including when a check could not be made (then `value` is None).
+
+mod drift;
+mod render;
+mod robust;
+mod shape;
+mod variance;
+
+pub use drift::{stratum_drifts, DriftStrata, StratumDrift};
+pub use render::{findings_table, panel_lines, LineKind, PanelLine};
+pub use robust::{deviations, pooled_mad, warmup_length, JUDGED_MIN};
+pub use variance::{explained, noise, Explained, Noise};
+
+use serde::{Deserialize, Serialize};
+
+use crate::groups::KeyGroups;
+use crate::runlog::{ConfigRole, RunLog};
+
+pub const SCHEMA: &str = "seqpoint-report/1";
+
+/// The six checks, in the order they are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Check {
+    Explained,
+    Noise,
+    Warmup,
+    Drift,
+    Outliers,
+    Shape,
+}
+
+impl Check {
+    pub const ALL: [Check; 6] = [
+        Check::Explained,
+        Check::Noise,
+        Check::Warmup,
+        Check::Drift,
+        Check::Outliers,
+        Check::Shape,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Explained => "explained",
+            Check::Noise => "noise",
+            Check::Warmup => "warmup",
+            Check::Drift => "drift",
+            Check::Outliers => "outliers",
+            Check::Shape => "shape",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Ok,
+    Warn,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Warn => "warn",
+        }
+    }
+
+    fn warn_if(condition: bool) -> Verdict {
+        if condition {
+            Verdict::Warn
+        } else {
+            Verdict::Ok
+        }
+    }
+}
+
+/// One figure behind a finding, per configuration and metric where that applies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Detail {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<ConfigRole>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<String>,
+    pub name: String,
+    pub value: f64,
+}
+
+impl Detail {
+    fn of(series: &Series, name: impl Into<String>, value: f64) -> Detail {
+        Detail {
+            config: Some(series.config),
+            metric: Some(series.metric.to_string()),
+            name: name.into(),
+            value,
+        }
+    }
+
+    fn run(name: impl Into<String>, value: f64) -> Detail {
+        Detail {
+            config: None,
+            metric: None,
+            name: name.into(),
+            value,
+        }
+    }
+}
+
+/// What one check found: its headline value, a verdict, the figures in words and what to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub check: Check,
+    pub verdict: Verdict,
+    /// The headline figure (see each check); None when the check could not be made.
+    pub value: Option<f64>,
+    pub figure: String,
+    pub advice: String,
+    /// A flag to pass to `select`, when the advice is one (`--warmup 1`, `--strata epoch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggest: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<Detail>,
+}
+
+/// Thresholds of the checks. Shares are fractions (0.01 = 1%).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportOptions {
+    /// `explained` warns below this share of variance explained by the key.
+    pub explained_min: f64,
+    /// `explained` (2-D keys): one length alone would do when its adjusted share is within this
+    /// of both lengths' adjusted share.
+    pub alone_tolerance: f64,
+    /// `noise` warns when the median within-key coefficient of variation exceeds this.
+    pub noise_max_cv: f64,
+    /// `warmup` and `outliers`: how many pooled MADs from its key's median is "far".
+    pub mad_factor: f64,
+    /// `outliers` warns when the outliers' excess over their key medians exceeds this share of
+    /// the total metric.
+    pub outlier_excess_max: f64,
+    /// `drift` warns above this weighted drift (of any metric, or of the speedup).
+    pub drift_max: f64,
+    /// `drift`: contiguous phases compared when the log has fewer than two epochs.
+    pub phases: usize,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            explained_min: 0.9,
+            alone_tolerance: 0.01,
+            noise_max_cv: 0.05,
+            mad_factor: 5.0,
+            outlier_excess_max: 0.01,
+            drift_max: 0.01,
+            phases: 4,
+        }
+    }
+}
+
+/// One metric of one configuration: what most checks read.
+#[derive(Debug, Clone, Copy)]
+pub struct Series<'a> {
+    pub config: ConfigRole,
+    pub config_index: usize,
+    pub metric_index: usize,
+    pub metric: &'a str,
+    pub values: &'a [f64],
+}
+
+impl Series<'_> {
+    fn label(&self) -> String {
+        format!("{} {}", self.metric, self.config.name())
+    }
+}
+
+/// What the checks share: the log, its key groups, each row's group, the series.
+pub(crate) struct Context<'a> {
+    pub log: &'a RunLog,
+    pub groups: KeyGroups,
+    pub group_of_row: Vec<u32>,
+    pub series: Vec<Series<'a>>,
+    pub options: ReportOptions,
+}
+
+impl<'a> Context<'a> {
+    fn new(log: &'a RunLog, options: &ReportOptions) -> Self {
+        let groups = KeyGroups::from_log(log);
+        let group_of_row = group_of_row(&groups, log.len());
+        let series = log
+            .configs
+            .iter()
+            .enumerate()
+            .flat_map(|(c, config)| {
+                config
+                    .metrics
+                    .iter()
+                    .enumerate()
+                    .map(move |(m, metric)| Series {
+                        config: config.role,
+                        config_index: c,
+                        metric_index: m,
+                        metric: &metric.name,
+                        values: &metric.values,
+                    })
+            })
+            .collect();
+        Context {
+            log,
+            groups,
+            group_of_row,
+            series,
+            options: options.clone(),
+        }
+    }
+
+    fn key_text(&self, group: usize) -> String {
+        key_text(self.groups.key(group))
+    }
+
+    fn key_name(&self) -> String {
+        self.log.key_names.join(",")
+    }
+}
+
+pub(crate) fn key_text(key: &[u32]) -> String {
+    key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
+}
+
+/// Row -> index of its key group (in `KeyGroups` order).
+pub fn group_of_row(groups: &KeyGroups, rows: usize) -> Vec<u32> {
+    let mut of_row = vec![0u32; rows];
+    for g in 0..groups.len() {
+        for &r in groups.rows_of(g) {
+            of_row[r as usize] = g as u32;
+        }
+    }
+    of_row
+}
+
+/// Run every check on a run log, in the order `explained`, `noise`, `warmup`, `drift`,
+/// `outliers`, `shape`.
+pub fn run_checks(log: &RunLog, options: &ReportOptions) -> Vec<Finding> {
+    let ctx = Context::new(log, options);
+    if log.proxy.is_some() || ctx.series.is_empty() {
+        let what = match log.proxy {
+            Some(cost) => format!("only the {cost} proxy cost of its lengths"),
+            None => "no metric column".to_string(),
+        };
+        let mut findings: Vec<Finding> = Check::ALL[..5]
+            .iter()
+            .map(|&check| Finding {
+                check,
+                verdict: Verdict::Warn,
+                value: None,
+                figure: format!("not checked: the log has no measured metric, {what}"),
+                advice: "log time_ms (or energy_j) per iteration, even on a short run, and run \
+                         report again: only measurements show whether the key decides the cost"
+                    .to_string(),
+                suggest: None,
+                details: Vec::new(),
+            })
+            .collect();
+        findings.push(shape::shape(&ctx));
+        return findings;
+    }
+    let warmup = robust::warmup(&ctx);
+    let warmup_rows = warmup.value.unwrap_or(0.0) as usize;
+    vec![
+        variance::explained_check(&ctx),
+        variance::noise_check(&ctx),
+        warmup,
+        drift::drift(&ctx),
+        robust::outliers(&ctx, warmup_rows),
+        shape::shape(&ctx),
+    ]
+}
+
+/// The findings panel of the TUI in one call: every check on `log`, as lines at most `width`
+/// wide, warnings first (see `panel_lines`; keep the findings and re-wrap on resize instead of
+/// re-running the checks).
+pub fn findings_panel(log: &RunLog, options: &ReportOptions, width: usize) -> Vec<PanelLine> {
+    panel_lines(&run_checks(log, options), width)
+}
+
+/// The input a report was made on, as recorded in its JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportInput {
+    pub path: String,
+    pub compare: Option<String>,
+    pub iterations: u64,
+    pub epochs: Option<u32>,
+    pub key: Vec<String>,
+    pub metrics: Vec<String>,
+}
+
+/// The `seqpoint-report/1` JSON document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportDoc {
+    pub schema: String,
+    pub input: ReportInput,
+    pub findings: Vec<Finding>,
+}
+
+pub fn report_document(log: &RunLog, findings: Vec<Finding>) -> ReportDoc {
+    ReportDoc {
+        schema: SCHEMA.to_string(),
+        input: ReportInput {
+            path: log.source.clone(),
+            compare: log.compare().map(|c| c.source.clone()),
+            iterations: log.len() as u64,
+            epochs: log.epoch_count(),
+            key: log.key_names.clone(),
+            metrics: log.metric_names(),
+        },
+        findings,
+    }
+}
+
+/// Median of a list (reordered); None when empty.
+fn median(values: &mut [f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| crate::stats::median_in_place(values))
+}
+
+fn pct(share: f64) -> String {
+    format!("{:.2}%", 100.0 * share)
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::runlog::{load_bytes, InputFormat, LoadOptions, RunLog};
+
+    pub fn log(text: &str) -> RunLog {
+        load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+        .unwrap()
+    }
+
+    pub fn log_with(text: &str, options: &LoadOptions) -> RunLog {
+        load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, options).unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::log;
+    use super::*;
+
+    #[test]
+    fn every_check_once_in_order_and_json_names() {
+        let log = log("seq_len,time_ms\n1,1\n1,1.1\n1,0.9\n2,2\n2,2.1\n2,1.9\n");
+        let findings = run_checks(&log, &ReportOptions::default());
+        let checks: Vec<Check> = findings.iter().map(|f| f.check).collect();
+        assert_eq!(checks, Check::ALL.to_vec());
+        let doc = report_document(&log, findings);
+        let json = serde_json::to_value(&doc).unwrap();
+        assert_eq!(json["schema"], "seqpoint-report/1");
+        let names: Vec<&str> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["check"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["explained", "noise", "warmup", "drift", "outliers", "shape"]
+        );
+        for f in json["findings"].as_array().unwrap() {
+            assert!(["ok", "warn"].contains(&f["verdict"].as_str().unwrap()));
+            assert!(f["advice"].is_string() && f["figure"].is_string());
+        }
+        let back: ReportDoc = serde_json::from_value(json).unwrap();
+        assert_eq!(back, doc);
+    }
+
+    #[test]
+    fn the_panel_shows_every_check_warnings_first() {
+        // Two epochs; key 1 costs 10 then 12: drift warns, the rest is in order.
+        let mut text = String::from("epoch,seq_len,time_ms\n");
+        for epoch in 0..2 {
+            for _ in 0..10 {
+                text.push_str(&format!("{epoch},1,{}\n{epoch},2,20\n", 10 + 2 * epoch));
+            }
+        }
+        let lines = findings_panel(&log(&text), &ReportOptions::default(), 40);
+        let headlines: Vec<&PanelLine> = lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Headline)
+            .collect();
+        assert_eq!(headlines.len(), 6);
+        assert_eq!(headlines[0].verdict, Verdict::Warn);
+        let last_warn = headlines.iter().rposition(|l| l.verdict == Verdict::Warn);
+        let first_ok = headlines.iter().position(|l| l.verdict == Verdict::Ok);
+        assert!(last_warn < first_ok);
+        assert!(headlines
+            .iter()
+            .any(|l| l.check == Check::Drift && l.verdict == Verdict::Warn));
+        assert!(lines
+            .iter()
+            .filter(|l| l.kind != LineKind::Headline)
+            .all(|l| l.text.chars().count() <= 40));
+    }
+
+    #[test]
+    fn proxy_logs_say_nothing_was_measured() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lengths.csv");
+        std::fs::write(&path, "seq_len\n1\n2\n3\n").unwrap();
+        let log = crate::load_run(path.to_str().unwrap(), &Default::default()).unwrap();
+        assert!(log.proxy.is_some());
+        let findings = run_checks(&log, &ReportOptions::default());
+        assert_eq!(findings.len(), 6);
+        assert!(findings[0].figure.contains("linear proxy cost"));
+        for f in &findings[..5] {
+            assert_eq!((f.verdict, f.value), (Verdict::Warn, None));
+            assert!(f.figure.contains("no measured metric"), "{}", f.figure);
+        }
+        assert_eq!(findings[5].check, Check::Shape);
+        assert_eq!(findings[5].value, Some(3.0));
+    }
+}

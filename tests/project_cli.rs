@@ -1,0 +1,499 @@
+//! `seqpoint project` end to end: select on the 1-thread log, measure the SeqPoints on the
+//! 2-thread configuration (taken from its real log), project, and compare with the truth.
+//! Then every error `project` can raise.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const T1: &str = "tests/data/speech_t1.csv";
+const T2: &str = "tests/data/speech_t2.csv";
+
+fn seqpoint() -> Command {
+    Command::cargo_bin("seqpoint").unwrap()
+}
+
+/// `iteration -> time_ms` of a real log.
+fn times(path: &str) -> HashMap<u64, f64> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (it, time) = (col("iteration"), col("time_ms"));
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[it].parse().unwrap(), r[time].parse().unwrap())
+        })
+        .collect()
+}
+
+fn total(path: &str) -> f64 {
+    times(path).values().sum()
+}
+
+fn select(dir: &Path, args: &[&str]) -> (PathBuf, Value) {
+    let out = dir.join("seqpoints.json");
+    let _ = std::fs::remove_file(&out);
+    seqpoint()
+        .arg("select")
+        .arg(T1)
+        .args(args)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    (out, doc)
+}
+
+/// The iterations the document asks to profile: the plan's list, else each SeqPoint's.
+fn to_profile(doc: &Value) -> Vec<u64> {
+    match doc.get("plan") {
+        Some(plan) => plan["profile"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["iteration"].as_u64().unwrap())
+            .collect(),
+        None => doc["seqpoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|sp| sp["iteration"].as_u64().unwrap())
+            .collect(),
+    }
+}
+
+/// Measure `iterations` on the 2-thread configuration: its real log's times.
+fn measure(dir: &Path, iterations: &[u64]) -> PathBuf {
+    let t2 = times(T2);
+    let mut text = String::from("iteration,time_ms\n");
+    for it in iterations {
+        text.push_str(&format!("{it},{}\n", t2[it]));
+    }
+    let path = dir.join("measured_t2.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn project_json(seqpoints: &Path, measured: &Path, extra: &[&str]) -> Value {
+    let out = seqpoint()
+        .arg("project")
+        .arg(seqpoints)
+        .arg(measured)
+        .args(["--format", "json"])
+        .args(extra)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+fn pair(v: &Value) -> [f64; 2] {
+    [v[0].as_f64().unwrap(), v[1].as_f64().unwrap()]
+}
+
+/// Select on t1 with `args`, measure what it asks on t2, project: t2's actual total and the
+/// actual speedup lie in the reported intervals. Returns the metric's report.
+fn reproduces_t2(args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let (seqpoints, doc) = select(dir.path(), args);
+    let measured = measure(dir.path(), &to_profile(&doc));
+    let report = project_json(&seqpoints, &measured, &[]);
+    assert_eq!(report["schema"], "seqpoint-projection/1");
+    let metric = report["metrics"][0].clone();
+    assert_eq!(metric["metric"], "time_ms");
+    assert!(metric["missing_bins"].as_array().unwrap().is_empty());
+
+    let (actual_t1, actual_t2) = (total(T1), total(T2));
+    let speedup = actual_t1 / actual_t2;
+    let projected = metric["projected_total"].as_f64().unwrap();
+    let [lo, hi] = pair(&metric["interval"]);
+    let [slo, shi] = pair(&metric["speedup_interval"]);
+    eprintln!(
+        "select {args:?}: t2 projected {projected:.1} in [{lo:.1}, {hi:.1}], actual {actual_t2:.1} \
+         (error {:.3}%); speedup {:.4} in [{slo:.4}, {shi:.4}], actual {speedup:.4}",
+        100.0 * (projected - actual_t2).abs() / actual_t2,
+        metric["speedup"].as_f64().unwrap()
+    );
+    assert!((metric["baseline_total"].as_f64().unwrap() - actual_t1).abs() < 1e-6 * actual_t1);
+    assert_eq!(metric["baseline_source"], "actual");
+    assert!(
+        lo <= actual_t2 && actual_t2 <= hi,
+        "t2 total {actual_t2} outside [{lo}, {hi}]"
+    );
+    assert!(
+        slo <= speedup && speedup <= shi,
+        "speedup {speedup} outside [{slo}, {shi}]"
+    );
+    metric
+}
+
+#[test]
+fn project_reproduces_the_other_configuration_from_default_seqpoints() {
+    let metric = reproduces_t2(&[]);
+    assert_eq!(metric["speedup"].as_f64().unwrap(), {
+        let (b, p) = (
+            metric["baseline_total"].as_f64().unwrap(),
+            metric["projected_total"].as_f64().unwrap(),
+        );
+        b / p
+    });
+}
+
+#[test]
+fn project_reproduces_it_with_repeated_samples_and_budgets() {
+    let metric = reproduces_t2(&["--bins", "16", "--samples", "3"]);
+    // Three distinct iterations per SeqPoint: the samples-only interval exists, and the
+    // reported interval is at least as wide as either source alone.
+    let width = |v: &Value| {
+        let [lo, hi] = pair(v);
+        hi - lo
+    };
+    let samples = width(&metric["interval_samples"]);
+    let within = width(&metric["interval_within_bin"]);
+    assert!(width(&metric["interval"]) >= samples.max(within) - 1e-9);
+    assert_eq!(metric["samples"], 48);
+    reproduces_t2(&["--bins", "16", "--budget", "80"]);
+    reproduces_t2(&["--compare", T2, "--plan"]);
+}
+
+#[test]
+fn project_table_says_what_it_projected() {
+    let dir = tempfile::tempdir().unwrap();
+    let (seqpoints, doc) = select(dir.path(), &["--bins", "10"]);
+    let measured = measure(dir.path(), &to_profile(&doc));
+    seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .arg(&measured)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "10 of 10 SeqPoints measured (10 rows, matched by iteration)",
+        ))
+        .stdout(predicate::str::contains("(actual)"))
+        .stdout(predicate::str::contains("speedup"))
+        .stdout(predicate::str::contains("from the within-bin spread"));
+    // Written atomically to a .json file: JSON by default; never overwritten without --force.
+    let out = dir.path().join("projection.json");
+    seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .arg(&measured)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let report: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(report["schema"], "seqpoint-projection/1");
+    seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .arg(&measured)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "already exists; pass --force to overwrite it",
+        ));
+}
+
+#[test]
+fn allow_missing_and_longer_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (seqpoints, doc) = select(dir.path(), &["--bins", "10"]);
+    let mut iterations = to_profile(&doc);
+    let left_out = iterations.remove(1);
+    let measured = measure(dir.path(), &iterations);
+    let missing_id = doc["seqpoints"][1]["id"].as_u64().unwrap();
+    seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .arg(&measured)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "no measurement for 1 of the 10 SeqPoints",
+        ))
+        .stderr(predicate::str::contains(format!(
+            "SeqPoint {missing_id} (iteration {left_out})"
+        )))
+        .stderr(predicate::str::contains("--allow-missing"));
+    let report = project_json(&seqpoints, &measured, &["--allow-missing"]);
+    let metric = &report["metrics"][0];
+    let weight = doc["seqpoints"][1]["weight"].as_f64().unwrap();
+    assert_eq!(metric["missing_bins"][0]["seqpoint"], missing_id);
+    assert!((metric["missing_share"].as_f64().unwrap() - weight / 450.0).abs() < 1e-12);
+    // The whole run: 90 epochs where 3 were logged.
+    let full = project_json(
+        &seqpoints,
+        &measured,
+        &["--allow-missing", "--run-epochs", "90"],
+    );
+    assert_eq!(full["scale"], 30.0);
+    let ratio = full["metrics"][0]["projected_total"].as_f64().unwrap()
+        / metric["projected_total"].as_f64().unwrap();
+    assert!((ratio - 30.0).abs() < 1e-9);
+    let by_iterations = project_json(
+        &seqpoints,
+        &measured,
+        &["--allow-missing", "--run-iterations", "900"],
+    );
+    assert_eq!(by_iterations["scale"], 2.0);
+}
+
+#[test]
+fn measured_may_name_seqpoints_by_id_or_key_and_be_jsonl_gz() {
+    let dir = tempfile::tempdir().unwrap();
+    let (seqpoints, doc) = select(dir.path(), &["--bins", "6"]);
+    let t2 = times(T2);
+    let mut by_id = String::from("seqpoint,time_ms\n");
+    let mut jsonl = String::new();
+    for sp in doc["seqpoints"].as_array().unwrap() {
+        let time = t2[&sp["iteration"].as_u64().unwrap()];
+        by_id.push_str(&format!("{},{time}\n", sp["id"]));
+        jsonl.push_str(&format!(
+            "{{\"seq_len\": {}, \"time_ms\": {time}}}\n",
+            sp["key"][0]
+        ));
+    }
+    let id_path = dir.path().join("by_id.csv");
+    std::fs::write(&id_path, by_id).unwrap();
+    let gz_path = dir.path().join("by_key.jsonl.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, jsonl.as_bytes()).unwrap();
+    std::fs::write(&gz_path, gz.finish().unwrap()).unwrap();
+    let a = project_json(&seqpoints, &id_path, &[]);
+    let b = project_json(&seqpoints, &gz_path, &[]);
+    assert_eq!(a["identified_by"], "seqpoint id");
+    assert_eq!(b["identified_by"], "key");
+    assert_eq!(
+        a["metrics"][0]["projected_total"],
+        b["metrics"][0]["projected_total"]
+    );
+}
+
+// ---- every error of `project` ----
+
+struct Case {
+    dir: tempfile::TempDir,
+    seqpoints: PathBuf,
+    doc: Value,
+}
+
+fn case() -> Case {
+    let dir = tempfile::tempdir().unwrap();
+    let (seqpoints, doc) = select(dir.path(), &["--bins", "4"]);
+    Case {
+        dir,
+        seqpoints,
+        doc,
+    }
+}
+
+impl Case {
+    fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// A complete measurement by id, with `extra` rows appended.
+    fn measured(&self, extra: &str) -> PathBuf {
+        let mut text = String::from("seqpoint,time_ms\n");
+        for sp in self.doc["seqpoints"].as_array().unwrap() {
+            text.push_str(&format!("{},100\n", sp["id"]));
+        }
+        text.push_str(extra);
+        self.file("m.csv", &text)
+    }
+
+    fn fails(&self, measured: &Path, args: &[&str], message: &str) {
+        seqpoint()
+            .arg("project")
+            .arg(&self.seqpoints)
+            .arg(measured)
+            .args(args)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(message));
+    }
+}
+
+#[test]
+fn errors_in_the_seqpoints_file() {
+    let c = case();
+    let measured = c.measured("");
+    let fails = |seqpoints: &Path, message: &str| {
+        seqpoint()
+            .arg("project")
+            .arg(seqpoints)
+            .arg(&measured)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(message));
+    };
+    fails(&c.dir.path().join("none.json"), "none.json: cannot read");
+    let csv = c.file("seqpoints.csv", "id,iteration\n0,1\n");
+    fails(&csv, "seqpoints.csv:1:1: not JSON");
+    fails(
+        &c.file("s9.json", "{\"schema\": \"seqpoint/9\"}"),
+        "s9.json: schema 'seqpoint/9'; expected 'seqpoint/1'",
+    );
+    fails(
+        &c.file("ns.json", "{\"seqpoints\": []}"),
+        "ns.json: no \"schema\" field",
+    );
+    fails(
+        &c.file("bad.json", "{\"schema\": \"seqpoint/1\", \"input\": 3}"),
+        "bad.json: not a valid 'seqpoint/1' document",
+    );
+}
+
+#[test]
+fn errors_in_the_measurements() {
+    let c = case();
+    let d = c.dir.path();
+    c.fails(&d.join("nothing.csv"), &[], "nothing.csv: cannot read");
+    c.fails(
+        &c.file("empty.csv", ""),
+        &[],
+        "empty.csv: the file is empty",
+    );
+    c.fails(
+        &c.file("header.csv", "seqpoint,time_ms\n"),
+        &[],
+        "header.csv: the file has a header but no rows",
+    );
+    c.fails(
+        &c.file("noid.csv", "run,time_ms\n0,1\n"),
+        &[],
+        "noid.csv:1: no column names the SeqPoint of a row; expected 'seqpoint' (the id), 'iteration' or the key column 'seq_len'",
+    );
+    c.fails(
+        &c.file("nometric.csv", "seqpoint,joules\n0,1\n"),
+        &[],
+        "nometric.csv:1: no metric column; expected one of the SeqPoints file's metrics (time_ms) or --metric COL",
+    );
+    c.fails(
+        &c.measured(""),
+        &["--metric", "time_mss"],
+        "m.csv:1: no metric column 'time_mss'",
+    );
+    c.fails(
+        &c.measured(""),
+        &["--metric", "time_mss"],
+        "did you mean 'time_ms'?",
+    );
+    c.fails(
+        &c.measured("0,slow\n"),
+        &[],
+        "m.csv:6:2: column 'time_ms': found \"slow\", expected a number",
+    );
+    c.fails(
+        &c.measured("0,-3\n"),
+        &[],
+        "m.csv:6:2: column 'time_ms': found \"-3\", expected a non-negative number",
+    );
+    c.fails(
+        &c.measured("0\n"),
+        &[],
+        "m.csv:6:2: expected 2 fields as in the header, found 1",
+    );
+    c.fails(
+        &c.measured("9,1\n"),
+        &[],
+        "m.csv:6:1: column 'seqpoint': found SeqPoint 9, expected one of the 4 SeqPoint ids in the SeqPoints file (0-3)",
+    );
+    c.fails(
+        &c.file("it.csv", "iteration,time_ms\n100000,1\n"),
+        &[],
+        "it.csv:2:1: column 'iteration': found iteration 100000, expected an iteration the SeqPoints file lists",
+    );
+    c.fails(
+        &c.file("key.csv", "seq_len,time_ms\n5,1\n"),
+        &[],
+        "key.csv:2:1: column 'seq_len': found key [5], expected a key inside one of the SeqPoints' bins",
+    );
+    let first = c.doc["seqpoints"][0]["iteration"].as_u64().unwrap();
+    c.fails(
+        &c.file("both.csv", &format!("seqpoint,iteration,time_ms\n1,{first},1\n")),
+        &[],
+        &format!("both.csv:2:2: column 'iteration': iteration {first} belongs to SeqPoint 0, but the row names SeqPoint 1"),
+    );
+    c.fails(
+        &c.file("bad.jsonl", "{\"seqpoint\": 0, \"time_ms\": 1\n"),
+        &[],
+        "bad.jsonl:1:",
+    );
+    c.fails(
+        &c.file("bad.jsonl", "{\"seqpoint\": 0, \"time_ms\": 1\n"),
+        &[],
+        "expected one JSON object per line",
+    );
+    let gz = c.dir.path().join("cut.csv.gz");
+    std::fs::write(&gz, [0x1f, 0x8b, 8, 0, 0, 0]).unwrap();
+    c.fails(&gz, &[], "cut.csv.gz: truncated or corrupt gzip data");
+}
+
+#[test]
+fn errors_in_what_is_asked() {
+    let c = case();
+    let complete = c.measured("");
+    c.fails(
+        &c.file("one.csv", "seqpoint,time_ms\n0,1\n"),
+        &[],
+        "no measurement for 3 of the 4 SeqPoints",
+    );
+    c.fails(
+        &c.file("energy.csv", "seqpoint,energy_j\n0,1\n1,1\n2,1\n3,1\n"),
+        &["--metric", "energy_j"],
+        "metric 'energy_j' is not in the SeqPoints file (its metrics: time_ms)",
+    );
+    c.fails(
+        &complete,
+        &["--run-epochs", "0"],
+        "--run-epochs must be a positive number of epochs, got 0",
+    );
+    c.fails(
+        &complete,
+        &["--run-iterations", "0"],
+        "--run-iterations must be at least 1",
+    );
+    c.fails(
+        &complete,
+        &["--run-epochs", "9", "--run-iterations", "9"],
+        "the argument '--run-epochs <E>' cannot be used with '--run-iterations <N>'",
+    );
+    // A log without epochs cannot be scaled by epochs.
+    let no_epochs = c.file("run.csv", "seq_len,time_ms\n10,1\n20,2\n30,3\n40,4\n50,5\n");
+    let out = c.dir.path().join("noepochs.json");
+    seqpoint()
+        .args([
+            "select",
+            no_epochs.to_str().unwrap(),
+            "--bins",
+            "2",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    seqpoint()
+        .arg("project")
+        .arg(&out)
+        .arg(c.file("m2.csv", "seqpoint,time_ms\n0,1\n1,2\n"))
+        .args(["--run-epochs", "3"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("the SeqPoints file has none"))
+        .stderr(predicate::str::contains("use --run-iterations N"));
+}

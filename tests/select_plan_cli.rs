@@ -1,0 +1,251 @@
+//! `select` with profiling plans (`--samples`, `--budget`, `--plan`) and the naive
+//! baselines beside SeqPoints, on the real 1- and 2-thread logs.
+
+use std::collections::HashMap;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const T1: &str = "tests/data/speech_t1.csv";
+const T2: &str = "tests/data/speech_t2.csv";
+
+fn select_json(args: &[&str]) -> Value {
+    let out = Command::cargo_bin("seqpoint")
+        .unwrap()
+        .args(["select", T1, "--format", "json"])
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// `iteration -> seq_len` of the log.
+fn keys() -> HashMap<u64, u64> {
+    let mut reader = csv::Reader::from_path(T1).unwrap();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].parse().unwrap(), r[2].parse().unwrap())
+        })
+        .collect()
+}
+
+/// Every planned iteration lies in its SeqPoint's bin, the SeqPoint's own comes first, no
+/// iteration is listed twice, and the bins' samples add up to the plan's total.
+fn check_plan(doc: &Value) -> &Value {
+    let plan = &doc["plan"];
+    let keys = keys();
+    let seqpoints = doc["seqpoints"].as_array().unwrap();
+    let profile = plan["profile"].as_array().unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for row in profile {
+        let sp = &seqpoints[row["seqpoint"].as_u64().unwrap() as usize];
+        let it = row["iteration"].as_u64().unwrap();
+        let key = keys[&it];
+        assert!(
+            sp["bin"]["min"][0].as_u64().unwrap() <= key
+                && key <= sp["bin"]["max"][0].as_u64().unwrap()
+        );
+        assert_eq!(row["key"][0].as_u64().unwrap(), key);
+        assert!(seen.insert(it), "iteration {it} listed twice");
+    }
+    for bin in plan["bins"].as_array().unwrap() {
+        let id = bin["seqpoint"].as_u64().unwrap();
+        let first = profile.iter().find(|r| r["seqpoint"] == id).unwrap();
+        assert_eq!(first["iteration"], seqpoints[id as usize]["iteration"]);
+        let listed = profile.iter().filter(|r| r["seqpoint"] == id).count() as u64;
+        assert_eq!(listed, bin["samples"].as_u64().unwrap());
+    }
+    assert_eq!(plan["iterations"].as_u64().unwrap() as usize, profile.len());
+    plan
+}
+
+#[test]
+fn samples_list_m_iterations_per_seqpoint() {
+    let doc = select_json(&["--bins", "8", "--samples", "3"]);
+    let plan = check_plan(&doc);
+    assert_eq!(plan["rule"], "samples");
+    assert_eq!(plan["iterations"], 24);
+    // The seqpoint/1 fields are all still there.
+    for field in [
+        "schema",
+        "input",
+        "selection",
+        "seqpoints",
+        "projection",
+        "speedup",
+        "profiling_reduction",
+    ] {
+        assert!(doc.get(field).is_some(), "{field}");
+    }
+    assert_eq!(doc["schema"], "seqpoint/1");
+    assert_eq!(doc["selection"]["samples"], 3);
+    // Seeded: the same plan every time; another seed draws other iterations.
+    assert_eq!(
+        doc["plan"],
+        select_json(&["--bins", "8", "--samples", "3"])["plan"]
+    );
+    assert_ne!(
+        doc["plan"]["profile"],
+        select_json(&["--bins", "8", "--samples", "3", "--seed", "5"])["plan"]["profile"]
+    );
+}
+
+#[test]
+fn samples_csv_has_one_row_per_iteration_to_profile() {
+    let out = Command::cargo_bin("seqpoint")
+        .unwrap()
+        .args([
+            "select",
+            T1,
+            "--bins",
+            "4",
+            "--samples",
+            "2",
+            "--format",
+            "csv",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("id,iteration,epoch,seq_len,weight,time_ms,sample,samples")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 8);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row[0], (i / 2).to_string(), "seqpoint id");
+        assert_eq!(row[6], (i % 2).to_string(), "sample number");
+        assert_eq!(row[7], "2");
+    }
+}
+
+#[test]
+fn budget_is_spread_by_neyman_allocation() {
+    let doc = select_json(&["--bins", "8", "--budget", "40"]);
+    let plan = check_plan(&doc);
+    assert_eq!(plan["rule"], "budget");
+    assert_eq!(plan["iterations"], 40);
+    // Bins with more weight x spread get more samples: the allocation is ordered like w s
+    // up to the one-per-bin minimum and whole numbers.
+    let seqpoints = doc["seqpoints"].as_array().unwrap();
+    let ws: Vec<f64> = seqpoints
+        .iter()
+        .map(|sp| {
+            sp["weight"].as_f64().unwrap() * sp["bin_stats"]["time_ms"]["sd"].as_f64().unwrap()
+        })
+        .collect();
+    let samples: Vec<u64> = plan["bins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["samples"].as_u64().unwrap())
+        .collect();
+    for a in 0..ws.len() {
+        for b in 0..ws.len() {
+            if ws[a] > ws[b] {
+                assert!(samples[a] >= samples[b], "{ws:?} {samples:?}");
+            }
+        }
+    }
+    // Its interval is narrower than one iteration per SeqPoint's.
+    let width = |rows: &Value| {
+        let i = &rows[0]["interval"];
+        i[1].as_f64().unwrap() - i[0].as_f64().unwrap()
+    };
+    assert!(width(&plan["projection"]) < width(&doc["projection"]));
+    Command::cargo_bin("seqpoint")
+        .unwrap()
+        .args(["select", T1, "--bins", "8", "--budget", "5"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--budget 5 is less than the 8 SeqPoints",
+        ));
+    Command::cargo_bin("seqpoint")
+        .unwrap()
+        .args(["select", T1, "--budget", "40", "--samples", "2"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("cannot be used with"));
+}
+
+#[test]
+fn plan_finds_the_cheapest_plan_meeting_the_target() {
+    let doc = select_json(&["--compare", T2, "--plan", "--target-error", "1"]);
+    let plan = check_plan(&doc);
+    assert_eq!(plan["rule"], "target");
+    assert_eq!(plan["met"], true);
+    for row in plan["projection"].as_array().unwrap() {
+        let (lo, hi) = (
+            row["interval"][0].as_f64().unwrap(),
+            row["interval"][1].as_f64().unwrap(),
+        );
+        assert!((hi - lo) / 2.0 <= 0.01 * row["actual"].as_f64().unwrap() * (1.0 + 1e-9));
+    }
+    // One SeqPoint per bin and 64 bins does not meet 1% on these logs (its interval is about
+    // ±1.07%); the plan needs about as many iterations, spread better.
+    let k64 = select_json(&["--compare", T2, "--bins", "64"]);
+    let (lo, hi) = (
+        k64["projection"][0]["interval"][0].as_f64().unwrap(),
+        k64["projection"][0]["interval"][1].as_f64().unwrap(),
+    );
+    assert!((hi - lo) / 2.0 > 0.01 * k64["projection"][0]["actual"].as_f64().unwrap());
+    assert!(plan["iterations"].as_u64().unwrap() < 100);
+}
+
+#[test]
+fn baselines_sit_beside_seqpoints_in_table_and_json() {
+    let doc = select_json(&["--compare", T2, "--bins", "16"]);
+    let baselines = doc["baselines"].as_array().unwrap();
+    let methods: Vec<&str> = baselines
+        .iter()
+        .map(|b| b["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["first-n", "random", "systematic", "median-sl"]);
+    for b in baselines {
+        assert_eq!(
+            b["errors"].as_array().unwrap().len(),
+            2,
+            "both configurations"
+        );
+        assert_eq!(b["speedup_errors"].as_array().unwrap().len(), 1);
+        let n = if b["method"] == "median-sl" { 1 } else { 16 };
+        assert_eq!(b["iterations"], n);
+    }
+    assert_eq!(baselines[1]["draws"], 100);
+    let random = &baselines[1]["errors"][0];
+    assert!(random["worst_error_pct"].as_f64().unwrap() >= random["error_pct"].as_f64().unwrap());
+    // On these logs the SeqPoints beat every naive pick of the same size on both totals.
+    for (c, row) in doc["projection"].as_array().unwrap().iter().enumerate() {
+        let ours = row["error_pct"].as_f64().unwrap();
+        for b in baselines {
+            assert!(
+                ours < b["errors"][c]["error_pct"].as_f64().unwrap(),
+                "{} {c}",
+                b["method"]
+            );
+        }
+    }
+    Command::cargo_bin("seqpoint")
+        .unwrap()
+        .args(["select", T1, "--compare", T2, "--bins", "16"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "beside naive baselines at the same budget (16 profiled iterations",
+        ))
+        .stdout(predicate::str::contains("first N after warm-up"))
+        .stdout(predicate::str::contains("single median-SL iteration"))
+        .stdout(predicate::str::contains("speedup time_ms"));
+}

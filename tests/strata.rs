@@ -1,0 +1,263 @@
+//! A design whose speedup grows over training (computation-reuse-like): SeqPoints chosen by
+//! sequence length alone misproject its speedup; SeqPoints per epoch (`--strata epoch`) do not.
+//! Logs come from `seqpoint::synth`, the same generator as `examples/gen_drift.rs`.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+use seqpoint::report::{run_checks, Check, ReportOptions, Verdict};
+use seqpoint::synth::{drift_run, DriftSpec, SynthPair};
+use seqpoint::{run_selection, BinCount, LoadOptions, RunLog, SelectOptions, Selection, Strata};
+
+const TARGET: f64 = 1.0;
+
+fn pair(seed: u64) -> SynthPair {
+    drift_run(&DriftSpec {
+        seed,
+        ..DriftSpec::default()
+    })
+}
+
+fn select(log: &RunLog, strata: Strata, bins: BinCount) -> Selection {
+    run_selection(
+        log,
+        &SelectOptions {
+            strata,
+            bins,
+            ..SelectOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Speedup errors (percent) of time and energy as `select` reports them.
+fn speedup_errors(selection: &Selection) -> Vec<f64> {
+    selection
+        .projection
+        .speedups
+        .iter()
+        .map(|s| s.error_pct.unwrap())
+        .collect()
+}
+
+#[test]
+fn at_the_same_budget_sl_only_misses_the_speedup_and_strata_meet_it() {
+    // 40 SeqPoints either way: 40 bins over the whole run, or 4 bins in each of 10 epochs.
+    for seed in 1..=5 {
+        let log = pair(seed).load(&LoadOptions::default()).unwrap();
+        assert_eq!(log.metric_names(), ["time_ms", "energy_j"]);
+        let sl_only = select(&log, Strata::None, BinCount::Fixed(40));
+        let strata = select(&log, Strata::Epoch, BinCount::Fixed(4));
+        assert_eq!(sl_only.bins(), 40);
+        assert_eq!(strata.bins(), 40);
+        let (sl, st) = (speedup_errors(&sl_only), speedup_errors(&strata));
+        assert_eq!((sl.len(), st.len()), (2, 2), "time and energy speedups");
+        assert!(
+            sl.iter().all(|&e| e > TARGET),
+            "seed {seed}: SL-only speedup errors {sl:?} should exceed {TARGET}%"
+        );
+        assert!(
+            st.iter().all(|&e| e <= TARGET),
+            "seed {seed}: per-epoch speedup errors {st:?} should be within {TARGET}%"
+        );
+    }
+}
+
+#[test]
+fn the_error_target_is_met_with_strata_on_every_metric_and_not_without() {
+    let log = pair(1).load(&LoadOptions::default()).unwrap();
+    let sl_only = select(&log, Strata::None, BinCount::Target(TARGET));
+    assert!(!sl_only.target.as_ref().unwrap().met);
+    assert!(speedup_errors(&sl_only).iter().all(|&e| e > TARGET));
+
+    let strata = select(&log, Strata::Epoch, BinCount::Target(TARGET));
+    assert!(strata.target.as_ref().unwrap().met);
+    // Every configuration and metric (time and energy, baseline and compare) meets the target,
+    // by error and by 95% interval; so do both speedups.
+    assert_eq!(strata.projection.totals.len(), 4);
+    for row in &strata.projection.totals {
+        assert!(row.error_pct.unwrap() <= TARGET, "{row:?}");
+        assert!(row.half_width_pct <= TARGET, "{row:?}");
+    }
+    assert!(speedup_errors(&strata).iter().all(|&e| e <= TARGET));
+    // K per stratum, weights per stratum, projections summed over strata.
+    assert_eq!(strata.strata.len(), 10);
+    assert_eq!(
+        strata.strata.iter().map(|s| s.k).sum::<usize>(),
+        strata.bins()
+    );
+    for (i, s) in strata.strata.iter().enumerate() {
+        let weight: u64 = strata
+            .seqpoints
+            .iter()
+            .filter(|p| p.stratum == Some(i))
+            .map(|p| p.weight)
+            .sum();
+        assert_eq!((s.iterations, weight), (200, 200), "{}", s.name);
+        assert!(strata
+            .seqpoints
+            .iter()
+            .filter(|p| p.stratum == Some(i))
+            .all(|p| p.epoch == Some(i as u32)));
+    }
+    let projected: f64 = strata
+        .seqpoints
+        .iter()
+        .map(|p| p.weight as f64 * p.values[1][0])
+        .sum();
+    let total = strata.projection.totals[2].projected;
+    assert!(
+        (total - projected).abs() <= 1e-9 * projected,
+        "{total} vs {projected}"
+    );
+}
+
+#[test]
+fn seqpoints_chosen_on_the_baseline_alone_carry_the_drift_into_the_speedup() {
+    // The usual workflow: choose SeqPoints from the baseline log (the new design is not yet
+    // measured), profile them on the new design, project its speedup.
+    let pair = pair(1);
+    let full = pair.load(&LoadOptions::default()).unwrap();
+    let baseline = pair.load_baseline(&LoadOptions::default()).unwrap();
+    let speedup_error = |selection: &Selection, metric: usize| {
+        let value = |config: usize, row: usize| full.configs[config].metrics[metric].values[row];
+        let projected = |config| -> f64 {
+            selection
+                .seqpoints
+                .iter()
+                .map(|p| p.weight as f64 * value(config, p.row))
+                .sum()
+        };
+        let actual = |config| -> f64 { (0..full.len()).map(|r| value(config, r)).sum() };
+        let (s_projected, s_actual) = (projected(0) / projected(1), actual(0) / actual(1));
+        100.0 * (s_projected - s_actual).abs() / s_actual
+    };
+    let sl_only = select(&baseline, Strata::None, BinCount::Target(TARGET));
+    let strata = select(&baseline, Strata::Epoch, BinCount::Target(TARGET));
+    assert!(sl_only.target.as_ref().unwrap().met && strata.target.as_ref().unwrap().met);
+    for metric in 0..2 {
+        assert!(speedup_error(&sl_only, metric) > TARGET);
+        assert!(speedup_error(&strata, metric) <= TARGET);
+    }
+}
+
+#[test]
+fn report_sees_the_drift_in_the_speedup_and_suggests_strata() {
+    let log = pair(1).load(&LoadOptions::default()).unwrap();
+    let findings = run_checks(&log, &ReportOptions::default());
+    let drift = findings.iter().find(|f| f.check == Check::Drift).unwrap();
+    assert_eq!(drift.verdict, Verdict::Warn);
+    assert_eq!(drift.suggest.as_deref(), Some("--strata epoch"));
+    let detail = |name: &str, config: Option<&str>, metric: &str| {
+        drift
+            .details
+            .iter()
+            .find(|d| {
+                d.name == name
+                    && d.metric.as_deref() == Some(metric)
+                    && d.config.map(|c| c.name()) == config
+            })
+            .unwrap()
+            .value
+    };
+    for metric in ["time_ms", "energy_j"] {
+        // The baseline follows the length alone; the new design and its speedup drift.
+        assert!(detail("drift", Some("baseline"), metric) < 0.01);
+        assert!(detail("drift", Some("compare"), metric) > 0.05);
+        assert!(detail("speedup_drift", None, metric) > 0.05);
+    }
+    // The same log without the drifting design passes the drift check.
+    let baseline = pair(1).load_baseline(&LoadOptions::default()).unwrap();
+    let findings = run_checks(&baseline, &ReportOptions::default());
+    let drift = findings.iter().find(|f| f.check == Check::Drift).unwrap();
+    assert_eq!(drift.verdict, Verdict::Ok, "{}", drift.figure);
+}
+
+fn write_pair(dir: &std::path::Path) -> (String, String) {
+    let pair = pair(1);
+    let base = dir.join("drift_base.csv");
+    let new = dir.join("drift_new.csv");
+    std::fs::write(&base, &pair.baseline).unwrap();
+    std::fs::write(&new, &pair.compare).unwrap();
+    (
+        base.to_string_lossy().into_owned(),
+        new.to_string_lossy().into_owned(),
+    )
+}
+
+fn json_of(args: &[&str]) -> Value {
+    let out = Command::cargo_bin("seqpoint")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The worst speedup error over the metrics (time and energy) of a `seqpoint/1` document.
+fn cli_speedup_error(doc: &Value) -> f64 {
+    let speedups = doc["speedups"].as_array().unwrap();
+    assert_eq!(speedups.len(), 2);
+    assert_eq!(speedups[0], doc["speedup"]);
+    speedups
+        .iter()
+        .map(|s| s["error_pct"].as_f64().unwrap())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn through_the_cli_report_warns_and_strata_fix_the_speedup() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, new) = write_pair(dir.path());
+
+    let report = json_of(&["report", &base, "--compare", &new, "--format", "json"]);
+    assert_eq!(report["schema"], "seqpoint-report/1");
+    let drift = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "drift")
+        .unwrap();
+    assert_eq!(drift["verdict"], "warn");
+    assert_eq!(drift["suggest"], "--strata epoch");
+    assert!(drift["value"].as_f64().unwrap() > 0.01);
+
+    let common = ["select", &base, "--compare", &new, "--format", "json"];
+    let sl_only = json_of(&[&common[..], &["--bins", "40"]].concat());
+    let strata = json_of(&[&common[..], &["--strata", "epoch", "--bins", "4"]].concat());
+    assert!(sl_only["speedups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["error_pct"].as_f64().unwrap() > TARGET));
+    assert!(cli_speedup_error(&strata) <= TARGET);
+    // Every SeqPoint carries its stratum, and the epoch it comes from is that stratum.
+    let points = strata["seqpoints"].as_array().unwrap();
+    assert_eq!(points.len(), 40);
+    for p in points {
+        assert_eq!(p["stratum"], p["epoch"]);
+    }
+    assert!(sl_only["seqpoints"][0].get("stratum").is_none());
+
+    let target = json_of(&[&common[..], &["--strata", "epoch", "--target-error", "1"]].concat());
+    assert_eq!(target["selection"]["target_met"], true);
+    assert_eq!(target["selection"]["strata"], "epoch");
+    let per_stratum = target["selection"]["per_stratum"].as_array().unwrap();
+    assert_eq!(per_stratum.len(), 10);
+    let k_sum: u64 = per_stratum.iter().map(|s| s["k"].as_u64().unwrap()).sum();
+    assert_eq!(k_sum, target["seqpoints"].as_array().unwrap().len() as u64);
+    for row in target["projection"].as_array().unwrap() {
+        assert!(row["error_pct"].as_f64().unwrap() <= TARGET, "{row}");
+    }
+    let sl_target = json_of(&[&common[..], &["--target-error", "1"]].concat());
+    assert_eq!(sl_target["selection"]["target_met"], false);
+    assert!(sl_target["selection"]["advice"]
+        .as_str()
+        .unwrap()
+        .contains("no K up to 64"));
+}
