@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use seqpoint::export::SelectDoc;
+use seqpoint::projection_workflow::parse_select_doc;
 use seqpoint::runlog::{load_bytes, InputFormat, LoadOptions};
 
 /// As in the fuzz targets: longest message a user may see for one bad input.
@@ -58,6 +60,21 @@ fn replay_load(name: &str, data: &[u8], format: InputFormat) {
     }
 }
 
+/// As the `select_doc` target: a document or a clean error; a document reads back unchanged.
+fn replay_select_doc(data: &[u8]) {
+    match parse_select_doc("seqpoints.json", data) {
+        Ok(doc) => {
+            let text = serde_json::to_string(&doc).unwrap();
+            let again: SelectDoc = serde_json::from_str(&text).unwrap();
+            assert_eq!(again, doc);
+        }
+        Err(err) => {
+            let message = err.to_string();
+            assert!(!message.chars().any(char::is_control), "{message:?}");
+        }
+    }
+}
+
 #[test]
 fn every_fuzz_crash_stays_fixed() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_crashes");
@@ -71,6 +88,7 @@ fn every_fuzz_crash_stays_fixed() {
             "load_csv" => replay_load("run.csv", &data, InputFormat::Csv),
             "load_tsv" => replay_load("run.tsv", &data, InputFormat::Tsv),
             "load_jsonl" => replay_load("run.jsonl", &data, InputFormat::Jsonl),
+            "select_doc" => replay_select_doc(&data),
             other => panic!("{name}: no replay for fuzz target {other}"),
         }
         replayed += 1;
@@ -100,4 +118,24 @@ fn a_header_of_long_names_gives_a_short_message() {
     let message = err.to_string();
     check_message(&message, "run.jsonl");
     assert!(message.ends_with(", ... (30 columns in all)"), "{message}");
+}
+
+/// The second crash, by hand: serde quotes an unknown value of a SeqPoints file in its message,
+/// so an escape sequence there (`\u001b[2J` clears the screen) reached the terminal. Now it
+/// is shown escaped.
+#[test]
+fn an_escape_sequence_in_a_seqpoints_file_is_shown_escaped() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/select_doc/no_compare.json"),
+    )
+    .unwrap();
+    // The last "baseline" is a typed configuration (in the naive baselines' errors).
+    let at = text.rfind("\"baseline\"").unwrap();
+    let hostile = format!("{}\"\\u001b[2Jbaseline\"{}", &text[..at], &text[at + 10..]);
+    let err = parse_select_doc("seqpoints.json", hostile.as_bytes()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "seqpoints.json: not a valid 'seqpoint/1' document: unknown variant \
+         `\\u{1b}[2Jbaseline`, expected `baseline` or `compare`"
+    );
 }

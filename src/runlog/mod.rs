@@ -8,8 +8,8 @@ mod read;
 /// Field parsers and input helpers shared with the other tabular readers (measurements).
 pub(crate) use columns::{missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
-pub(crate) use error::shown_value;
 pub use error::{closest_name, LoadError, Location};
+pub(crate) use error::{printable, shown_value};
 pub(crate) use read::{
     csv_error, csv_error_text, json_field_column, json_scalar_text, named, parse_count,
     parse_length, parse_metric, read_input,
