@@ -51,6 +51,10 @@ fn one() -> u64 {
     1
 }
 
+fn null_as_infinity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BinRange {
     pub min: Vec<u32>,
@@ -95,6 +99,9 @@ pub struct SelectDoc {
     /// are both reported.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub speedups: Vec<Value>,
+    /// Infinite when the SeqPoints' own metric is zero; JSON has no infinity, so it is written
+    /// as `null` and read back as infinity.
+    #[serde(deserialize_with = "null_as_infinity")]
     pub profiling_reduction: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
@@ -418,6 +425,16 @@ pub enum WriteError {
     Io { path: String, reason: String },
 }
 
+/// The OS's reason alone: tempfile appends ` at path "<random temporary name>"`, a file the
+/// user never asked for; the message names the output file instead.
+fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" at path \"") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
 /// Write `contents` to `path` atomically: a temporary file in the same folder, then a rename.
 /// An existing file is kept unless `overwrite`; on any failure the old file is untouched.
 pub fn write_atomically(path: &Path, contents: &[u8], overwrite: bool) -> Result<(), WriteError> {
@@ -427,7 +444,7 @@ pub fn write_atomically(path: &Path, contents: &[u8], overwrite: bool) -> Result
     }
     let io = |e: std::io::Error| WriteError::Io {
         path: shown.clone(),
-        reason: e.to_string(),
+        reason: io_reason(&e),
     };
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -495,6 +512,10 @@ mod tests {
     #[test]
     fn missing_folder_is_a_clear_error() {
         let err = write_atomically(Path::new("/nonexistent-dir/x.json"), b"x", false).unwrap_err();
-        assert!(err.to_string().contains("cannot write"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "/nonexistent-dir/x.json: cannot write: No such file or directory (os error 2) \
+             (nothing was changed)"
+        );
     }
 }

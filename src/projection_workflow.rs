@@ -108,9 +108,11 @@ pub fn read_select_doc(path: &str) -> Result<SelectDoc, ProjectError> {
 }
 
 pub fn parse_select_doc(path: &str, bytes: &[u8]) -> Result<SelectDoc, ProjectError> {
+    // Messages quote the document (serde echoes unknown values): escape control characters so
+    // a hostile file cannot send escape sequences to the terminal.
     let document = |message: String| ProjectError::Document {
         path: path.to_string(),
-        message,
+        message: crate::runlog::printable(&message),
     };
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         LoadError::at(

@@ -196,6 +196,11 @@ pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, Sel
         }
         Strata::Phases(p) => {
             let n = log.len();
+            if p == 0 {
+                return Err(SelectError::Invalid(
+                    "--strata phases:P needs at least one phase".into(),
+                ));
+            }
             if p > n {
                 return Err(SelectError::Invalid(format!(
                     "--strata phases:{p} asks for more phases than the {n} iterations"
@@ -243,6 +248,37 @@ fn curve_point(
     }
 }
 
+/// Metrics so large that a total or a bin's `w^2 s^2` would overflow f64 turn every error and
+/// interval into NaN: refuse them up front, naming the value and the iteration that holds it.
+fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
+    let n = log.len().max(1);
+    let limit = f64::MAX.sqrt() / (4.0 * n as f64);
+    for config in &log.configs {
+        for metric in &config.metrics {
+            let too_large = metric
+                .values
+                .iter()
+                .position(|v| v.is_nan() || v.abs() > limit);
+            if let Some(row) = too_large {
+                let remedy = if log.proxy.is_some() {
+                    "choose a smaller --cost exponent"
+                } else {
+                    "rescale the metric (e.g. to seconds)"
+                };
+                return Err(SelectError::Invalid(format!(
+                    "{}: column '{}' has {:e} at iteration {}, too large to total over {n} \
+                     iterations (at most {limit:.3e}); {remedy}",
+                    config.source,
+                    metric.name,
+                    metric.values[row],
+                    log.iterations.get(row)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The binning method and pick in effect: the options' own, else the defaults for this log.
 pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) {
     let method = options.method.unwrap_or(Method::default_for(log.dims()));
@@ -257,6 +293,7 @@ pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) 
 /// Reject options no K could satisfy, before any work (the same messages for `select` and
 /// the explorer, which checks before it opens the terminal).
 pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), SelectError> {
+    check_magnitudes(log)?;
     if options.samples == 0 {
         return Err(SelectError::Invalid("--samples must be at least 1".into()));
     }
@@ -553,9 +590,12 @@ fn advice_for(best: &CurvePoint, target: f64, options: &SelectOptions) -> String
     } else {
         " per stratum"
     };
-    let mut parts = vec![format!(
-        "no K up to {}{per_stratum} meets {target}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
-        options.max_bins, best.k, best.worst_error_pct, best.worst_half_width_pct
+    let mut parts =
+        vec![format!(
+        "no K up to {}{per_stratum} meets {}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
+        options.max_bins,
+        crate::text::setting(target),
+        best.k, best.worst_error_pct, best.worst_half_width_pct
     )];
     if options.target_by == TargetRule::Interval && best.worst_half_width_pct > target {
         let factor = (best.worst_half_width_pct / target).powi(2);
@@ -567,7 +607,7 @@ fn advice_for(best: &CurvePoint, target: f64, options: &SelectOptions) -> String
     if best.worst_error_pct > target || best.k >= options.max_bins {
         parts.push(format!(
             "or allow more bins (--max-bins {})",
-            options.max_bins * 2
+            options.max_bins.saturating_mul(2)
         ));
     }
     parts.join(", ")

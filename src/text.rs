@@ -20,11 +20,49 @@ pub fn num(v: f64) -> String {
     }
 }
 
+/// A user-given setting (a target percentage) as typed: `1`, `0.5`, and `1e-300` rather than
+/// three hundred zeros.
+pub fn setting(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || (1e-4..1e9).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 fn key_text(key: &[u32]) -> String {
     key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
 }
 
 /// The `select` table: SeqPoints, then projected against actual, then the target verdict.
+/// What `--skip-bad` dropped: how many rows, the first few line numbers, the first reason.
+/// `None` when nothing was skipped.
+pub fn skipped_note(log: &RunLog) -> Option<String> {
+    let skipped = &log.skipped;
+    if skipped.count == 0 {
+        return None;
+    }
+    let lines: Vec<String> = skipped.first_lines.iter().map(u64::to_string).collect();
+    let more = if skipped.count > skipped.first_lines.len() as u64 {
+        ", ..."
+    } else {
+        ""
+    };
+    let mut note = format!(
+        "skipped {} bad row{} of {} (line{} {}{more})",
+        skipped.count,
+        if skipped.count == 1 { "" } else { "s" },
+        log.source,
+        if lines.len() == 1 { "" } else { "s" },
+        lines.join(", "),
+    );
+    if let Some(reason) = &skipped.first_reason {
+        note.push_str(&format!("; first: {reason}"));
+    }
+    Some(note)
+}
+
 pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
     let names = log.metric_names();
     let total: u64 = selection.seqpoints.iter().map(|s| s.weight).sum();
@@ -42,11 +80,9 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
         selection.method.name(),
         selection.pick.name()
     ));
-    if log.skipped.count > 0 {
-        out.push_str(&format!(
-            "skipped {} bad rows (first at lines {:?})\n",
-            log.skipped.count, log.skipped.first_lines
-        ));
+    if let Some(note) = skipped_note(log) {
+        out.push_str(&note);
+        out.push('\n');
     }
     let strata = selection.seqpoints.iter().any(|s| s.stratum.is_some());
     out.push_str(&format!(
@@ -113,7 +149,7 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
     out.push_str(&format!(
         "\nprofiling reduction: {:.1}x ({} iterations to profile instead of {})\n",
         selection.projection.profiling_reduction,
-        selection.bins() as u64 * selection.options.samples,
+        (selection.bins() as u64).saturating_mul(selection.options.samples),
         log.len()
     ));
     if let Some(target) = &selection.target {
@@ -124,13 +160,13 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
         if target.met {
             out.push_str(&format!(
                 "target {}% met ({rule}) with K = {}\n",
-                target.target_pct,
+                setting(target.target_pct),
                 selection.bins()
             ));
         } else {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
-                target.target_pct,
+                setting(target.target_pct),
                 target.advice.clone().unwrap_or_default()
             ));
         }

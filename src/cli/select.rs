@@ -12,7 +12,7 @@ use seqpoint::export::{select_csv, select_json, write_atomically};
 use seqpoint::plan::{cheapest_plan, plan_selection, PlanRule};
 use seqpoint::project_text::{baselines_table, plan_table};
 use seqpoint::run_selection;
-use seqpoint::text::selection_table;
+use seqpoint::text::{selection_table, skipped_note};
 
 #[derive(Debug, Args)]
 pub struct SelectCommand {
@@ -62,6 +62,12 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
     let profiled = plan
         .as_ref()
         .map_or(selection.bins() as u64, |p| p.iterations());
+    if format != OutputFormat::Table {
+        // The table reports skipped rows itself; JSON and CSV must stay clean for scripts.
+        if let Some(note) = skipped_note(&log) {
+            eprintln!("note: {note}");
+        }
+    }
     Ok(match format {
         OutputFormat::Table => {
             let baselines = all_baselines(&log, profiled as usize, options.warmup, options.seed);

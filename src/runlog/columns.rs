@@ -1,7 +1,7 @@
 //! Which header column is which: iteration, epoch, the key, the metrics.
 //! Names match case-insensitively; well-known aliases are accepted.
 
-use super::error::{closest_name, LoadError};
+use super::error::{closest_name, printable, shown_name, LoadError};
 
 pub const DEFAULT_KEY: &str = "seq_len";
 pub const KEY_ALIASES: &[&str] = &["seq_len", "sl", "seqlen", "seq_length"];
@@ -30,24 +30,49 @@ fn find(header: &[String], names: &[&str]) -> Option<usize> {
     })
 }
 
+/// Characters of column names listed in a missing-column message: a wide header (or a whole
+/// file read as one header line) must not flood the terminal.
+const COLUMN_LIST_BUDGET: usize = 400;
+
 pub(crate) fn missing_column(path: &str, what: &str, wanted: &str, header: &[String]) -> LoadError {
+    let mut listed: Vec<String> = Vec::new();
+    let mut used = 0;
+    for name in header {
+        let shown = shown_name(name);
+        used += shown.chars().count() + 2;
+        if used > COLUMN_LIST_BUDGET && !listed.is_empty() {
+            listed.push(format!("... ({} columns in all)", header.len()));
+            break;
+        }
+        listed.push(shown);
+    }
     let mut message = format!(
-        "no {what} column '{wanted}'; the columns are: {}",
-        header.join(", ")
+        "no {what} column '{}'; the columns are: {}",
+        shown_name(wanted),
+        listed.join(", ")
     );
     if let Some(close) = closest_name(wanted, header) {
-        message.push_str(&format!(" (did you mean '{close}'?)"));
+        message.push_str(&format!(" (did you mean '{}'?)", shown_name(close)));
     } else if header.len() == 1 {
-        for sep in [';', '|', ' ', '\t', ','] {
-            if header[0].contains(sep) {
-                message.push_str(&format!(
-                    " (the header is one column: is the file separated by {sep:?}? use --input-format)"
-                ));
-                break;
-            }
-        }
+        message.push_str(&delimiter_hint(&header[0]));
     }
     LoadError::at(path, 1, None, message)
+}
+
+/// A one-column header usually means the wrong delimiter: say which, and what to do.
+fn delimiter_hint(header: &str) -> String {
+    if header.contains('\t') {
+        " (the header is one column: is the file tab-separated? use --input-format tsv)".into()
+    } else if header.contains(',') {
+        " (the header is one column: is the file comma-separated? use --input-format csv)".into()
+    } else if let Some(sep) = [';', '|', ' '].into_iter().find(|&c| header.contains(c)) {
+        format!(
+            " (the header is one column: is the file separated by {sep:?}? seqpoint reads \
+             commas (CSV), tabs (TSV) or JSON Lines: convert it, e.g. tr '{sep}' ',')"
+        )
+    } else {
+        String::new()
+    }
 }
 
 impl ColumnPlan {
@@ -66,7 +91,7 @@ impl ColumnPlan {
             let index = find(header, KEY_ALIASES)
                 .ok_or_else(|| missing_column(path, "key", DEFAULT_KEY, header))?;
             keys.push(index);
-            key_names.push(header[index].trim().to_string());
+            key_names.push(printable(header[index].trim()));
         } else {
             for name in key {
                 let aliases: Vec<&str> = if name.eq_ignore_ascii_case(DEFAULT_KEY) {
@@ -77,7 +102,7 @@ impl ColumnPlan {
                 let index = find(header, &aliases)
                     .ok_or_else(|| missing_column(path, "key", name, header))?;
                 keys.push(index);
-                key_names.push(header[index].trim().to_string());
+                key_names.push(printable(header[index].trim()));
             }
         }
         if key_names.len() > 2 {
@@ -92,7 +117,7 @@ impl ColumnPlan {
             for name in DEFAULT_METRICS {
                 if let Some(index) = find(header, &[name]) {
                     metric_cols.push(index);
-                    metric_names.push(header[index].trim().to_string());
+                    metric_names.push(printable(header[index].trim()));
                 }
             }
         } else {
@@ -103,7 +128,7 @@ impl ColumnPlan {
                     continue;
                 }
                 metric_cols.push(index);
-                metric_names.push(header[index].trim().to_string());
+                metric_names.push(printable(header[index].trim()));
             }
         }
         Ok(ColumnPlan {

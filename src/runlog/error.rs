@@ -64,14 +64,60 @@ impl LoadError {
 }
 
 /// Shorten a value for an error message so a megabyte-long field does not flood the terminal.
+/// Quoted and escaped like a Rust string; bytes that are not UTF-8 show as `\xFF`, so the user
+/// sees what is in the file rather than replacement characters.
 pub fn shown_value(raw: &[u8]) -> String {
     const LIMIT: usize = 40;
-    let text = String::from_utf8_lossy(raw);
-    let mut out: String = text.chars().take(LIMIT).collect();
-    if text.chars().count() > LIMIT {
+    let mut out = String::from("\"");
+    let mut shown = 0;
+    for chunk in raw.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if shown == LIMIT {
+                out.push_str("…\"");
+                return out;
+            }
+            shown += 1;
+            if c == '\'' {
+                out.push(c);
+            } else {
+                out.extend(c.escape_debug());
+            }
+        }
+        for byte in chunk.invalid() {
+            if shown == LIMIT {
+                out.push_str("…\"");
+                return out;
+            }
+            shown += 1;
+            out.push_str(&format!("\\x{byte:02X}"));
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A column name as shown in a message: control characters escaped and cut to 40 characters.
+pub fn shown_name(name: &str) -> String {
+    const LIMIT: usize = 40;
+    let mut out = printable(&name.chars().take(LIMIT).collect::<String>());
+    if name.chars().nth(LIMIT).is_some() {
         out.push('…');
     }
-    format!("{out:?}")
+    out
+}
+
+/// Text with its control characters escaped: a stray escape sequence in a header must not
+/// garble the terminal when the name is printed in a table or a message.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Edit distance, to suggest the column a user probably meant.
@@ -127,5 +173,22 @@ mod tests {
     fn long_values_are_cut() {
         let long = vec![b'x'; 1000];
         assert!(shown_value(&long).chars().count() < 50);
+        assert_eq!(shown_value(&long[..40]), format!("\"{}\"", "x".repeat(40)));
+        assert_eq!(shown_value(&long[..41]), format!("\"{}…\"", "x".repeat(40)));
+    }
+
+    #[test]
+    fn names_are_cut_and_control_characters_escaped() {
+        assert_eq!(shown_name("seq_len"), "seq_len");
+        assert_eq!(shown_name("a\x1b[2Jb\n"), "a\\u{1b}[2Jb\\n");
+        assert_eq!(shown_name(&"é".repeat(41)), format!("{}…", "é".repeat(40)));
+    }
+
+    #[test]
+    fn values_are_escaped_and_bytes_shown() {
+        assert_eq!(shown_value(b"12"), "\"12\"");
+        assert_eq!(shown_value(b"\xff\xfe1"), "\"\\xFF\\xFE1\"");
+        assert_eq!(shown_value("é\t\"'".as_bytes()), "\"é\\t\\\"'\"");
+        assert_eq!(shown_value(b"\x1b[2J"), "\"\\u{1b}[2J\"");
     }
 }

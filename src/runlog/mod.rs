@@ -15,8 +15,8 @@ mod read;
 pub(crate) use columns::{missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
 pub use compact::{Epochs, Iterations};
-pub(crate) use error::shown_value;
 pub use error::{closest_name, LoadError, Location};
+pub(crate) use error::{printable, shown_value};
 pub use progress::LoadProgress;
 pub(crate) use read::{
     csv_error, csv_error_text, json_field_column, json_scalar_text, named, parse_count,

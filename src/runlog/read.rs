@@ -626,22 +626,18 @@ fn read_jsonl(
         {
             Ok(object) => object,
             Err(e) => {
-                let message = format!("expected one JSON object per line ({e})");
+                // serde_json counts within this one line and may say column 0: keep its reason,
+                // drop its own "at line 1 column N", point at our line and a 1-based column.
+                let reason = e.to_string();
+                let reason = reason
+                    .rsplit_once(" at line ")
+                    .map_or(reason.as_str(), |(r, _)| r);
+                let message = format!("expected one JSON object per line ({reason})");
+                let column = Some(e.column().max(1) as u64);
                 if plan.is_none() {
-                    return Err(LoadError::at(
-                        path,
-                        line_no,
-                        Some(e.column() as u64),
-                        message,
-                    ));
+                    return Err(LoadError::at(path, line_no, column, message));
                 }
-                sink.reject(
-                    path,
-                    line_no,
-                    Some(e.column() as u64),
-                    message,
-                    options.skip_bad,
-                )?;
+                sink.reject(path, line_no, column, message, options.skip_bad)?;
                 continue;
             }
         };
@@ -723,9 +719,21 @@ fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), LoadError> {
         ));
     }
     let missing = |iteration: u64| {
+        // A row dropped by --skip-bad is the likely reason: say so rather than leave it out.
+        let skipped = match other.skipped.count {
+            0 => String::new(),
+            1 => format!(
+                " (a bad row was skipped here with --skip-bad, at line {})",
+                other.skipped.first_lines[0]
+            ),
+            n => format!(
+                " ({n} bad rows were skipped here with --skip-bad, the first at line {})",
+                other.skipped.first_lines[0]
+            ),
+        };
         LoadError::file(
             &path,
-            format!("iteration {iteration} of {} is missing here; expected the same iterations in both logs", log.source),
+            format!("iteration {iteration} of {} is missing here{skipped}; expected the same iterations in both logs", log.source),
         )
     };
     let key_differs = |iteration: u64, other_row: usize, row: usize| {

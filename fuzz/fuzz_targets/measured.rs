@@ -1,0 +1,67 @@
+//! Fuzz the measurement reader of `project` (`parse_measured`) against a real `seqpoint/1`
+//! document (3 SeqPoints of the bundled sample), then `project_measurements` on what it read.
+//! Any bytes give measurements or a clean error naming the file; projecting never panics.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use seqpoint::export::SelectDoc;
+use seqpoint::measured::{parse_measured, MeasuredOptions};
+use seqpoint::projection_workflow::{
+    parse_select_doc, project_measurements, ProjectOptions, RunLength,
+};
+use seqpoint::runlog::InputFormat;
+
+fn doc() -> &'static SelectDoc {
+    static DOC: OnceLock<SelectDoc> = OnceLock::new();
+    DOC.get_or_init(|| {
+        parse_select_doc(
+            "seqpoints.json",
+            include_bytes!("../seeds/select_doc/sample_k3.json"),
+        )
+        .expect("the seed document is valid")
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (control, body) = seqpoint_fuzz::split(data);
+    let (format, path) = match control & 3 {
+        0 | 3 => (InputFormat::Csv, "measured.csv"),
+        1 => (InputFormat::Tsv, "measured.tsv"),
+        _ => (InputFormat::Jsonl, "measured.jsonl"),
+    };
+    let options = MeasuredOptions {
+        metrics: match (control >> 2) & 3 {
+            0 => vec![],
+            1 => vec!["time_ms".to_string()],
+            2 => vec!["energy_j".to_string()],
+            _ => vec!["time_ms".to_string(), "time_ms".to_string()],
+        },
+        format: None,
+    };
+    let measured = match parse_measured(path, body, format, doc(), &options) {
+        Ok(measured) => measured,
+        Err(err) => {
+            seqpoint_fuzz::check_error(&err, path);
+            return;
+        }
+    };
+    assert_eq!(measured.samples.len(), doc().seqpoints.len());
+    let run_length = match (control >> 4) & 3 {
+        0 => RunLength::Logged,
+        1 => RunLength::Epochs(f64::from(control >> 6) * 2.5),
+        _ => RunLength::Iterations(u64::from(control >> 6) * 1000),
+    };
+    let options = ProjectOptions {
+        allow_missing: control & 0x80 != 0,
+        run_length,
+    };
+    if let Ok(report) = project_measurements("seqpoints.json", doc(), &measured, &options) {
+        let text = serde_json::to_string(&report).expect("the report serialises");
+        assert!(!text.is_empty());
+    } else if let Err(err) = project_measurements("seqpoints.json", doc(), &measured, &options) {
+        let message = err.to_string();
+        assert!(!message.chars().any(char::is_control), "{message:?}");
+    }
+});

@@ -1,0 +1,356 @@
+//! The bad-input corpus (`tests/bad_inputs/`, one small file per case) run through the real
+//! binary: each bad file gives exactly the message a user sees and exit code 1; files that are
+//! merely unusual (BOM, CRLF, quotes, spaces, gzip) select exactly what the plain file selects.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+
+use common::{corpus, permissions_do_not_bite, select_in_corpus, seqpoint_in};
+
+/// `(arguments after "select", exact standard error)`. Every case also gets `-k 2 --format csv`.
+const BAD: &[(&[&str], &str)] = &[
+    (
+        &["empty.csv"],
+        "error: empty.csv: the file is empty; expected a header row and one row per iteration\n",
+    ),
+    (
+        &["blank_lines.csv"],
+        "error: blank_lines.csv: the file is empty; expected a header row and one row per iteration\n",
+    ),
+    (
+        &["header_only.csv"],
+        "error: header_only.csv: the file has a header but no rows; expected one row per iteration\n",
+    ),
+    (
+        &["semicolons.csv"],
+        "error: semicolons.csv:1: no key column 'seq_len'; the columns are: iteration;seq_len;time_ms \
+         (the header is one column: is the file separated by ';'? seqpoint reads commas (CSV), \
+         tabs (TSV) or JSON Lines: convert it, e.g. tr ';' ',')\n",
+    ),
+    (
+        &["tabs_named_csv.csv"],
+        "error: tabs_named_csv.csv:1: no key column 'seq_len'; the columns are: \
+         iteration\\tseq_len\\ttime_ms (the header is one column: is the file tab-separated? \
+         use --input-format tsv)\n",
+    ),
+    (
+        &["missing_key.csv"],
+        "error: missing_key.csv:1: no key column 'seq_len'; the columns are: iteration, length, time_ms\n",
+    ),
+    (
+        &["two_keys.csv", "--key", "src_len,len"],
+        "error: two_keys.csv:1: no key column 'len'; the columns are: iteration, src_len, tgt_len, time_ms\n",
+    ),
+    (
+        &["plain.csv", "--metric", "energy_j"],
+        "error: plain.csv:1: no metric column 'energy_j'; the columns are: iteration, seq_len, time_ms\n",
+    ),
+    (
+        &["mixed_types.csv"],
+        "error: mixed_types.csv:3:2: column 'seq_len': found \"abc\", expected a non-negative integer length\n",
+    ),
+    (
+        &["mixed_metric.csv"],
+        "error: mixed_metric.csv:3:3: column 'time_ms': found \"fast\", expected a number\n",
+    ),
+    (
+        &["fractional_length.csv"],
+        "error: fractional_length.csv:3:2: column 'seq_len': found \"12.5\", expected a non-negative integer length\n",
+    ),
+    (
+        &["negative_length.csv"],
+        "error: negative_length.csv:3:2: column 'seq_len': found \"-4\", expected a non-negative integer length\n",
+    ),
+    (
+        &["nan_metric.csv"],
+        "error: nan_metric.csv:3:3: column 'time_ms': found \"NaN\", expected a finite number (not NaN or infinity)\n",
+    ),
+    (
+        &["inf_metric.csv"],
+        "error: inf_metric.csv:3:3: column 'time_ms': found \"inf\", expected a finite number (not NaN or infinity)\n",
+    ),
+    (
+        &["negative_metric.csv"],
+        "error: negative_metric.csv:3:3: column 'time_ms': found \"-2.5\", expected a non-negative number\n",
+    ),
+    (
+        &["huge_length.csv"],
+        "error: huge_length.csv:3:2: column 'seq_len': found \"4294967296\", expected a length of at most 4294967295\n",
+    ),
+    (
+        &["huge_iteration.csv"],
+        "error: huge_iteration.csv:3:1: column 'iteration': found \"1e30\", expected a non-negative integer\n",
+    ),
+    (
+        &["huge_metric.csv"],
+        "error: huge_metric.csv: column 'time_ms' has 1e308 at iteration 1, too large to total over \
+         2 iterations (at most 1.676e153); rescale the metric (e.g. to seconds)\n",
+    ),
+    (
+        &["duplicate_iteration.csv"],
+        "error: duplicate_iteration.csv:4: duplicate iteration 0 (also on line 2); expected each iteration once\n",
+    ),
+    (
+        &["short_row.csv"],
+        "error: short_row.csv:3:3: expected 3 fields as in the header, found 2\n",
+    ),
+    (
+        &["long_row.csv"],
+        "error: long_row.csv:3:4: expected 3 fields as in the header, found 4\n",
+    ),
+    (
+        &["non_utf8_field.csv"],
+        "error: non_utf8_field.csv:3:2: column 'seq_len': found \"\\xFF\\xFE\", expected a non-negative integer length\n",
+    ),
+    (
+        &["non_utf8_header.csv"],
+        "error: non_utf8_header.csv:1:3: header \"time_\\xE9ms\" is not UTF-8 text\n",
+    ),
+    (
+        // An escape sequence in a header is shown escaped, never sent to the terminal.
+        &["escape_header.csv"],
+        "error: escape_header.csv:1: no key column 'seq_len'; the columns are: iteration, \\u{1b}[2Jlen, time_ms\n",
+    ),
+    (
+        &["bad_rows.csv"],
+        "error: bad_rows.csv:3:2: column 'seq_len': found \"x\", expected a non-negative integer length\n",
+    ),
+    (
+        &["all_bad.csv", "--skip-bad"],
+        "error: all_bad.csv: every row was bad (2 skipped, first: all_bad.csv:2:2: column 'seq_len': \
+         found \"x\", expected a non-negative integer length)\n",
+    ),
+    (
+        &["truncated.csv.gz"],
+        "error: truncated.csv.gz: truncated or corrupt gzip data (incomplete deflate stream); \
+         expected a complete .gz file\n",
+    ),
+    (
+        &["bad.jsonl"],
+        "error: bad.jsonl:2:1: expected one JSON object per line (invalid type: sequence, expected a map)\n",
+    ),
+    (
+        &["bad_value.jsonl"],
+        "error: bad_value.jsonl:2:44: column 'time_ms': found \"slow\", expected a number\n",
+    ),
+    (
+        &["base.csv", "--compare", "compare_missing.csv"],
+        "error: compare_missing.csv: iteration 2 of base.csv is missing here; expected the same iterations in both logs\n",
+    ),
+    (
+        &["base.csv", "--compare", "compare_extra.csv"],
+        "error: compare_extra.csv: iteration 4 is not in base.csv; expected the same iterations in both logs\n",
+    ),
+    (
+        &["base.csv", "--compare", "compare_key.csv"],
+        "error: compare_key.csv: iteration 2 has key [12] here but [10] in base.csv; expected the same \
+         batches in the same order\n",
+    ),
+    (
+        &["base.csv", "--compare", "compare_metric.csv"],
+        "error: compare_metric.csv: the --compare log has metrics [energy_j], expected the baseline's [time_ms]\n",
+    ),
+    (
+        &["base.csv", "--compare", "compare_no_metric.csv"],
+        "error: compare_no_metric.csv: the --compare log has no metric column (expected e.g. time_ms)\n",
+    ),
+    (
+        &["base.csv", "--compare", "compare_bad_row.csv"],
+        "error: compare_bad_row.csv:4:3: column 'time_ms': found \"oops\", expected a number\n",
+    ),
+    (
+        // Skipping the bad compare row leaves its iteration missing: the message says why.
+        &["base.csv", "--compare", "compare_bad_row.csv", "--skip-bad"],
+        "error: compare_bad_row.csv: iteration 2 of base.csv is missing here (a bad row was skipped \
+         here with --skip-bad, at line 4); expected the same iterations in both logs\n",
+    ),
+    (
+        &["two_keys.csv", "--key", "src_len,tgt_len", "--method", "optimal"],
+        "error: --method optimal needs a one-length key (it bins contiguous ranges of sorted \
+         lengths); use --method kmeans for a 2-length key\n",
+    ),
+    (
+        &["no_such_file.csv"],
+        "error: no_such_file.csv: cannot read: No such file or directory (os error 2)\n",
+    ),
+];
+
+#[test]
+fn every_bad_input_gives_its_exact_message() {
+    let mut failures = Vec::new();
+    for (args, expected) in BAD {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["-k", "2", "--format", "csv"]);
+        let (code, stdout, stderr) = select_in_corpus(&all);
+        if code != 1 || !stdout.is_empty() || stderr != *expected {
+            failures.push(format!(
+                "select {}\n  exit {code}, stdout {stdout:?}\n  got      {stderr:?}\n  expected {expected:?}",
+                all.join(" ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Files that differ from `plain.csv` only in encoding details select exactly the same.
+#[test]
+fn unusual_but_valid_files_load_like_the_plain_one() {
+    let (code, plain, stderr) = select_in_corpus(&["plain.csv", "-k", "2", "--format", "csv"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert!(
+        plain.starts_with("id,iteration,epoch,seq_len,weight,time_ms\n"),
+        "{plain}"
+    );
+    for file in [
+        "bom.csv",
+        "crlf.csv",
+        "quoted.csv",
+        "spaces.csv",
+        "plain.csv.gz",
+        "latin1.csv",
+    ] {
+        let (code, out, stderr) = select_in_corpus(&[file, "-k", "2", "--format", "csv"]);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{file}");
+        assert_eq!(out, plain, "{file} should select what plain.csv selects");
+    }
+}
+
+#[test]
+fn the_largest_length_loads() {
+    let (code, out, stderr) = select_in_corpus(&["max_length.csv", "-k", "2", "--format", "csv"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert!(out.contains(",4294967295,"), "{out}");
+}
+
+#[test]
+fn skipped_rows_are_reported_even_in_json() {
+    let (code, out, stderr) =
+        select_in_corpus(&["bad_rows.csv", "--skip-bad", "-k", "2", "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        "note: skipped 5 bad rows of bad_rows.csv (lines 3, 4, 6, 7, 9); first: bad_rows.csv:3:2: \
+         column 'seq_len': found \"x\", expected a non-negative integer length\n"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("stdout is clean JSON");
+    assert_eq!(doc["input"]["iterations"], 4);
+}
+
+/// A field of a million characters: the message shows 40 of them, not the megabyte.
+#[test]
+fn a_very_long_field_is_cut_in_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "9".repeat(1_000_000);
+    let text = format!("iteration,seq_len,time_ms\n0,10,1\n1,20,{long}x\n");
+    std::fs::write(dir.path().join("long.csv"), text).unwrap();
+    let output = seqpoint_in(dir.path())
+        .args(["select", "long.csv", "-k", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        format!(
+            "error: long.csv:3:3: column 'time_ms': found \"{}…\", expected a number\n",
+            "9".repeat(40)
+        )
+    );
+}
+
+/// A header of 100,000 columns without the key: the message lists names up to 400 characters
+/// (`c0`..`c9` take 4 with their separator, `c10`.. take 5: 40 + 72 * 5 = 400, so `c0`..`c81`)
+/// and then the count.
+#[test]
+fn a_very_wide_header_is_summarised() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..100_000).map(|i| format!("c{i}")).collect();
+    let text = format!("{}\n{}\n", names.join(","), vec!["1"; 100_000].join(","));
+    std::fs::write(dir.path().join("wide.csv"), text).unwrap();
+    let output = seqpoint_in(dir.path())
+        .args(["select", "wide.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let listed: Vec<String> = (0..82).map(|i| format!("c{i}")).collect();
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        format!(
+            "error: wide.csv:1: no key column 'seq_len'; the columns are: {}, ... (100000 columns in all)\n",
+            listed.join(", ")
+        )
+    );
+}
+
+/// Long lines that are valid load: a 200,000-character ignored column does not matter.
+#[test]
+fn a_very_long_valid_line_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let note = "n".repeat(200_000);
+    let text = format!("seq_len,time_ms,note\n10,1.5,{note}\n20,2.5,{note}\n");
+    std::fs::write(dir.path().join("long.csv"), text).unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "long.csv", "-k", "2", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout("id,iteration,epoch,seq_len,weight,time_ms\n0,0,,10,1,1.5\n1,1,,20,1,2.5\n");
+}
+
+#[test]
+fn a_directory_is_not_a_run_log() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("run.csv")).unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "run.csv"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(
+            "error: run.csv: is a directory; expected a run log file (CSV, TSV or JSON Lines, \
+             optionally .gz)\n",
+        );
+}
+
+/// A file no one may read. As root (CI) permission bits do not bite, so this case is checked
+/// only as a normal user; `a_socket_cannot_be_read` covers unreadable files for everyone.
+#[test]
+fn a_file_without_read_permission() {
+    if permissions_do_not_bite() {
+        eprintln!("skipped: running as root, where chmod 000 does not stop reading");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("locked.csv");
+    std::fs::copy(corpus().join("plain.csv"), &path).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "locked.csv"])
+        .assert()
+        .code(1)
+        .stderr("error: locked.csv: cannot read: Permission denied (os error 13)\n");
+}
+
+/// A Unix socket where a log is expected: it exists, it is not a folder, and opening it fails
+/// even for root. The message names the file and the reason.
+#[test]
+fn a_socket_cannot_be_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(dir.path().join("run.csv")).unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "run.csv"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("error: run.csv: cannot read: No such device or address (os error 6)\n");
+}
+
+/// A path through a regular file (`plain.csv/run.csv`) is unreadable for root too.
+#[test]
+fn a_path_under_a_file_cannot_be_read() {
+    let (code, out, stderr) = select_in_corpus(&["plain.csv/run.csv"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(
+        stderr,
+        "error: plain.csv/run.csv: cannot read: Not a directory (os error 20)\n"
+    );
+}
