@@ -473,6 +473,11 @@ pub fn write_atomically(path: &Path, contents: &[u8], overwrite: bool) -> Result
             }
         })?;
     }
+    // Make the rename itself durable, so a crash or power cut right after leaves either the
+    // earlier file or the new one. Best effort: not every file system can sync a folder.
+    if let Ok(dir) = std::fs::File::open(&folder) {
+        let _ = dir.sync_all();
+    }
     Ok(())
 }
 

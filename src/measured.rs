@@ -9,9 +9,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::export::SelectDoc;
 use crate::runlog::{
-    csv_error, csv_error_text, json_field_column, json_scalar_text, missing_column, named,
-    parse_count, parse_length, parse_metric, read_input, shown_value, InputFormat, LoadError,
-    DEFAULT_METRICS, ITERATION_ALIASES, KEY_ALIASES,
+    column_list, csv_error, csv_error_text, json_field_column, json_scalar_text, missing_column,
+    named, parse_count, parse_length, parse_metric, printable, read_input, shown_value,
+    InputFormat, LoadError, DEFAULT_METRICS, ITERATION_ALIASES, KEY_ALIASES,
 };
 
 /// Column names that hold a SeqPoint's id.
@@ -234,8 +234,8 @@ fn resolve(
                 "no column names the SeqPoint of a row; expected 'seqpoint' (the id), \
                  'iteration' or the key column{} '{}'; the columns are: {}",
                 if doc.input.key.len() > 1 { "s" } else { "" },
-                doc.input.key.join(","),
-                header.join(", ")
+                printable(&doc.input.key.join(",")),
+                column_list(header)
             ),
         ));
     };
@@ -248,7 +248,7 @@ fn resolve(
                 if let Some(col) = find(header, &[name]) {
                     if !metrics.contains(&col) {
                         metrics.push(col);
-                        metric_names.push(header[col].trim().to_string());
+                        metric_names.push(printable(header[col].trim()));
                     }
                 }
             }
@@ -264,8 +264,8 @@ fn resolve(
                 format!(
                     "no metric column; expected one of the SeqPoints file's metrics ({}) or \
                      --metric COL; the columns are: {}",
-                    doc.input.metrics.join(", "),
-                    header.join(", ")
+                    printable(&doc.input.metrics.join(", ")),
+                    column_list(header)
                 ),
             ));
         }
@@ -275,7 +275,7 @@ fn resolve(
                 .ok_or_else(|| missing_column(path, "metric", name, header))?;
             if !metrics.contains(&col) {
                 metrics.push(col);
-                metric_names.push(header[col].trim().to_string());
+                metric_names.push(printable(header[col].trim()));
             }
         }
     }

@@ -166,6 +166,12 @@ const BAD: &[(&[&str], &str)] = &[
          here with --skip-bad, at line 4); expected the same iterations in both logs\n",
     ),
     (
+        // The same from the other side: the baseline's skipped row leaves the compare one extra.
+        &["compare_bad_row.csv", "--compare", "base.csv", "--skip-bad"],
+        "error: base.csv: iteration 2 is not in compare_bad_row.csv (a bad row was skipped there \
+         with --skip-bad, at line 4); expected the same iterations in both logs\n",
+    ),
+    (
         &["two_keys.csv", "--key", "src_len,tgt_len", "--method", "optimal"],
         "error: --method optimal needs a one-length key (it bins contiguous ranges of sorted \
          lengths); use --method kmeans for a 2-length key\n",

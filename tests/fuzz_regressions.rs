@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use seqpoint::export::SelectDoc;
+use seqpoint::measured::{parse_measured, MeasuredOptions};
 use seqpoint::projection_workflow::parse_select_doc;
 use seqpoint::runlog::{load_bytes, InputFormat, LoadOptions};
 
@@ -75,6 +76,33 @@ fn replay_select_doc(data: &[u8]) {
     }
 }
 
+/// As the `measured` target: the bundled sample's 3-SeqPoint document, the format and metric
+/// options from the control byte, then the measurements or a clean error naming the file.
+fn replay_measured(data: &[u8]) {
+    let doc_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/select_doc/sample_k3.json");
+    let doc = parse_select_doc("seqpoints.json", &std::fs::read(doc_path).unwrap()).unwrap();
+    let (control, body) = data.split_first().map_or((0, data), |(&c, b)| (c, b));
+    let (format, path) = match control & 3 {
+        0 | 3 => (InputFormat::Csv, "measured.csv"),
+        1 => (InputFormat::Tsv, "measured.tsv"),
+        _ => (InputFormat::Jsonl, "measured.jsonl"),
+    };
+    let options = MeasuredOptions {
+        metrics: match (control >> 2) & 3 {
+            0 => vec![],
+            1 => vec!["time_ms".to_string()],
+            2 => vec!["energy_j".to_string()],
+            _ => vec!["time_ms".to_string(), "time_ms".to_string()],
+        },
+        format: None,
+    };
+    match parse_measured(path, body, format, &doc, &options) {
+        Ok(measured) => assert_eq!(measured.samples.len(), doc.seqpoints.len()),
+        Err(err) => check_message(&err.to_string(), path),
+    }
+}
+
 #[test]
 fn every_fuzz_crash_stays_fixed() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_crashes");
@@ -89,6 +117,7 @@ fn every_fuzz_crash_stays_fixed() {
             "load_tsv" => replay_load("run.tsv", &data, InputFormat::Tsv),
             "load_jsonl" => replay_load("run.jsonl", &data, InputFormat::Jsonl),
             "select_doc" => replay_select_doc(&data),
+            "measured" => replay_measured(&data),
             other => panic!("{name}: no replay for fuzz target {other}"),
         }
         replayed += 1;
@@ -137,5 +166,28 @@ fn an_escape_sequence_in_a_seqpoints_file_is_shown_escaped() {
         err.to_string(),
         "seqpoints.json: not a valid 'seqpoint/1' document: unknown variant \
          `\\u{1b}[2Jbaseline`, expected `baseline` or `compare`"
+    );
+}
+
+/// The third crash, by hand: a measurements header with control characters and no metric
+/// column was printed raw in the message. Now the names are escaped.
+#[test]
+fn a_measurements_header_is_shown_escaped() {
+    let doc_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/select_doc/sample_k3.json");
+    let doc = parse_select_doc("seqpoints.json", &std::fs::read(doc_path).unwrap()).unwrap();
+    let body = b"seqpoint,\x1b[2Jtime\n0,1\n";
+    let err = parse_measured(
+        "measured.csv",
+        body,
+        InputFormat::Csv,
+        &doc,
+        &MeasuredOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "measured.csv:1: no metric column; expected one of the SeqPoints file's metrics \
+         (time_ms) or --metric COL; the columns are: seqpoint, \\u{1b}[2Jtime"
     );
 }

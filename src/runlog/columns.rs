@@ -34,7 +34,9 @@ fn find(header: &[String], names: &[&str]) -> Option<usize> {
 /// file read as one header line) must not flood the terminal.
 const COLUMN_LIST_BUDGET: usize = 400;
 
-pub(crate) fn missing_column(path: &str, what: &str, wanted: &str, header: &[String]) -> LoadError {
+/// A header's column names for a message: escaped, and cut after about 400 characters with
+/// the number of columns in all.
+pub(crate) fn column_list(header: &[String]) -> String {
     let mut listed: Vec<String> = Vec::new();
     let mut used = 0;
     for name in header {
@@ -46,10 +48,14 @@ pub(crate) fn missing_column(path: &str, what: &str, wanted: &str, header: &[Str
         }
         listed.push(shown);
     }
+    listed.join(", ")
+}
+
+pub(crate) fn missing_column(path: &str, what: &str, wanted: &str, header: &[String]) -> LoadError {
     let mut message = format!(
         "no {what} column '{}'; the columns are: {}",
         shown_name(wanted),
-        listed.join(", ")
+        column_list(header)
     );
     if let Some(close) = closest_name(wanted, header) {
         message.push_str(&format!(" (did you mean '{}'?)", shown_name(close)));

@@ -12,7 +12,7 @@ mod progress;
 mod read;
 
 /// Field parsers and input helpers shared with the other tabular readers (measurements).
-pub(crate) use columns::{missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
+pub(crate) use columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
 pub use compact::{Epochs, Iterations};
 pub use error::{closest_name, LoadError, Location};

@@ -773,10 +773,22 @@ fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), LoadError> {
             .iter()
             .find(|&it| log.iterations.row_of(it).is_none())
             .unwrap_or_default();
+        // A baseline row dropped by --skip-bad is the likely reason: say so.
+        let skipped = match log.skipped.count {
+            0 => String::new(),
+            1 => format!(
+                " (a bad row was skipped there with --skip-bad, at line {})",
+                log.skipped.first_lines[0]
+            ),
+            n => format!(
+                " ({n} bad rows were skipped there with --skip-bad, the first at line {})",
+                log.skipped.first_lines[0]
+            ),
+        };
         return Err(LoadError::file(
             &path,
             format!(
-                "iteration {extra} is not in {}; expected the same iterations in both logs",
+                "iteration {extra} is not in {}{skipped}; expected the same iterations in both logs",
                 log.source
             ),
         ));
