@@ -1,11 +1,13 @@
 //! The whole `select` pipeline over plain data: strata, bin count (fixed or by error
 //! target), SeqPoints and their projection. The CLI and TUI both call `run_selection`.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::ControlFlow;
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 
-use crate::binning::{BinningError, Method};
+use crate::binning::{BinningError, Method, OptimalTable};
 use crate::groups::KeyGroups;
 use crate::project::{actual_totals, project, project_total, Projection};
 use crate::runlog::RunLog;
@@ -331,6 +333,9 @@ pub struct StrataGroups {
     pub warmup: u64,
     /// True when the run is split (`--strata` other than none): SeqPoints then carry it.
     pub split: bool,
+    /// Exact DP tables by (stratum, largest K), kept so that a later `Selectors` with
+    /// `optimal` (another pick, a K change through `run_selection_on`) does not rebuild them.
+    tables: Mutex<HashMap<(usize, usize), Arc<OptimalTable>>>,
 }
 
 impl StrataGroups {
@@ -349,7 +354,24 @@ impl StrataGroups {
             names: rows.into_iter().map(|(name, _)| name).collect(),
             warmup,
             split: strata != Strata::None,
+            tables: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// A kept DP table of `stratum` covering at least `max_bins` bins.
+    fn table(&self, stratum: usize, max_bins: usize) -> Option<Arc<OptimalTable>> {
+        let tables = self.tables.lock().ok()?;
+        tables
+            .iter()
+            .filter(|((s, k), _)| *s == stratum && *k >= max_bins)
+            .min_by_key(|((_, k), _)| *k)
+            .map(|(_, table)| table.clone())
+    }
+
+    fn keep_table(&self, stratum: usize, table: Arc<OptimalTable>) {
+        if let Ok(mut tables) = self.tables.lock() {
+            tables.insert((stratum, table.max_bins()), table);
+        }
     }
 
     /// The most key groups in one stratum: no K above it makes more bins.
@@ -402,17 +424,24 @@ impl<'a> Selectors<'a> {
             .iter()
             .enumerate()
             .map(|(i, g)| {
-                let candidates = &strata.candidates[i];
-                Selector::prepared(
+                let kept = strata.table(i, prepared);
+                let had_table = kept.is_some();
+                let selector = Selector::prepared(
                     log,
                     g,
-                    candidates,
-                    None,
+                    &strata.candidates[i],
+                    kept,
                     settings,
                     strata.split.then_some(i),
-                )
+                )?;
+                if !had_table {
+                    if let Some(table) = selector.table() {
+                        strata.keep_table(i, table);
+                    }
+                }
+                Ok(selector)
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, SelectError>>()?;
         Ok(Selectors {
             log,
             strata,
