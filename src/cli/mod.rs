@@ -229,3 +229,20 @@ pub enum OutputFormat {
     Json,
     Csv,
 }
+
+/// Write a command's output to OUT (atomically, never over an existing file without
+/// `--force`) and say where, or to standard output.
+pub fn emit(text: &str, output: Option<&std::path::Path>, force: bool) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::io::Write;
+    match output {
+        Some(path) => {
+            seqpoint::export::write_atomically(path, text.as_bytes(), force)?;
+            eprintln!("wrote {}", path.display());
+        }
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .context("writing to standard output")?,
+    }
+    Ok(())
+}

@@ -3,10 +3,8 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
 
-use seqpoint::export::write_atomically;
 use seqpoint::measured::{read_measured, MeasuredOptions};
 use seqpoint::project_text::projection_table;
 use seqpoint::projection_workflow::{
@@ -94,17 +92,5 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         ProjectFormat::Table => projection_table(&report),
         ProjectFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
     };
-    match &cmd.output {
-        Some(path) => {
-            write_atomically(path, text.as_bytes(), cmd.force)?;
-            eprintln!("wrote {}", path.display());
-        }
-        None => {
-            use std::io::Write;
-            std::io::stdout()
-                .write_all(text.as_bytes())
-                .context("writing to standard output")?;
-        }
-    }
-    Ok(())
+    super::emit(&text, cmd.output.as_deref(), cmd.force)
 }

@@ -2,11 +2,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
 
 use super::RunArgs;
-use seqpoint::export::write_atomically;
 use seqpoint::report::{findings_table, report_document, run_checks, ReportOptions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -74,17 +72,5 @@ pub fn run(cmd: &ReportCommand) -> anyhow::Result<()> {
                 _ => ReportFormat::Table,
             });
     let text = render(cmd, format)?;
-    match &cmd.output {
-        Some(path) => {
-            write_atomically(path, text.as_bytes(), cmd.force)?;
-            eprintln!("wrote {}", path.display());
-        }
-        None => {
-            use std::io::Write;
-            std::io::stdout()
-                .write_all(text.as_bytes())
-                .context("writing to standard output")?;
-        }
-    }
-    Ok(())
+    super::emit(&text, cmd.output.as_deref(), cmd.force)
 }

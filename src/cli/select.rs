@@ -3,12 +3,11 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
 
 use super::{OutputFormat, RunArgs, SelectArgs};
 use seqpoint::baselines::{all_baselines, RANDOM_DRAWS};
-use seqpoint::export::{select_csv, select_json, write_atomically};
+use seqpoint::export::{select_csv, select_json};
 use seqpoint::plan::{cheapest_plan, plan_selection, PlanRule};
 use seqpoint::project_text::{baselines_table, plan_table};
 use seqpoint::run_selection;
@@ -96,17 +95,5 @@ pub fn run(cmd: &SelectCommand) -> anyhow::Result<()> {
         .format
         .unwrap_or_else(|| default_format(cmd.output.as_ref()));
     let text = render(&cmd.run, &cmd.select, format)?;
-    match &cmd.output {
-        Some(path) => {
-            write_atomically(path, text.as_bytes(), cmd.force)?;
-            eprintln!("wrote {}", path.display());
-        }
-        None => {
-            use std::io::Write;
-            std::io::stdout()
-                .write_all(text.as_bytes())
-                .context("writing to standard output")?;
-        }
-    }
-    Ok(())
+    super::emit(&text, cmd.output.as_deref(), cmd.force)
 }
