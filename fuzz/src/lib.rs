@@ -52,7 +52,7 @@ pub fn check_log(log: &RunLog, options: &LoadOptions) {
     );
     assert_eq!(log.keys.len(), n * dims, "keys are row-major n x dims");
     assert!(
-        log.iterations.windows(2).all(|w| w[0] < w[1]),
+        log.iterations.to_vec().windows(2).all(|w| w[0] < w[1]),
         "iterations strictly ascending"
     );
     if let Some(epochs) = &log.epochs {
