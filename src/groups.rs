@@ -523,15 +523,7 @@ mod tests {
     use super::*;
     use crate::runlog::{load_bytes, InputFormat, LoadOptions};
 
-    fn log(text: &str) -> RunLog {
-        load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap()
-    }
+    use crate::runlog::test_log as log;
 
     #[test]
     fn groups_by_hand() {

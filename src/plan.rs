@@ -422,17 +422,8 @@ pub fn plan_variance(seqpoints: &[SeqPoint], samples: &[u64], config: usize, met
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
 
-    fn log(text: &str) -> RunLog {
-        load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap()
-    }
+    use crate::runlog::test_log as log;
 
     #[test]
     fn neyman_by_hand() {

@@ -246,7 +246,6 @@ mod tests {
     use super::*;
     use crate::binning::Method;
     use crate::groups::KeyGroups;
-    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
     use crate::select::{Pick, PickSettings, Selector};
 
     fn settings(max_bins: usize) -> PickSettings {
@@ -259,15 +258,7 @@ mod tests {
         }
     }
 
-    fn log(text: &str) -> RunLog {
-        load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap()
-    }
+    use crate::runlog::test_log as log;
 
     #[test]
     fn projection_by_hand() {

@@ -444,17 +444,8 @@ impl<'a> Selector<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
 
-    fn log(text: &str) -> RunLog {
-        load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap()
-    }
+    use crate::runlog::test_log as log;
 
     // Keys 10 (x2, time 10), 20 (x1, time 20), 30 (x5, time 31..35), one bin.
     const RUN: &str = "seq_len,time_ms\n10,10\n30,33\n20,20\n30,31\n10,10\n30,35\n30,32\n30,34\n";

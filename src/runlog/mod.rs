@@ -128,3 +128,15 @@ impl RunLog {
         self.configs.get(1)
     }
 }
+
+/// A run log from CSV text, for unit tests: one helper instead of a copy per module.
+#[cfg(test)]
+pub(crate) fn test_log(text: &str) -> RunLog {
+    load_bytes(
+        "t.csv",
+        text.as_bytes(),
+        InputFormat::Csv,
+        &LoadOptions::default(),
+    )
+    .expect("test CSV loads")
+}
