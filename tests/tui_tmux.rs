@@ -243,6 +243,61 @@ fn sigterm_and_sighup_restore_the_terminal() {
     }
 }
 
+/// True while the process runs (a zombie has ended; it only waits to be reaped).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+#[test]
+fn a_terminal_that_hangs_up_without_sighup_still_ends_the_explorer() {
+    if !tmux_available() || !Path::new("/proc/self/stat").exists() {
+        return;
+    }
+    // The pane's first process is a plain `sh` that dies on the hang-up without passing
+    // SIGHUP on: only the terminal itself tells the explorer that nobody is there.
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let pane = Pane {
+        socket: dir.path().join("tmux.sock"),
+        _dir: tempfile::tempdir().unwrap(),
+    };
+    let command = format!(
+        "sh -c 'echo $$ > {}; exec {BIN} --bins 5'; sleep 600",
+        pid_file.display()
+    );
+    pane.tmux(&["new-session", "-d", "-x", "100", "-y", "30", &command]);
+    pane.wait_for("the explorer", |s| s.contains("K = 5 ·"));
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(running(pid));
+    // Let it settle into waiting for keys: a hang-up that lands while it draws fails the
+    // draw, which ends it anyway; the case that spun forever was the idle wait.
+    std::thread::sleep(Duration::from_secs(1));
+    pane.tmux(&["kill-server"]);
+    let start = Instant::now();
+    while running(pid) && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let still = running(pid);
+    if still {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    assert!(
+        !still,
+        "the explorer kept running after its terminal hung up"
+    );
+}
+
 #[test]
 fn a_load_error_reads_like_the_cli_and_never_opens_the_screen() {
     if !tmux_available() {

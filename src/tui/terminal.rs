@@ -1,9 +1,13 @@
 //! The terminal while the explorer runs: raw mode and the alternate screen on entry, and the
 //! terminal given back on quit, on error (guard drop), on panic (hook) and on SIGTERM/SIGHUP.
+//! A watchdog thread ends the process when the terminal hangs up without a SIGHUP reaching
+//! the explorer, or when an ending signal is not acted on in time.
 
 use std::io::{self, Stdout};
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Once};
+use std::time::{Duration, Instant};
 
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::cursor::{Hide, Show};
@@ -19,6 +23,13 @@ pub type Screen = Terminal<CrosstermBackend<Stdout>>;
 
 /// Worker threads are named so the panic hook leaves the screen to the UI thread.
 pub const WORKER_THREAD: &str = "seqpoint-worker";
+const WATCHDOG_THREAD: &str = "seqpoint-watchdog";
+
+/// How often the watchdog looks at the terminal when nothing happens.
+const WATCH_EVERY: Duration = Duration::from_millis(200);
+/// How long the event loop gets to notice an ending signal or a hang-up itself (it looks
+/// every 100 ms) before the watchdog restores what it can and ends the process.
+const GRACE: Duration = Duration::from_secs(1);
 
 /// Set while the terminal is in the explorer's mode, so it is restored exactly once.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -30,8 +41,27 @@ const ENDING_SIGNALS: [i32; 3] = [SIGTERM, SIGHUP, SIGINT];
 /// The terminal in the explorer's mode; dropping it gives the terminal back.
 pub struct TerminalGuard {
     pub screen: Screen,
-    signals: Vec<(i32, Arc<AtomicBool>)>,
+    ending: Arc<Ending>,
     hooks: Vec<SigId>,
+}
+
+/// What can end the explorer from outside: signal flags, set by the handlers, and the
+/// terminal hanging up, set by the watchdog.
+struct Ending {
+    signals: Vec<(i32, Arc<AtomicBool>)>,
+    hung_up: AtomicBool,
+}
+
+impl Ending {
+    /// The signal to end with, if any: a hang-up counts as SIGHUP.
+    fn signal(&self) -> Option<i32> {
+        let received = self
+            .signals
+            .iter()
+            .find(|(_, flag)| flag.load(Ordering::Relaxed))
+            .map(|(signal, _)| *signal);
+        received.or_else(|| self.hung_up.load(Ordering::Relaxed).then_some(SIGHUP))
+    }
 }
 
 impl TerminalGuard {
@@ -52,16 +82,25 @@ impl TerminalGuard {
             hooks.push(signal_hook::flag::register(signal, flag.clone())?);
             signals.push((signal, flag));
         }
+        let ending = Arc::new(Ending {
+            signals,
+            hung_up: AtomicBool::new(false),
+        });
         let screen = (|| {
             ACTIVE.store(true, Ordering::SeqCst);
             enable_raw_mode()?;
             execute!(io::stdout(), EnterAlternateScreen, Hide)?;
-            Terminal::new(CrosstermBackend::new(io::stdout()))
+            let screen = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+            let watched = ending.clone();
+            std::thread::Builder::new()
+                .name(WATCHDOG_THREAD.into())
+                .spawn(move || watch(&watched))?;
+            Ok(screen)
         })();
         match screen {
             Ok(screen) => Ok(TerminalGuard {
                 screen,
-                signals,
+                ending,
                 hooks,
             }),
             Err(e) => {
@@ -74,13 +113,68 @@ impl TerminalGuard {
         }
     }
 
-    /// The first ending signal received, if any.
+    /// The first ending signal received (a hang-up counts as SIGHUP), if any.
     pub fn signal(&self) -> Option<i32> {
-        self.signals
-            .iter()
-            .find(|(_, flag)| flag.load(Ordering::Relaxed))
-            .map(|(signal, _)| *signal)
+        self.ending.signal()
     }
+}
+
+/// Runs while the explorer has the terminal. A terminal can hang up without SIGHUP reaching
+/// the explorer (a shell that does not forward it dies first); reads then fail at once and
+/// the terminal library's event wait never returns, so the event loop would spin forever.
+/// The watchdog sees the hang-up, gives the loop `GRACE` to end by itself, then ends the
+/// process with 128 + the signal. The same backstop covers a signal the loop misses.
+fn watch(ending: &Ending) {
+    let terminal = terminal_fds();
+    let mut noticed: Option<Instant> = None;
+    while ACTIVE.load(Ordering::SeqCst) {
+        if hung_up(&terminal, WATCH_EVERY) {
+            ending.hung_up.store(true, Ordering::Relaxed);
+            // poll(2) returns at once on a hung-up terminal: keep the loop's pace.
+            std::thread::sleep(WATCH_EVERY);
+        }
+        let Some(signal) = ending.signal() else {
+            continue;
+        };
+        let since = *noticed.get_or_insert_with(Instant::now);
+        if since.elapsed() >= GRACE && ACTIVE.load(Ordering::SeqCst) {
+            restore();
+            std::process::exit(128 + signal);
+        }
+    }
+}
+
+/// The explorer's terminal: standard input and output, where they are terminals.
+fn terminal_fds() -> Vec<RawFd> {
+    [libc::STDIN_FILENO, libc::STDOUT_FILENO]
+        .into_iter()
+        // SAFETY: isatty only inspects the descriptor.
+        .filter(|&fd| unsafe { libc::isatty(fd) } == 1)
+        .collect()
+}
+
+/// Waits up to `timeout` for the terminal to hang up (or its descriptor to fail).
+fn hung_up(fds: &[RawFd], timeout: Duration) -> bool {
+    if fds.is_empty() {
+        std::thread::sleep(timeout);
+        return false;
+    }
+    // No events asked for: poll(2) reports only hang-ups and errors, which are the point.
+    let mut polled: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: 0,
+            revents: 0,
+        })
+        .collect();
+    let millis = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: `polled` is a valid, exclusively borrowed array of `polled.len()` entries.
+    let ready = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, millis) };
+    ready > 0
+        && polled
+            .iter()
+            .any(|p| p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0)
 }
 
 impl Drop for TerminalGuard {
