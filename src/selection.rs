@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::ControlFlow;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::binning::{BinningError, Method, OptimalTable};
+use crate::binning::{BinningError, Method, OptimalTable, Solver};
 use crate::groups::KeyGroups;
 use crate::project::{actual_totals, project, project_total, Projection};
 use crate::runlog::RunLog;
@@ -404,6 +405,19 @@ impl<'a> Selectors<'a> {
         strata: &'a StrataGroups,
         options: &SelectOptions,
     ) -> Result<Self, SelectError> {
+        let selectors =
+            Self::new_with_progress(log, strata, options, &mut |_, _| ControlFlow::Continue(()))?;
+        Ok(selectors.expect("never stopped"))
+    }
+
+    /// `new`, telling `progress` how far the exact DP tables are built (the only slow part:
+    /// seconds for a plain DP over many thousand key groups); `None` when it stopped them.
+    pub fn new_with_progress(
+        log: &'a RunLog,
+        strata: &'a StrataGroups,
+        options: &SelectOptions,
+        progress: Progress,
+    ) -> Result<Option<Self>, SelectError> {
         if options.warmup != strata.warmup {
             return Err(SelectError::Invalid(format!(
                 "key groups prepared for warm-up {}, asked for {}",
@@ -419,30 +433,36 @@ impl<'a> Selectors<'a> {
             seed: options.seed,
             max_bins: prepared,
         };
-        let selectors = strata
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let kept = strata.table(i, prepared);
-                let had_table = kept.is_some();
-                let selector = Selector::prepared(
-                    log,
-                    g,
-                    &strata.candidates[i],
-                    kept,
-                    settings,
-                    strata.split.then_some(i),
-                )?;
-                if !had_table {
-                    if let Some(table) = selector.table() {
-                        strata.keep_table(i, table);
-                    }
-                }
-                Ok(selector)
-            })
-            .collect::<Result<_, SelectError>>()?;
-        Ok(Selectors {
+        let count = strata.groups.len();
+        let mut selectors = Vec::with_capacity(count);
+        for (i, g) in strata.groups.iter().enumerate() {
+            let mut table = strata.table(i, prepared);
+            if table.is_none() && method == Method::Optimal && g.dims == 1 {
+                // Built here rather than inside the selector, so that it reports and stops.
+                let built = OptimalTable::build_with_progress(
+                    &g.counts,
+                    &g.binning_values(),
+                    prepared,
+                    Solver::Auto,
+                    &mut |done, levels| progress(i * levels + done, count * levels),
+                );
+                let Some(built) = built else {
+                    return Ok(None);
+                };
+                let built = Arc::new(built);
+                strata.keep_table(i, built.clone());
+                table = Some(built);
+            }
+            selectors.push(Selector::prepared(
+                log,
+                g,
+                &strata.candidates[i],
+                table,
+                settings,
+                strata.split.then_some(i),
+            )?);
+        }
+        Ok(Some(Selectors {
             log,
             strata,
             selectors,
@@ -451,7 +471,7 @@ impl<'a> Selectors<'a> {
             method,
             pick,
             prepared,
-        })
+        }))
     }
 
     pub fn method(&self) -> Method {
@@ -492,14 +512,61 @@ impl<'a> Selectors<'a> {
         progress: Progress,
     ) -> Result<Option<Vec<CurvePoint>>, SelectError> {
         let len = self.curve_len(options);
-        let mut curve = Vec::with_capacity(len);
-        for k in 1..=len {
-            curve.push(self.curve_point(k, options.samples)?);
-            if progress(k, len).is_break() {
-                return Ok(None);
+        let threads = crate::parallel::threads().min(len);
+        if threads <= 1 {
+            let mut curve = Vec::with_capacity(len);
+            for k in 1..=len {
+                curve.push(self.curve_point(k, options.samples)?);
+                if progress(k, len).is_break() {
+                    return Ok(None);
+                }
             }
+            return Ok(Some(curve));
         }
-        Ok(Some(curve))
+        // Each K is independent (k-means takes a while per K): workers take the next K
+        // from a counter and send the point back; this thread reports and may stop them.
+        let next_k = AtomicUsize::new(1);
+        let stop = AtomicBool::new(false);
+        let mut points: Vec<Option<CurvePoint>> = vec![None; len];
+        let outcome = std::thread::scope(|scope| {
+            let (sender, receiver) = std::sync::mpsc::channel();
+            for _ in 0..threads {
+                let sender = sender.clone();
+                let (next_k, stop) = (&next_k, &stop);
+                scope.spawn(move || loop {
+                    let k = next_k.fetch_add(1, Ordering::Relaxed);
+                    if k > len || stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    if sender
+                        .send((k, self.curve_point(k, options.samples)))
+                        .is_err()
+                    {
+                        return;
+                    }
+                });
+            }
+            drop(sender);
+            for done in 1..=len {
+                let (k, point) = receiver.recv().expect("a worker sends every K it takes");
+                match point {
+                    Ok(point) => points[k - 1] = Some(point),
+                    Err(e) => {
+                        stop.store(true, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+                if progress(done, len).is_break() {
+                    stop.store(true, Ordering::Relaxed);
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        });
+        if !outcome? {
+            return Ok(None);
+        }
+        Ok(Some(points.into_iter().flatten().collect()))
     }
 
     /// The selection for `options` (fixed K, or the error-target search), carrying `curve`;
@@ -762,6 +829,78 @@ mod tests {
     use crate::runlog::{load_bytes, InputFormat, LoadOptions};
 
     use crate::runlog::test_log as log;
+
+    #[test]
+    fn preparing_selectors_reports_and_can_be_stopped_without_keeping_a_table() {
+        let log = log("seq_len,time_ms\n1,1\n2,4\n3,9\n4,16\n5,25\n6,36\n");
+        let strata = StrataGroups::new(&log, Strata::None, 0).unwrap();
+        let options = SelectOptions {
+            bins: BinCount::Fixed(3),
+            method: Some(Method::Optimal),
+            ..SelectOptions::default()
+        };
+        let stopped = Selectors::new_with_progress(&log, &strata, &options, &mut |_, _| {
+            ControlFlow::Break(())
+        })
+        .unwrap();
+        assert!(stopped.is_none());
+        assert!(strata.table(0, 3).is_none(), "a stopped build is not kept");
+
+        let mut reports = Vec::new();
+        let selectors = Selectors::new_with_progress(&log, &strata, &options, &mut |d, t| {
+            reports.push((d, t));
+            ControlFlow::Continue(())
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            reports.last().map(|r| r.0 == r.1),
+            Some(true),
+            "{reports:?}"
+        );
+        assert!(strata.table(0, 3).is_some(), "the finished table is kept");
+        let via_plain = run_selection_on(&log, &strata, &options).unwrap();
+        let point = selectors.curve_point(3, 1).unwrap();
+        assert_eq!(point.bins, via_plain.bins());
+    }
+
+    #[test]
+    fn the_curve_holds_every_k_in_order_and_stops_when_told() {
+        let rows: String = (0..300)
+            .map(|i| format!("{},{}\n", 10 + i % 37, (10 + i % 37) * 3 + i % 5))
+            .collect();
+        let log = log(&format!("seq_len,time_ms\n{rows}"));
+        let strata = StrataGroups::new(&log, Strata::None, 0).unwrap();
+        let options = SelectOptions {
+            bins: BinCount::Target(1.0),
+            method: Some(Method::Kmeans),
+            max_bins: 20,
+            error_curve: true,
+            ..SelectOptions::default()
+        };
+        let selectors = Selectors::new(&log, &strata, &options).unwrap();
+        let mut reports = Vec::new();
+        let curve = selectors
+            .curve(&options, &mut |d, t| {
+                reports.push((d, t));
+                ControlFlow::Continue(())
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(reports, (1..=20).map(|d| (d, 20)).collect::<Vec<_>>());
+        for (i, point) in curve.iter().enumerate() {
+            let alone = selectors.curve_point(i + 1, options.samples).unwrap();
+            assert_eq!(point.k, i + 1);
+            assert_eq!(point.worst_error_pct, alone.worst_error_pct);
+        }
+        let mut told = 0;
+        let stopped = selectors.curve(&options, &mut |_, _| {
+            told += 1;
+            ControlFlow::Break(())
+        });
+        assert!(stopped.unwrap().is_none());
+        assert_eq!(told, 1);
+    }
 
     #[test]
     fn strata_parse() {

@@ -5,6 +5,8 @@
 // Index loops mirror the DP's recurrences; iterator chains would hide them.
 #![allow(clippy::needless_range_loop)]
 
+use std::ops::ControlFlow;
+
 use super::Bins;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +83,21 @@ pub fn is_monotone(values: &[f64]) -> bool {
 
 impl OptimalTable {
     pub fn build(counts: &[u64], values: &[f64], max_bins: usize, solver: Solver) -> Self {
+        Self::build_with_progress(counts, values, max_bins, solver, &mut |_, _| {
+            ControlFlow::Continue(())
+        })
+        .expect("never stopped")
+    }
+
+    /// `build`, telling `progress` `(levels done, levels)` after each K; `None` when it
+    /// answered `Break` (the explorer's cancel: a plain DP over many groups takes seconds).
+    pub fn build_with_progress(
+        counts: &[u64],
+        values: &[f64],
+        max_bins: usize,
+        solver: Solver,
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+    ) -> Option<Self> {
         let groups = counts.len();
         let max_bins = max_bins.clamp(1, groups.max(1));
         let costs = RangeCost::new(counts, values);
@@ -135,12 +152,15 @@ impl OptimalTable {
                     Some(())
                 });
             }
+            if progress(k + 1, max_bins).is_break() {
+                return None;
+            }
         }
-        OptimalTable {
+        Some(OptimalTable {
             best,
             split,
             groups,
-        }
+        })
     }
 
     pub fn max_bins(&self) -> usize {
@@ -281,6 +301,31 @@ mod tests {
         let mut best = f64::INFINITY;
         rec(counts, values, 0, k, &mut Vec::new(), &mut best);
         best
+    }
+
+    #[test]
+    fn progress_sees_every_level_and_a_stop_returns_nothing() {
+        let counts = vec![3, 1, 4, 1, 5, 9, 2, 6];
+        let values = vec![2.0, 7.0, 1.0, 8.0, 2.0, 8.0, 1.0, 8.0];
+        let mut seen = Vec::new();
+        let table =
+            OptimalTable::build_with_progress(&counts, &values, 5, Solver::Plain, &mut |d, t| {
+                seen.push((d, t));
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+        assert_eq!(seen, [(2, 5), (3, 5), (4, 5), (5, 5)]);
+        let plain = OptimalTable::build(&counts, &values, 5, Solver::Plain);
+        assert_eq!(table.cost(5), plain.cost(5));
+
+        let mut asked = 0;
+        let stopped =
+            OptimalTable::build_with_progress(&counts, &values, 5, Solver::Plain, &mut |_, _| {
+                asked += 1;
+                ControlFlow::Break(())
+            });
+        assert!(stopped.is_none());
+        assert_eq!(asked, 1, "stops at the first level it is told to");
     }
 
     proptest! {

@@ -69,8 +69,18 @@ impl<'a> Job<'a> {
             None => {
                 report(PREPARING, 0, 0);
                 let options = table_options(session, &settings);
-                let selectors = match Selectors::new(&session.log, &session.strata, &options) {
-                    Ok(s) => s,
+                let selectors = Selectors::new_with_progress(
+                    &session.log,
+                    &session.strata,
+                    &options,
+                    &mut |done, total| {
+                        report(PREPARING, done, total);
+                        go_on()
+                    },
+                );
+                let selectors = match selectors {
+                    Ok(Some(s)) => s,
+                    Ok(None) => return None,
                     Err(e) => return Some(fail(None, e)),
                 };
                 let curve = selectors.curve(&options, &mut |done, total| {
