@@ -89,57 +89,137 @@ fn errors_of(log: &RunLog, actual: &[Vec<f64>], rows: &[usize]) -> (Vec<Vec<f64>
     (errors, speedups)
 }
 
-/// One baseline from the errors of each of its draws (one draw for the deterministic ones).
-fn baseline(log: &RunLog, method: &str, iterations: usize, draws: &[Vec<usize>]) -> Baseline {
-    let actual = actual_totals(log);
-    let per_draw: Vec<(Vec<Vec<f64>>, Vec<f64>)> = draws
-        .iter()
-        .map(|rows| errors_of(log, &actual, rows))
-        .collect();
-    let random = draws.len() > 1;
-    let summarise = |values: Vec<f64>| -> (f64, Option<f64>) {
-        let mean = values.iter().sum::<f64>() / values.len() as f64;
-        let worst = values.iter().copied().fold(0.0, f64::max);
-        (mean, random.then_some(worst))
-    };
-    let names = log.metric_names();
-    let mut errors = Vec::new();
-    for (c, config) in log.configs.iter().enumerate() {
-        for (m, name) in names.iter().enumerate() {
-            let (error_pct, worst_error_pct) =
-                summarise(per_draw.iter().map(|(e, _)| e[c][m]).collect());
-            errors.push(BaselineError {
-                metric: name.clone(),
-                config: Some(config.role),
-                error_pct,
-                worst_error_pct,
-            });
-        }
+/// The baselines of one run log: its actual totals are summed once (a pass over every row),
+/// then each baseline costs only its own profiled rows.
+pub struct Baselines<'a> {
+    log: &'a RunLog,
+    actual: Vec<Vec<f64>>,
+}
+
+impl<'a> Baselines<'a> {
+    pub fn new(log: &'a RunLog) -> Self {
+        Self::with_actual(log, actual_totals(log))
     }
-    let speedup_errors = if log.configs.len() > 1 {
-        names
+
+    /// With the actual totals known already (`actual[config][metric]`).
+    pub fn with_actual(log: &'a RunLog, actual: Vec<Vec<f64>>) -> Self {
+        Baselines { log, actual }
+    }
+
+    /// The first `n` iterations after warm-up ("profile iterations 100-110").
+    pub fn first_n(&self, n: usize, warmup: u64) -> Baseline {
+        let range = eligible(self.log, warmup);
+        let n = n.clamp(1, range.len());
+        let rows: Vec<usize> = range.take(n).collect();
+        self.baseline("first-n", n, &[rows])
+    }
+
+    /// `n` iterations drawn at random after warm-up, `draws` times (seeded): the mean and the
+    /// worst absolute error over the draws.
+    pub fn random_n(&self, n: usize, warmup: u64, draws: u32, seed: u64) -> Baseline {
+        let range = eligible(self.log, warmup);
+        let n = n.clamp(1, range.len());
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let all: Vec<Vec<usize>> = (0..draws.max(1))
+            .map(|_| {
+                rand::seq::index::sample(&mut rng, range.len(), n)
+                    .iter()
+                    .map(|i| range.start + i)
+                    .collect()
+            })
+            .collect();
+        self.baseline("random", n, &all)
+    }
+
+    /// Every (len/n)-th iteration after warm-up, starting at the first.
+    pub fn systematic(&self, n: usize, warmup: u64) -> Baseline {
+        let range = eligible(self.log, warmup);
+        let n = n.clamp(1, range.len());
+        let rows: Vec<usize> = (0..n).map(|i| range.start + i * range.len() / n).collect();
+        self.baseline("systematic", n, &[rows])
+    }
+
+    /// The single iteration with the median sequence length (after warm-up; ties: the
+    /// earliest).
+    pub fn median_sl(&self, warmup: u64) -> Baseline {
+        let log = self.log;
+        let mut rows: Vec<usize> = eligible(log, warmup).collect();
+        let length = |r: usize| log.key(r).iter().map(|&k| u64::from(k)).sum::<u64>();
+        rows.sort_by_key(|&r| (length(r), r));
+        let median = rows[(rows.len() - 1) / 2];
+        let at = length(median);
+        let earliest = rows
             .iter()
-            .enumerate()
-            .map(|(m, name)| {
+            .copied()
+            .filter(|&r| length(r) == at)
+            .min()
+            .unwrap_or(median);
+        self.baseline("median-sl", 1, &[vec![earliest]])
+    }
+
+    /// Every baseline at a budget of `n` profiled iterations.
+    pub fn all(&self, n: usize, warmup: u64, seed: u64) -> Vec<Baseline> {
+        vec![
+            self.first_n(n, warmup),
+            self.random_n(n, warmup, RANDOM_DRAWS, seed),
+            self.systematic(n, warmup),
+            self.median_sl(warmup),
+        ]
+    }
+
+    /// One baseline from the errors of each of its draws (one draw for the deterministic
+    /// ones).
+    fn baseline(&self, method: &str, iterations: usize, draws: &[Vec<usize>]) -> Baseline {
+        let log = self.log;
+        let per_draw: Vec<(Vec<Vec<f64>>, Vec<f64>)> = draws
+            .iter()
+            .map(|rows| errors_of(log, &self.actual, rows))
+            .collect();
+        let random = draws.len() > 1;
+        let summarise = |values: Vec<f64>| -> (f64, Option<f64>) {
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            let worst = values.iter().copied().fold(0.0, f64::max);
+            (mean, random.then_some(worst))
+        };
+        let names = log.metric_names();
+        let mut errors = Vec::new();
+        for (c, config) in log.configs.iter().enumerate() {
+            for (m, name) in names.iter().enumerate() {
                 let (error_pct, worst_error_pct) =
-                    summarise(per_draw.iter().map(|(_, s)| s[m]).collect());
-                BaselineError {
+                    summarise(per_draw.iter().map(|(e, _)| e[c][m]).collect());
+                errors.push(BaselineError {
                     metric: name.clone(),
-                    config: None,
+                    config: Some(config.role),
                     error_pct,
                     worst_error_pct,
-                }
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    Baseline {
-        method: method.to_string(),
-        iterations: iterations as u64,
-        draws: random.then_some(draws.len() as u32),
-        errors,
-        speedup_errors,
+                });
+            }
+        }
+        let speedup_errors = if log.configs.len() > 1 {
+            names
+                .iter()
+                .enumerate()
+                .map(|(m, name)| {
+                    let (error_pct, worst_error_pct) =
+                        summarise(per_draw.iter().map(|(_, s)| s[m]).collect());
+                    BaselineError {
+                        metric: name.clone(),
+                        config: None,
+                        error_pct,
+                        worst_error_pct,
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Baseline {
+            method: method.to_string(),
+            iterations: iterations as u64,
+            draws: random.then_some(draws.len() as u32),
+            errors,
+            speedup_errors,
+        }
     }
 }
 
@@ -153,63 +233,29 @@ fn eligible(log: &RunLog, warmup: u64) -> std::ops::Range<usize> {
     }
 }
 
-/// The first `n` iterations after warm-up ("profile iterations 100-110").
+/// `Baselines::first_n` for a single use.
 pub fn first_n(log: &RunLog, n: usize, warmup: u64) -> Baseline {
-    let range = eligible(log, warmup);
-    let n = n.clamp(1, range.len());
-    let rows: Vec<usize> = range.take(n).collect();
-    baseline(log, "first-n", n, &[rows])
+    Baselines::new(log).first_n(n, warmup)
 }
 
-/// `n` iterations drawn at random after warm-up, `draws` times (seeded): the mean and the
-/// worst absolute error over the draws.
+/// `Baselines::random_n` for a single use.
 pub fn random_n(log: &RunLog, n: usize, warmup: u64, draws: u32, seed: u64) -> Baseline {
-    let range = eligible(log, warmup);
-    let n = n.clamp(1, range.len());
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let all: Vec<Vec<usize>> = (0..draws.max(1))
-        .map(|_| {
-            rand::seq::index::sample(&mut rng, range.len(), n)
-                .iter()
-                .map(|i| range.start + i)
-                .collect()
-        })
-        .collect();
-    baseline(log, "random", n, &all)
+    Baselines::new(log).random_n(n, warmup, draws, seed)
 }
 
-/// Every (len/n)-th iteration after warm-up, starting at the first.
+/// `Baselines::systematic` for a single use.
 pub fn systematic(log: &RunLog, n: usize, warmup: u64) -> Baseline {
-    let range = eligible(log, warmup);
-    let n = n.clamp(1, range.len());
-    let rows: Vec<usize> = (0..n).map(|i| range.start + i * range.len() / n).collect();
-    baseline(log, "systematic", n, &[rows])
+    Baselines::new(log).systematic(n, warmup)
 }
 
-/// The single iteration with the median sequence length (after warm-up; ties: the earliest).
+/// `Baselines::median_sl` for a single use.
 pub fn median_sl(log: &RunLog, warmup: u64) -> Baseline {
-    let mut rows: Vec<usize> = eligible(log, warmup).collect();
-    let length = |r: usize| log.key(r).iter().map(|&k| u64::from(k)).sum::<u64>();
-    rows.sort_by_key(|&r| (length(r), r));
-    let median = rows[(rows.len() - 1) / 2];
-    let at = length(median);
-    let earliest = rows
-        .iter()
-        .copied()
-        .filter(|&r| length(r) == at)
-        .min()
-        .unwrap_or(median);
-    baseline(log, "median-sl", 1, &[vec![earliest]])
+    Baselines::new(log).median_sl(warmup)
 }
 
 /// Every baseline at a budget of `n` profiled iterations.
 pub fn all_baselines(log: &RunLog, n: usize, warmup: u64, seed: u64) -> Vec<Baseline> {
-    vec![
-        first_n(log, n, warmup),
-        random_n(log, n, warmup, RANDOM_DRAWS, seed),
-        systematic(log, n, warmup),
-        median_sl(log, warmup),
-    ]
+    Baselines::new(log).all(n, warmup, seed)
 }
 
 #[cfg(test)]

@@ -334,6 +334,10 @@ pub struct StrataGroups {
     pub warmup: u64,
     /// True when the run is split (`--strata` other than none): SeqPoints then carry it.
     pub split: bool,
+    /// Whole-run actual totals per configuration and metric (one pass over the rows, here,
+    /// so that a recompute never passes over them again), and each stratum's.
+    actual: Vec<Vec<f64>>,
+    stratum_actual: Vec<Vec<Vec<f64>>>,
     /// Exact DP tables by (stratum, largest K), kept so that a later `Selectors` with
     /// `optimal` (another pick, a K change through `run_selection_on`) does not rebuild them.
     tables: Mutex<HashMap<(usize, usize), Arc<OptimalTable>>>,
@@ -346,6 +350,7 @@ impl StrataGroups {
             .iter()
             .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
             .collect();
+        let stratum_actual = groups.iter().map(totals_of).collect();
         Ok(StrataGroups {
             candidates: groups
                 .iter()
@@ -355,6 +360,8 @@ impl StrataGroups {
             names: rows.into_iter().map(|(name, _)| name).collect(),
             warmup,
             split: strata != Strata::None,
+            actual: actual_totals(log),
+            stratum_actual,
             tables: Mutex::new(HashMap::new()),
         })
     }
@@ -373,6 +380,11 @@ impl StrataGroups {
         if let Ok(mut tables) = self.tables.lock() {
             tables.insert((stratum, table.max_bins()), table);
         }
+    }
+
+    /// The whole run's actual totals, `[config][metric]`.
+    pub fn actual(&self) -> &[Vec<f64>] {
+        &self.actual
     }
 
     /// The most key groups in one stratum: no K above it makes more bins.
@@ -466,8 +478,8 @@ impl<'a> Selectors<'a> {
             log,
             strata,
             selectors,
-            actual: actual_totals(log),
-            stratum_actual: strata.groups.iter().map(totals_of).collect(),
+            actual: strata.actual.clone(),
+            stratum_actual: strata.stratum_actual.clone(),
             method,
             pick,
             prepared,

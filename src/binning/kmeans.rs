@@ -59,6 +59,54 @@ fn nearest(point: ndarray::ArrayView1<f64>, centroids: &Array2<f64>) -> usize {
         .map_or(0, |(i, _)| i)
 }
 
+/// Each point's nearest centroid (ties: the lowest centroid index).
+fn assign(points: &Array2<f64>, centroids: &Array2<f64>) -> Vec<usize> {
+    if points.ncols() == 1 {
+        return assign_one_dim(points.column(0), centroids.column(0));
+    }
+    points
+        .rows()
+        .into_iter()
+        .map(|p| nearest(p, centroids))
+        .collect()
+}
+
+/// `assign` on a line: a binary search among the sorted centroids instead of trying every
+/// one, so a Lloyd round costs O(U log K) and the 64-K error curve stays quick.
+fn assign_one_dim(
+    points: ndarray::ArrayView1<f64>,
+    centroids: ndarray::ArrayView1<f64>,
+) -> Vec<usize> {
+    let mut sorted: Vec<(f64, usize)> = centroids.iter().copied().zip(0..).collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    points
+        .iter()
+        .map(|&x| {
+            let at = sorted.partition_point(|c| c.0 < x);
+            // The nearest is at `at - 1` or `at`; then every centroid as near (equal values,
+            // or one on each side at the same distance) competes on its index.
+            let distance = |i: usize| (sorted[i].0 - x).abs();
+            let best = [at.checked_sub(1), (at < sorted.len()).then_some(at)]
+                .into_iter()
+                .flatten()
+                .map(distance)
+                .fold(f64::INFINITY, f64::min);
+            let mut lowest = usize::MAX;
+            let mut i = at;
+            while i > 0 && distance(i - 1) == best {
+                i -= 1;
+                lowest = lowest.min(sorted[i].1);
+            }
+            let mut i = at;
+            while i < sorted.len() && distance(i) == best {
+                lowest = lowest.min(sorted[i].1);
+                i += 1;
+            }
+            lowest
+        })
+        .collect()
+}
+
 /// Lloyd's algorithm where each point counts `weights[i]` times. Returns the final centroids
 /// and each point's cluster.
 pub fn weighted_lloyd(
@@ -67,11 +115,7 @@ pub fn weighted_lloyd(
     mut centroids: Array2<f64>,
 ) -> (Array2<f64>, Vec<usize>) {
     let k = centroids.nrows();
-    let mut assignment: Vec<usize> = points
-        .rows()
-        .into_iter()
-        .map(|p| nearest(p, &centroids))
-        .collect();
+    let mut assignment = assign(points, &centroids);
     for _ in 0..LLOYD_ROUNDS {
         let mut sums = Array2::<f64>::zeros(centroids.raw_dim());
         let mut mass = vec![0.0; k];
@@ -87,11 +131,7 @@ pub fn weighted_lloyd(
                 centroids.row_mut(c).assign(&mean);
             }
         }
-        let next: Vec<usize> = points
-            .rows()
-            .into_iter()
-            .map(|p| nearest(p, &centroids))
-            .collect();
+        let next = assign(points, &centroids);
         if next == assignment {
             break;
         }
@@ -122,6 +162,20 @@ pub fn kmeans_bins(groups: &KeyGroups, k: usize, seed: u64) -> Result<Bins, Binn
 mod tests {
     use super::*;
     use ndarray::array;
+
+    proptest::proptest! {
+        #[test]
+        fn one_dim_assignment_equals_trying_every_centroid(
+            points in proptest::collection::vec(-5i32..5, 1..60),
+            centroids in proptest::collection::vec(-6i32..6, 1..10),
+        ) {
+            // Small integers (halved): many exact ties and repeated centroids.
+            let points = Array2::from_shape_fn((points.len(), 1), |(i, _)| f64::from(points[i]) / 2.0);
+            let centroids = Array2::from_shape_fn((centroids.len(), 1), |(i, _)| f64::from(centroids[i]) / 2.0);
+            let every: Vec<usize> = points.rows().into_iter().map(|p| nearest(p, &centroids)).collect();
+            proptest::prop_assert_eq!(assign(&points, &centroids), every);
+        }
+    }
 
     #[test]
     fn a_heavy_group_pulls_its_centroid() {

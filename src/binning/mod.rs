@@ -67,6 +67,9 @@ pub struct Binner<'a> {
     method: Method,
     seed: u64,
     table: Option<std::sync::Arc<OptimalTable>>,
+    /// k-means bins by K: each is a fit of its own, so the error curve's fits are kept and a
+    /// later K change (the explorer's key press) is a lookup.
+    fitted: std::sync::Mutex<std::collections::HashMap<usize, Bins>>,
 }
 
 impl<'a> Binner<'a> {
@@ -110,6 +113,7 @@ impl<'a> Binner<'a> {
             method,
             seed,
             table,
+            fitted: Default::default(),
         })
     }
 
@@ -121,6 +125,18 @@ impl<'a> Binner<'a> {
     /// The most bins this method can make: one per key group.
     pub fn max_bins(&self) -> usize {
         self.groups.len()
+    }
+
+    fn kmeans(&self, k: usize) -> Result<Bins, BinningError> {
+        if let Some(bins) = self.fitted.lock().ok().and_then(|f| f.get(&k).cloned()) {
+            return Ok(bins);
+        }
+        // Fitted without the lock held: the curve's workers fit different K at once.
+        let bins = kmeans_bins(self.groups, k, self.seed)?;
+        if let Ok(mut fitted) = self.fitted.lock() {
+            fitted.insert(k, bins.clone());
+        }
+        Ok(bins)
     }
 
     pub fn bins(&self, k: usize) -> Result<Bins, BinningError> {
@@ -136,7 +152,7 @@ impl<'a> Binner<'a> {
             }
             Method::Uniform => uniform_bins(self.groups, k),
             Method::Quantile => quantile_bins(self.groups, k),
-            Method::Kmeans => kmeans_bins(self.groups, k, self.seed)?,
+            Method::Kmeans => self.kmeans(k)?,
         })
     }
 }
@@ -164,6 +180,18 @@ mod tests {
     use super::*;
     use crate::runlog::{load_bytes, InputFormat, LoadOptions};
     use proptest::prelude::*;
+
+    #[test]
+    fn kept_kmeans_fits_equal_fresh_ones() {
+        let keys: Vec<u32> = (0..200).map(|i| 5 + (i * 37 % 91)).collect();
+        let times: Vec<f64> = keys.iter().map(|&k| f64::from(k) * 1.5).collect();
+        let groups = groups_from(&keys, &times);
+        let binner = Binner::new(&groups, Method::Kmeans, 7, 16).unwrap();
+        for k in [3, 9, 3, 16, 9] {
+            assert_eq!(binner.bins(k).unwrap(), kmeans_bins(&groups, k, 7).unwrap());
+        }
+        assert_eq!(binner.fitted.lock().unwrap().len(), 3);
+    }
 
     fn groups_from(keys: &[u32], times: &[f64]) -> KeyGroups {
         let mut text = String::from("seq_len,time_ms\n");

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::app::{Prepared, Session, Settings};
 use super::ui::curve::BaselineSeries;
-use crate::baselines::{first_n, random_n, Baseline, RANDOM_DRAWS};
+use crate::baselines::{Baseline, Baselines, RANDOM_DRAWS};
 use crate::selection::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 
 /// One recomputation: everything missing for `settings`, reusing `prepared` when given.
@@ -135,7 +135,7 @@ pub fn table_options(session: &Session, settings: &Settings) -> SelectOptions {
 /// seeded draws) profiling as many iterations as the SeqPoints of that K would, with the
 /// warm-up and seed `select` uses.
 pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
-    let log = &session.log;
+    let baselines = Baselines::with_actual(&session.log, session.strata.actual().to_vec());
     let (warmup, seed, samples) = (session.base.warmup, session.base.seed, session.base.samples);
     let worst = |b: Baseline| {
         b.errors
@@ -151,7 +151,7 @@ pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineS
             glyph: 'f',
             points: curve
                 .iter()
-                .map(|p| (p.k, worst(first_n(log, budget(p), warmup))))
+                .map(|p| (p.k, worst(baselines.first_n(budget(p), warmup))))
                 .collect(),
         },
         BaselineSeries {
@@ -160,7 +160,7 @@ pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineS
             points: curve
                 .iter()
                 .map(|p| {
-                    let b = random_n(log, budget(p), warmup, RANDOM_DRAWS, seed);
+                    let b = baselines.random_n(budget(p), warmup, RANDOM_DRAWS, seed);
                     (p.k, worst(b))
                 })
                 .collect(),
