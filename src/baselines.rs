@@ -143,17 +143,13 @@ impl<'a> Baselines<'a> {
     /// earliest).
     pub fn median_sl(&self, warmup: u64) -> Baseline {
         let log = self.log;
-        let mut rows: Vec<usize> = eligible(log, warmup).collect();
+        let range = eligible(log, warmup);
         let length = |r: usize| log.key(r).iter().map(|&k| u64::from(k)).sum::<u64>();
-        rows.sort_by_key(|&r| (length(r), r));
-        let median = rows[(rows.len() - 1) / 2];
-        let at = length(median);
-        let earliest = rows
-            .iter()
-            .copied()
-            .filter(|&r| length(r) == at)
-            .min()
-            .unwrap_or(median);
+        let at = nth_smallest(range.clone().map(length), (range.len() - 1) / 2);
+        let earliest = range
+            .clone()
+            .find(|&r| length(r) == at)
+            .unwrap_or(range.start);
         self.baseline("median-sl", 1, &[vec![earliest]])
     }
 
@@ -233,6 +229,42 @@ fn eligible(log: &RunLog, warmup: u64) -> std::ops::Range<usize> {
     }
 }
 
+/// The `rank`-th smallest (from 0) of `lengths` by counting, not sorting: a run has few
+/// distinct lengths and many rows. Lengths below `DENSE_LENGTHS` are counted in a table.
+fn nth_smallest(lengths: impl Iterator<Item = u64>, rank: usize) -> u64 {
+    const DENSE_LENGTHS: u64 = 1 << 20;
+    let mut dense: Vec<u64> = Vec::new();
+    let mut sparse: std::collections::BTreeMap<u64, u64> = Default::default();
+    for length in lengths {
+        if length < DENSE_LENGTHS {
+            let at = length as usize;
+            if at >= dense.len() {
+                dense.resize(at + 1, 0);
+            }
+            dense[at] += 1;
+        } else {
+            *sparse.entry(length).or_default() += 1;
+        }
+    }
+    let counted = dense
+        .iter()
+        .enumerate()
+        .map(|(length, &count)| (length as u64, count))
+        .chain(sparse);
+    let mut seen = 0u64;
+    let mut largest = 0;
+    for (length, count) in counted {
+        seen += count;
+        if count > 0 {
+            largest = length;
+        }
+        if seen > rank as u64 {
+            return length;
+        }
+    }
+    largest
+}
+
 /// `Baselines::first_n` for a single use.
 pub fn first_n(log: &RunLog, n: usize, warmup: u64) -> Baseline {
     Baselines::new(log).first_n(n, warmup)
@@ -303,6 +335,19 @@ mod tests {
         // Speedup 75/30 = 2.5 against 2: 25%.
         assert_eq!(b.speedup_errors[0].error_pct, 25.0);
         assert_eq!(b.worst_error_pct(), 25.0);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn counting_finds_the_same_rank_as_sorting(
+            lengths in proptest::collection::vec(0u64..20, 1..300),
+            pick in 0usize..300,
+        ) {
+            let rank = pick % lengths.len();
+            let mut sorted = lengths.clone();
+            sorted.sort_unstable();
+            proptest::prop_assert_eq!(nth_smallest(lengths.into_iter(), rank), sorted[rank]);
+        }
     }
 
     #[test]

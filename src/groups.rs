@@ -192,7 +192,7 @@ impl KeyGroups {
         }
         // One sequential pass puts each selected row (by its position in the selection) in
         // its batch's part of the row index, in order; each batch then reads only its rows.
-        let mut grouped_rows = vec![0u32; row_count];
+        let mut grouped_rows = crate::parallel::zeroed_column::<u32>(row_count);
         let mut batch_of_group = vec![0u32; counts.len()];
         for (b, batch) in batches.iter().enumerate() {
             batch_of_group[batch.clone()].fill(b as u32);

@@ -16,7 +16,7 @@ use super::fields::{
 use super::progress::LoadProgress;
 use super::read::{format_from_extension, sniff_format, InputFormat, LoadOptions};
 use super::{ConfigRole, Configuration, Epochs, Iterations, MetricColumn, RunLog, SkippedRows};
-use crate::parallel::run_jobs;
+use crate::parallel::{run_jobs, zeroed_column};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// The header (or first JSON line) must fit in this much.
@@ -151,9 +151,9 @@ impl Columns {
     fn zeroed(rows: usize, layout: &Layout, listed: bool) -> Self {
         Columns {
             dims: layout.dims,
-            keys: vec![0; rows * layout.dims],
-            metrics: (0..layout.metrics).map(|_| vec![0.0; rows]).collect(),
-            iterations: listed.then(|| vec![0; rows]),
+            keys: zeroed_column(rows * layout.dims),
+            metrics: (0..layout.metrics).map(|_| zeroed_column(rows)).collect(),
+            iterations: listed.then(|| zeroed_column(rows)),
         }
     }
 
