@@ -86,27 +86,6 @@ pub fn map_ranges<R: Send>(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges_cover_everything_once() {
-        assert_eq!(split_range(10, 3), vec![0..3, 3..6, 6..10]);
-        assert_eq!(split_range(2, 5), vec![0..1, 1..2]);
-        assert_eq!(split_range(0, 2), Vec::<Range<usize>>::new());
-        let sums = map_ranges(1000, 1, |r| r.sum::<usize>());
-        assert_eq!(sums.iter().sum::<usize>(), 999 * 1000 / 2);
-    }
-
-    #[test]
-    fn jobs_keep_their_order_and_stop_on_failure() {
-        let out = run_jobs((0..50).collect(), 2, |j: u32, _| Some(j * 2)).unwrap();
-        assert_eq!(out, (0..50).map(|j| j * 2).collect::<Vec<_>>());
-        assert!(run_jobs((0..50).collect(), 2, |j: u32, _| (j != 30).then_some(j)).is_none());
-    }
-}
-
 /// A zero-filled column of `len` numbers for the cores to fill. Large columns ask the kernel
 /// for huge pages (where it grants them only on request): the first write to each 4 KiB page
 /// otherwise costs a page fault, about a tenth of a 10M-row load.
@@ -136,5 +115,26 @@ fn advise_huge_pages<T>(column: &[T]) {
                 libc::MADV_HUGEPAGE,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_cover_everything_once() {
+        assert_eq!(split_range(10, 3), vec![0..3, 3..6, 6..10]);
+        assert_eq!(split_range(2, 5), vec![0..1, 1..2]);
+        assert_eq!(split_range(0, 2), Vec::<Range<usize>>::new());
+        let sums = map_ranges(1000, 1, |r| r.sum::<usize>());
+        assert_eq!(sums.iter().sum::<usize>(), 999 * 1000 / 2);
+    }
+
+    #[test]
+    fn jobs_keep_their_order_and_stop_on_failure() {
+        let out = run_jobs((0..50).collect(), 2, |j: u32, _| Some(j * 2)).unwrap();
+        assert_eq!(out, (0..50).map(|j| j * 2).collect::<Vec<_>>());
+        assert!(run_jobs((0..50).collect(), 2, |j: u32, _| (j != 30).then_some(j)).is_none());
     }
 }
