@@ -123,6 +123,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn zeroed_columns_are_zero_and_writable_small_or_huge() {
+        for len in [0, 7, 3 << 20] {
+            let mut column = zeroed_column::<f64>(len);
+            assert_eq!(column.len(), len);
+            assert!(column.iter().all(|&v| v == 0.0));
+            if let Some(last) = column.last_mut() {
+                *last = 1.5;
+                assert_eq!(column.iter().sum::<f64>(), 1.5);
+            }
+        }
+    }
+
+    #[test]
     fn ranges_cover_everything_once() {
         assert_eq!(split_range(10, 3), vec![0..3, 3..6, 6..10]);
         assert_eq!(split_range(2, 5), vec![0..1, 1..2]);
