@@ -297,6 +297,11 @@ pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) 
 /// the explorer, which checks before it opens the terminal).
 pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), SelectError> {
     check_magnitudes(log)?;
+    check_settings(log, options)
+}
+
+/// `check_options` without the pass over every metric value (`StrataGroups::new` made it).
+fn check_settings(log: &RunLog, options: &SelectOptions) -> Result<(), SelectError> {
     if options.samples == 0 {
         return Err(SelectError::Invalid("--samples must be at least 1".into()));
     }
@@ -345,6 +350,7 @@ pub struct StrataGroups {
 
 impl StrataGroups {
     pub fn new(log: &RunLog, strata: Strata, warmup: u64) -> Result<Self, SelectError> {
+        check_magnitudes(log)?;
         let rows = strata_rows(log, strata)?;
         let groups: Vec<KeyGroups> = rows
             .iter()
@@ -620,7 +626,7 @@ impl<'a> Selectors<'a> {
                     target_pct: pct,
                     rule: options.target_by,
                     met,
-                    advice: (!met).then(|| advice_for(&point, pct, options)),
+                    advice: (!met).then(|| advice_for(&point, pct, options, strata.largest())),
                 });
                 ks
             }
@@ -667,7 +673,8 @@ impl<'a> Selectors<'a> {
 }
 
 pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
-    check_options(log, options)?;
+    // Settings first (cheap); the metric values are checked while preparing the groups.
+    check_settings(log, options)?;
     let strata = StrataGroups::new(log, options.strata, options.warmup)?;
     run_selection_on(log, &strata, options)
 }
@@ -679,7 +686,7 @@ pub fn run_selection_on(
     strata: &StrataGroups,
     options: &SelectOptions,
 ) -> Result<Selection, SelectError> {
-    check_options(log, options)?;
+    check_settings(log, options)?;
     let selectors = Selectors::new(log, strata, options)?;
     let mut never_stop = |_, _| ControlFlow::Continue(());
     let curve = selectors
@@ -692,7 +699,13 @@ pub fn run_selection_on(
 
 /// Say what would meet the target: more samples per SeqPoint when only the interval is too
 /// wide (the half-width shrinks with the square root of the samples), else more bins.
-fn advice_for(best: &CurvePoint, target: f64, options: &SelectOptions) -> String {
+/// `unique_keys`: the most key groups in a stratum; beyond it more bins change nothing.
+fn advice_for(
+    best: &CurvePoint,
+    target: f64,
+    options: &SelectOptions,
+    unique_keys: usize,
+) -> String {
     let per_stratum = if options.strata == Strata::None {
         ""
     } else {
@@ -712,10 +725,21 @@ fn advice_for(best: &CurvePoint, target: f64, options: &SelectOptions) -> String
             "profile about {samples} iterations per SeqPoint (--samples {samples})"
         ));
     }
-    if best.worst_error_pct > target || best.k >= options.max_bins {
+    let more_bins_possible = options.max_bins < unique_keys;
+    if more_bins_possible && (best.worst_error_pct > target || best.k >= options.max_bins) {
         parts.push(format!(
             "or allow more bins (--max-bins {})",
-            options.max_bins.saturating_mul(2)
+            options.max_bins.saturating_mul(2).min(unique_keys)
+        ));
+    } else if !more_bins_possible && best.worst_error_pct > target {
+        // Every key has a bin of its own: what is left is the spread within keys.
+        parts.push(format!(
+            "every {} already has its own bin (K = {unique_keys}), so more bins cannot help",
+            if unique_keys == 1 {
+                "key"
+            } else {
+                "unique key"
+            }
         ));
     }
     parts.join(", ")
@@ -912,6 +936,38 @@ mod tests {
         });
         assert!(stopped.unwrap().is_none());
         assert_eq!(told, 1);
+    }
+
+    #[test]
+    fn advice_does_not_ask_for_bins_that_cannot_exist() {
+        // Three keys, each with a spread: K = 3 is as far as binning goes.
+        let log = log("seq_len,time_ms\n1,1\n1,3\n2,4\n2,7\n3,9\n3,12\n1,2\n2,5\n3,10\n");
+        let options = SelectOptions {
+            bins: BinCount::Target(0.001),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        let advice = selection.target.unwrap().advice.unwrap();
+        assert!(!advice.contains("--max-bins"), "{advice}");
+        assert!(advice.contains("own bin (K = 3)"), "{advice}");
+
+        // With more keys than --max-bins, more bins remain the advice.
+        let rows: String = (0..40)
+            .map(|i| format!("{},{}\n", i, i * i + i % 3))
+            .collect();
+        let log = log(&format!("seq_len,time_ms\n{rows}"));
+        let options = SelectOptions {
+            bins: BinCount::Target(0.0001),
+            max_bins: 4,
+            ..SelectOptions::default()
+        };
+        let advice = run_selection(&log, &options)
+            .unwrap()
+            .target
+            .unwrap()
+            .advice
+            .unwrap();
+        assert!(advice.contains("--max-bins 8"), "{advice}");
     }
 
     #[test]
