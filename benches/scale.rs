@@ -55,16 +55,18 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-/// Child mode: load one file (and group it), print `wall_s cpu_s rows peak_bytes group_s`.
+/// Child mode: load one file (and group it), print
+/// `wall_s cpu_s rows peak_bytes group_s groups peak_bytes_after_load`.
 fn child(path: &str) {
     let (t, c) = (Instant::now(), cpu_seconds());
     let log = seqpoint::load_run(path, &LoadOptions::default()).expect("bench file loads");
     let (load, load_cpu) = (t.elapsed().as_secs_f64(), cpu_seconds() - c);
+    let load_peak = peak_rss_bytes();
     let t = Instant::now();
     let groups = KeyGroups::from_log(&log);
     let group = t.elapsed().as_secs_f64();
     println!(
-        "{load} {load_cpu} {} {} {group} {}",
+        "{load} {load_cpu} {} {} {group} {} {load_peak}",
         log.len(),
         peak_rss_bytes(),
         groups.len()
@@ -151,8 +153,8 @@ fn main() {
         seqpoint::parallel::threads()
     );
     println!();
-    println!("| input | size MB | load wall | load CPU | MB/s | rows/s | peak RSS MB | bytes/row | group wall |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| input | size MB | load wall | load CPU | MB/s | rows/s | peak RSS MB, loaded | bytes/row | peak RSS MB, with key groups | bytes/row | group wall |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (label, path) in &files {
         warm_page_cache(path);
         let size = std::fs::metadata(path).unwrap().len() as f64;
@@ -168,7 +170,7 @@ fn main() {
                 .collect();
             assert_eq!(
                 fields.len(),
-                6,
+                7,
                 "child said: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
@@ -178,12 +180,14 @@ fn main() {
         }
         let b = best.unwrap();
         println!(
-            "| {label} | {:.0} | {:.0} ms | {:.0} ms | {:.0} | {:.1} M | {:.0} | {:.1} | {:.0} ms |",
+            "| {label} | {:.0} | {:.0} ms | {:.0} ms | {:.0} | {:.1} M | {:.0} | {:.1} | {:.0} | {:.1} | {:.0} ms |",
             size / 1e6,
             b[0] * 1e3,
             b[1] * 1e3,
             size / 1e6 / b[0],
             b[2] / b[0] / 1e6,
+            b[6] / 1e6,
+            b[6] / b[2],
             b[3] / 1e6,
             b[3] / b[2],
             b[4] * 1e3,
@@ -196,7 +200,7 @@ fn main() {
             std::io::copy(&mut decoder, &mut std::io::sink()).unwrap()
         });
         println!(
-            "| {label}: decompression alone (one core) | {:.0} | {} | {:.0} ms | {:.0} (of text) | | | | |",
+            "| {label}: decompression alone (one core) | {:.0} | {} | {:.0} ms | {:.0} (of text) | | | | | | |",
             bytes as f64 / 1e6,
             ms(wall),
             cpu * 1e3,

@@ -941,12 +941,12 @@ mod tests {
     #[test]
     fn advice_does_not_ask_for_bins_that_cannot_exist() {
         // Three keys, each with a spread: K = 3 is as far as binning goes.
-        let log = log("seq_len,time_ms\n1,1\n1,3\n2,4\n2,7\n3,9\n3,12\n1,2\n2,5\n3,10\n");
+        let narrow = log("seq_len,time_ms\n1,1\n1,3\n2,4\n2,7\n3,9\n3,12\n1,2\n2,5\n3,10\n");
         let options = SelectOptions {
             bins: BinCount::Target(0.001),
             ..SelectOptions::default()
         };
-        let selection = run_selection(&log, &options).unwrap();
+        let selection = run_selection(&narrow, &options).unwrap();
         let advice = selection.target.unwrap().advice.unwrap();
         assert!(!advice.contains("--max-bins"), "{advice}");
         assert!(advice.contains("own bin (K = 3)"), "{advice}");
@@ -955,13 +955,13 @@ mod tests {
         let rows: String = (0..40)
             .map(|i| format!("{},{}\n", i, i * i + i % 3))
             .collect();
-        let log = log(&format!("seq_len,time_ms\n{rows}"));
+        let wide = log(&format!("seq_len,time_ms\n{rows}"));
         let options = SelectOptions {
             bins: BinCount::Target(0.0001),
             max_bins: 4,
             ..SelectOptions::default()
         };
-        let advice = run_selection(&log, &options)
+        let advice = run_selection(&wide, &options)
             .unwrap()
             .target
             .unwrap()
