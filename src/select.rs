@@ -348,6 +348,11 @@ impl<'a> Selector<'a> {
         self.binner.bins(k)
     }
 
+    /// Whether K is answered in O(groups) (see `Binner::ready`).
+    pub fn ready(&self, k: usize) -> bool {
+        self.binner.ready(k)
+    }
+
     pub fn select(&self, k: usize) -> Result<Vec<SeqPoint>, BinningError> {
         let bins = self.binner.bins(k)?;
         Ok(bins

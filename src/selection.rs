@@ -500,6 +500,12 @@ impl<'a> Selectors<'a> {
         self.pick
     }
 
+    /// Whether this K is answered in O(groups) in every stratum: from the exact DP table,
+    /// by uniform or quantile cuts, or from a k-means fit made already (the curve's).
+    pub fn ready(&self, k: usize) -> bool {
+        self.selectors.iter().all(|s| s.ready(k))
+    }
+
     /// K up to this many is answered from the prepared table (instant for `optimal`).
     pub fn prepared_bins(&self) -> usize {
         self.prepared

@@ -542,8 +542,8 @@ fn export_waits_for_the_result_of_the_current_settings() {
     // Switching to k-means needs a job; until it is done the screen shows the old result.
     press(&mut app, ch('m'));
     press(&mut app, ch('m'));
-    press(&mut app, ch('m'));
-    let effect = tui::press(&mut app, ch('h'));
+    let effect = tui::press(&mut app, ch('m'));
+    assert_eq!(app.settings.method, Method::Kmeans);
     assert!(effect.is_some());
     assert!(app.pending.is_some());
     assert!(app.current().is_none());
@@ -646,4 +646,58 @@ fn strata_get_their_own_seqpoints_as_select_gives_them() {
     assert_eq!(shown.seqpoints.len(), 3 * (largest - 1));
     assert_matches_select(&app);
     assert!(session.command(&app.settings).contains("--strata epoch"));
+}
+
+#[test]
+fn k_presses_while_selectors_are_built_let_that_work_finish() {
+    // A small --max-bins keeps k-means (one fit per K of the curve) quick in a debug build.
+    let session = sample_session(fixed(8, 12));
+    let mut app = started(&session);
+    // Switch to k-means: its selectors (a fit per K for the curve) go to the worker.
+    let mut job = None;
+    while app.settings.method != Method::Kmeans {
+        job = tui::press(&mut app, ch('m'));
+    }
+    let Some(tui::update::Effect::Compute(job)) = job else {
+        panic!("k-means needs a job");
+    };
+    let building = app.pending.as_ref().unwrap().id;
+    assert_eq!(job.id, building);
+    assert_eq!(
+        app.pending.as_ref().unwrap().prepares,
+        Some((Method::Kmeans, app.settings.pick))
+    );
+
+    // K presses meanwhile neither cancel nor restart it.
+    assert!(tui::press(&mut app, ch('l')).is_none());
+    assert!(tui::press(&mut app, ch('l')).is_none());
+    assert_eq!(app.settings.k, 10);
+    assert_eq!(app.pending.as_ref().unwrap().id, building);
+    assert!(!job.cancel.load(std::sync::atomic::Ordering::Relaxed));
+
+    // When it finishes, the K chosen meanwhile is computed from what it built.
+    let done = job.run(app.session, &mut |_, _, _| {}).unwrap();
+    assert_eq!(done.settings.k, 8);
+    let next = tui::update::finished(&mut app, done);
+    // K 10 is among the curve's fits, so it is there at once, without another job.
+    assert!(next.is_none());
+    assert!(app.pending.is_none());
+    assert_eq!(app.current().unwrap().bins(), 10);
+    assert_matches_select(&app);
+    // So is every K the curve fitted; beyond it, a fit of its own goes to the worker.
+    assert!(tui::press(&mut app, ch('l')).is_none());
+    assert_eq!(app.current().unwrap().bins(), 11);
+    assert!(tui::press(&mut app, ch('l')).is_none());
+    let beyond = tui::press(&mut app, ch('l'));
+    assert!(matches!(beyond, Some(tui::update::Effect::Compute(_))));
+    tui::settle(&mut app, beyond);
+    assert_eq!(app.current().unwrap().bins(), 13);
+    assert_matches_select(&app);
+
+    // A new method does cancel: its selectors are different ones.
+    let Some(tui::update::Effect::Compute(first)) = tui::press(&mut app, ch('p')) else {
+        panic!("a new pick builds selectors");
+    };
+    let _ = tui::press(&mut app, ch('p'));
+    assert!(first.cancel.load(std::sync::atomic::Ordering::Relaxed));
 }

@@ -127,6 +127,16 @@ impl<'a> Binner<'a> {
         self.groups.len()
     }
 
+    /// Whether `bins(k)` is answered in O(groups): a table or a fit already made.
+    pub fn ready(&self, k: usize) -> bool {
+        let k = k.clamp(1, self.groups.len().max(1));
+        match self.method {
+            Method::Optimal => self.table.as_ref().is_some_and(|t| k <= t.max_bins()),
+            Method::Uniform | Method::Quantile => true,
+            Method::Kmeans => self.fitted.lock().is_ok_and(|f| f.contains_key(&k)),
+        }
+    }
+
     fn kmeans(&self, k: usize) -> Result<Bins, BinningError> {
         if let Some(bins) = self.fitted.lock().ok().and_then(|f| f.get(&k).cloned()) {
             return Ok(bins);

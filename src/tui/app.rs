@@ -240,6 +240,9 @@ pub struct Shown {
 #[derive(Debug, Clone)]
 pub struct Pending {
     pub id: u64,
+    /// The method and pick whose selectors the job is building, when it builds them: a
+    /// later change of K or target needs them too, so it lets the job run on.
+    pub prepares: Option<(Method, Pick)>,
     pub label: &'static str,
     pub done: usize,
     pub total: usize,
@@ -263,13 +266,10 @@ pub struct Prepared<'a> {
 
 impl Prepared<'_> {
     /// Whether K is answered at once (O(groups)); otherwise it goes to the worker.
+    /// k-means fits per K, too slow between two key presses on large runs: only K fitted
+    /// already (the curve fits 1..=max) is instant.
     pub fn instant(&self, k: usize) -> bool {
-        match self.selectors.method() {
-            Method::Optimal => k <= self.selectors.prepared_bins(),
-            Method::Uniform | Method::Quantile => true,
-            // k-means fits per K: too slow to run between two key presses on large runs.
-            Method::Kmeans => false,
-        }
+        self.selectors.ready(k)
     }
 }
 

@@ -68,7 +68,12 @@ pub fn run(session: Session) -> io::Result<Ended> {
             carry_out(&mut app, e, &sender);
             dirty = true;
         }
-        dirty |= receive(&mut app, &receiver);
+        let (received, next) = receive(&mut app, &receiver);
+        dirty |= received;
+        if next.is_some() {
+            effect = next;
+            continue;
+        }
         if let Some(signal) = guard.signal() {
             return Ok(Ended::Signal(signal));
         }
@@ -105,7 +110,7 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
         match effect {
             Effect::Compute(job) => {
                 if let Some(done) = job.run(app.session, &mut |_, _, _| {}) {
-                    update::finished(app, done);
+                    next = update::finished(app, done);
                 }
             }
             Effect::Export(plan) => update::exported(app, save::write_export(plan)),
@@ -120,9 +125,14 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Me
     }
 }
 
-/// Apply what the worker sent; true when the screen needs redrawing.
-fn receive(app: &mut App<'static>, receiver: &Receiver<Message<'static>>) -> bool {
+/// Apply what the worker sent: whether the screen needs redrawing, and the work a finished
+/// job left to do (the settings moved on while it ran).
+fn receive(
+    app: &mut App<'static>,
+    receiver: &Receiver<Message<'static>>,
+) -> (bool, Option<Effect<'static>>) {
     let mut any = false;
+    let mut next = None;
     while let Ok(message) = receiver.try_recv() {
         any = true;
         match message {
@@ -132,10 +142,14 @@ fn receive(app: &mut App<'static>, receiver: &Receiver<Message<'static>>) -> boo
                 done,
                 total,
             } => update::progressed(app, id, label, done, total),
-            Message::Done(done) => update::finished(app, *done),
+            Message::Done(done) => {
+                if let Some(effect) = update::finished(app, *done) {
+                    next = Some(effect);
+                }
+            }
         }
     }
-    any
+    (any, next)
 }
 
 fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'static>>) {

@@ -170,11 +170,18 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
 /// Start the recomputation the settings need: at once when the prepared selectors answer
 /// this K in O(groups), else as a job (cancelling the one running; its result is stale).
 pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
+    let settings = app.settings;
+    let prepared = app.prepared(settings.method, settings.pick).cloned();
+    let wanted = Some((settings.method, settings.pick));
+    if prepared.is_none() && app.pending.as_ref().is_some_and(|p| p.prepares == wanted) {
+        // The running job builds exactly the selectors these settings need (k-means fits,
+        // the exact DP table: seconds on large runs). Cancelling it would start that work
+        // over; it runs on, and `finished` recomputes for the settings of that moment.
+        return None;
+    }
     if let Some(pending) = app.pending.take() {
         pending.cancel();
     }
-    let settings = app.settings;
-    let prepared = app.prepared(settings.method, settings.pick).cloned();
     if let Some(prepared) = &prepared {
         if !settings.auto && prepared.instant(settings.k) {
             let options = app.session.options(&settings);
@@ -198,6 +205,10 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     };
     app.pending = Some(Pending {
         id: job.id,
+        prepares: job
+            .prepared
+            .is_none()
+            .then_some((settings.method, settings.pick)),
         label: job.label(),
         done: 0,
         total: 0,
@@ -216,17 +227,24 @@ pub fn progressed(app: &mut App, id: u64, label: &'static str, done: usize, tota
 }
 
 /// A job finished: keep its selectors; show its result unless newer settings superseded it.
-pub fn finished<'a>(app: &mut App<'a>, done: Done<'a>) {
+/// When the settings moved on while it ran (K or target changed during the preparation it
+/// was left to finish), the result is shown and the current settings recomputed from it.
+pub fn finished<'a>(app: &mut App<'a>, done: Done<'a>) -> Option<Effect<'a>> {
     if let Some(prepared) = done.prepared {
         app.remember(prepared);
     }
     if app.pending.as_ref().is_none_or(|p| p.id != done.id) {
-        return;
+        return None;
     }
     app.pending = None;
     match done.selection {
         Ok(selection) => show(app, done.settings, selection),
         Err(e) => say_error(app, &e),
+    }
+    if done.settings.same_selection(&app.settings) {
+        None
+    } else {
+        recompute(app)
     }
 }
 
