@@ -228,7 +228,14 @@ pub fn project_planned(
     } else {
         Vec::new()
     };
-    let profiled: f64 = seqpoints.iter().map(|sp| sp.values[0][0]).sum();
+    // Each SeqPoint stands for its `m` profiled iterations (at most its bin's): the cost of
+    // the extra ones is taken as the SeqPoint's own, until a plan lists them (`plan.rs`
+    // then counts the listed iterations' logged values).
+    let profiled: f64 = seqpoints
+        .iter()
+        .zip(samples)
+        .map(|(sp, &m)| m.clamp(1, sp.weight.max(1)) as f64 * sp.values[0][0])
+        .sum();
     Projection {
         totals,
         speedups,
@@ -284,6 +291,12 @@ mod tests {
         assert!((row.interval[1] - (20.0 + Z95 * 10f64.sqrt())).abs() < 1e-9);
         // Profiling reduction: 22 / (1 + 6).
         assert!((projection.profiling_reduction - 22.0 / 7.0).abs() < 1e-12);
+        // Two per SeqPoint cost twice as much: 22 / (2 * 1 + 2 * 6).
+        let twice = project(&log, &actual_totals(&log), &sps, 2);
+        assert!((twice.profiling_reduction - 22.0 / 14.0).abs() < 1e-12);
+        // No bin gives more iterations than it has: 22 / (2 * 1 + 3 * 6).
+        let capped = project(&log, &actual_totals(&log), &sps, 5);
+        assert!((capped.profiling_reduction - 22.0 / 20.0).abs() < 1e-12);
     }
 
     #[test]

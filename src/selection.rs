@@ -167,6 +167,15 @@ impl Selection {
     pub fn bins(&self) -> usize {
         self.seqpoints.len()
     }
+
+    /// Iterations to profile: `--samples` per SeqPoint, never more than its bin holds.
+    pub fn iterations_to_profile(&self) -> u64 {
+        let samples = self.options.samples.max(1);
+        self.seqpoints
+            .iter()
+            .map(|sp| samples.min(sp.weight.max(1)))
+            .sum()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -149,7 +149,7 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
     out.push_str(&format!(
         "\nprofiling reduction: {:.1}x ({} iterations to profile instead of {})\n",
         selection.projection.profiling_reduction,
-        (selection.bins() as u64).saturating_mul(selection.options.samples),
+        selection.iterations_to_profile(),
         log.len()
     ));
     if let Some(target) = &selection.target {

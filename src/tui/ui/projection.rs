@@ -186,8 +186,7 @@ fn table_rows(app: &App, selection: &Selection, target: f64, t: &Theme) -> Vec<R
 
 fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>> {
     let projection = &selection.projection;
-    let options = &selection.options;
-    let to_profile = selection.bins() as u64 * options.samples;
+    let to_profile = selection.iterations_to_profile();
     let mut lines = vec![Line::from(vec![
         Span::raw("profile "),
         Span::styled(format!("{to_profile}"), t.strong()),
