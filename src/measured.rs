@@ -296,7 +296,13 @@ pub fn read_measured(
     options: &MeasuredOptions,
 ) -> Result<Measurements, LoadError> {
     let (bytes, format) = read_input(path, options.format)?;
-    parse_measured(path, &bytes, format, doc, options)
+    parse_measured(
+        crate::runlog::shown_path(path),
+        &bytes,
+        format,
+        doc,
+        options,
+    )
 }
 
 /// A row's fields by column, and where a column sits on the row's line (for messages).

@@ -134,6 +134,15 @@ const BAD: &[(&[&str], &str)] = &[
         &["bad_value.jsonl"],
         "error: bad_value.jsonl:2:44: column 'time_ms': found \"slow\", expected a number\n",
     ),
+    // JSON null or an array is a value that is there, not a missing column.
+    (
+        &["null_value.jsonl"],
+        "error: null_value.jsonl:2:44: column 'time_ms': found \"null\", expected a number\n",
+    ),
+    (
+        &["array_value.jsonl"],
+        "error: array_value.jsonl:2:29: column 'seq_len': found \"[20,21]\", expected a non-negative integer length\n",
+    ),
     (
         &["base.csv", "--compare", "compare_missing.csv"],
         "error: compare_missing.csv: iteration 2 of base.csv is missing here; expected the same iterations in both logs\n",

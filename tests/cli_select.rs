@@ -176,14 +176,16 @@ fn standard_input_is_read_and_checked_too() {
         .code(1)
         .stdout("")
         .stderr(
-            "error: -:2:2: column 'seq_len': found \"-3\", expected a non-negative integer length\n",
+            "error: <stdin>:2:2: column 'seq_len': found \"-3\", expected a non-negative integer length\n",
         );
     seqpoint_in(dir.path())
         .args(["select", "-"])
         .write_stdin("")
         .assert()
         .code(1)
-        .stderr("error: -: the file is empty; expected a header row and one row per iteration\n");
+        .stderr(
+            "error: <stdin>: the file is empty; expected a header row and one row per iteration\n",
+        );
 }
 
 #[test]
@@ -218,7 +220,7 @@ fn a_truncated_gzip_file() {
         .assert()
         .code(1)
         .stderr(
-            "error: -: truncated or corrupt gzip data (unexpected end of file); expected a \
+            "error: <stdin>: truncated or corrupt gzip data (unexpected end of file); expected a \
              complete .gz file\n",
         );
 }

@@ -120,7 +120,16 @@ fn load_path_observed(
         }
     }
     let (bytes, format) = read_input(path, options.format)?;
-    load_bytes(path, &bytes, format, options)
+    load_bytes(shown_path(path), &bytes, format, options)
+}
+
+/// How an input is named in messages: standard input (`-`) by that name.
+pub(crate) fn shown_path(path: &str) -> &str {
+    if path == "-" {
+        "<stdin>"
+    } else {
+        path
+    }
 }
 
 /// The bytes of an input (a file, `-` for standard input, or a bundled `sample:` name),
@@ -136,7 +145,7 @@ pub(crate) fn read_input(
     let raw = read_all(path)?;
     let (bytes, stem) = if raw.starts_with(&[0x1f, 0x8b]) {
         (
-            gunzip(path, &raw)?,
+            gunzip(shown_path(path), &raw)?,
             path.strip_suffix(".gz").unwrap_or(path),
         )
     } else {
@@ -188,7 +197,7 @@ fn fast_file(path: &str, options: &LoadOptions, progress: &LoadProgress) -> Opti
 
 fn read_all(path: &str) -> Result<Vec<u8>, LoadError> {
     let io_error = |e: std::io::Error| LoadError::Io {
-        path: path.to_string(),
+        path: shown_path(path).to_string(),
         reason: e.to_string(),
     };
     if path == "-" {
@@ -671,7 +680,9 @@ pub(crate) fn json_scalar_text(value: &serde_json::Value) -> Option<String> {
         serde_json::Value::Number(n) => Some(n.to_string()),
         serde_json::Value::String(s) => Some(s.clone()),
         serde_json::Value::Bool(b) => Some(b.to_string()),
-        _ => None,
+        // Present but not a scalar: shown as written (`null`, `[1, 2]`), so the message says
+        // what was found rather than calling the field missing.
+        other => Some(other.to_string()),
     }
 }
 
