@@ -2,7 +2,7 @@
 //! hand in the explorer is reproducible in a script (and recorded in exports).
 
 use crate::binning::Method;
-use crate::runlog::LoadOptions;
+use crate::runlog::{InputFormat, LoadOptions};
 use crate::select::Pick;
 use crate::selection::{BinCount, SelectOptions, Strata, TargetRule};
 
@@ -43,6 +43,14 @@ pub fn select_command(
     for metric in &load.metrics {
         flag("--metric", metric.clone());
     }
+    if let Some(format) = load.format {
+        let name = match format {
+            InputFormat::Csv => "csv",
+            InputFormat::Tsv => "tsv",
+            InputFormat::Jsonl => "jsonl",
+        };
+        flag("--input-format", name.into());
+    }
     match options.bins {
         BinCount::Fixed(k) => flag("--bins", k.to_string()),
         BinCount::Target(t) => {
@@ -72,6 +80,9 @@ pub fn select_command(
     if load.cost != crate::cost::Cost::Linear {
         flag("--cost", load.cost.to_string());
     }
+    if load.skip_bad {
+        words.push("--skip-bad".into());
+    }
     words.join(" ")
 }
 
@@ -100,6 +111,17 @@ mod tests {
         assert_eq!(
             select_command("a.csv", &load, &options, Method::Quantile, Pick::Median),
             "seqpoint select a.csv --compare b.csv --bins 12 --method quantile --pick median --warmup 5"
+        );
+        // How the log was read is part of reproducing it.
+        let load = LoadOptions {
+            format: Some(InputFormat::Tsv),
+            skip_bad: true,
+            ..LoadOptions::default()
+        };
+        assert_eq!(
+            select_command("a.txt", &load, &options, Method::Optimal, Pick::NearestMean),
+            "seqpoint select a.txt --input-format tsv --bins 12 --method optimal \
+             --pick nearest-mean --warmup 5 --skip-bad"
         );
     }
 }
