@@ -421,7 +421,6 @@ pub struct Selectors<'a> {
     stratum_actual: Vec<Vec<Vec<f64>>>,
     method: Method,
     pick: Pick,
-    prepared: usize,
 }
 
 impl<'a> Selectors<'a> {
@@ -497,7 +496,6 @@ impl<'a> Selectors<'a> {
             stratum_actual: strata.stratum_actual.clone(),
             method,
             pick,
-            prepared,
         }))
     }
 
@@ -513,11 +511,6 @@ impl<'a> Selectors<'a> {
     /// by uniform or quantile cuts, or from a k-means fit made already (the curve's).
     pub fn ready(&self, k: usize) -> bool {
         self.selectors.iter().all(|s| s.ready(k))
-    }
-
-    /// K up to this many is answered from the prepared table (instant for `optimal`).
-    pub fn prepared_bins(&self) -> usize {
-        self.prepared
     }
 
     /// The same K in every stratum, projected over the whole run.
