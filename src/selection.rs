@@ -626,7 +626,15 @@ impl<'a> Selectors<'a> {
                     rule: options.target_by,
                     samples: options.samples,
                 };
-                let Some((ks, point)) = search.run(progress)? else {
+                let from_curve = match limits.as_slice() {
+                    [limit] => smallest_meeting(&curve, *limit, pct, options.target_by),
+                    _ => None,
+                };
+                let found = match from_curve {
+                    Some(found) => Some(found),
+                    None => search.run(progress)?,
+                };
+                let Some((ks, point)) = found else {
                     return Ok(None);
                 };
                 let met = point.meets(pct, options.target_by);
@@ -703,6 +711,32 @@ pub fn run_selection_on(
     Ok(selectors
         .choose(options, curve, &mut never_stop)?
         .expect("never stopped"))
+}
+
+/// The error-target search for a run without strata, read off an error curve that covers
+/// K = 1..=`limit`: the smallest K that meets the target, else the one that misses it least
+/// (the earliest of equals), exactly what `TargetSearch` finds by computing the points.
+fn smallest_meeting(
+    curve: &[CurvePoint],
+    limit: usize,
+    target: f64,
+    rule: TargetRule,
+) -> Option<(Vec<usize>, CurvePoint)> {
+    let points = curve.get(..limit)?;
+    if points.iter().enumerate().any(|(i, p)| p.k != i + 1) {
+        return None;
+    }
+    let chosen = match points.iter().find(|p| p.meets(target, rule)) {
+        Some(met) => met,
+        None => points.iter().reduce(|best, p| {
+            if p.shortfall(target, rule) < best.shortfall(target, rule) {
+                p
+            } else {
+                best
+            }
+        })?,
+    };
+    Some((vec![chosen.k], *chosen))
 }
 
 /// Say what would meet the target: more samples per SeqPoint when only the interval is too
@@ -976,6 +1010,62 @@ mod tests {
             .advice
             .unwrap();
         assert!(advice.contains("--max-bins 8"), "{advice}");
+    }
+
+    #[test]
+    fn reading_the_target_off_the_curve_equals_the_search() {
+        let rows: String = (0..400u32)
+            .map(|i| {
+                let key = 10 + (i * 7919) % 61;
+                format!(
+                    "{key},{}\n",
+                    f64::from(key * key) * (1.0 + f64::from(i % 7) / 40.0)
+                )
+            })
+            .collect();
+        let log = log(&format!("seq_len,time_ms\n{rows}"));
+        let strata = StrataGroups::new(&log, Strata::None, 0).unwrap();
+        let mut outcomes = std::collections::HashSet::new();
+        for method in [Method::Optimal, Method::Quantile] {
+            for (target, rule) in [
+                (5.0, TargetRule::Interval),
+                (1.0, TargetRule::Interval),
+                (0.01, TargetRule::Interval),
+                (0.5, TargetRule::Measured),
+            ] {
+                let options = SelectOptions {
+                    bins: BinCount::Target(target),
+                    method: Some(method),
+                    target_by: rule,
+                    max_bins: 24,
+                    ..SelectOptions::default()
+                };
+                let selectors = Selectors::new(&log, &strata, &options).unwrap();
+                let mut go_on = |_, _| ControlFlow::Continue(());
+                let curve = selectors.curve(&options, &mut go_on).unwrap().unwrap();
+                assert_eq!(curve.len(), 24);
+                let read = selectors
+                    .choose(&options, curve, &mut go_on)
+                    .unwrap()
+                    .unwrap();
+                let searched = selectors
+                    .choose(&options, Vec::new(), &mut go_on)
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(
+                    read.seqpoints, searched.seqpoints,
+                    "{method:?} {target} {rule:?}"
+                );
+                assert_eq!(read.target, searched.target);
+                assert_eq!(read.strata, searched.strata);
+                outcomes.insert(read.target.unwrap().met);
+            }
+        }
+        assert_eq!(
+            outcomes.len(),
+            2,
+            "both a met and a missed target were tried"
+        );
     }
 
     #[test]

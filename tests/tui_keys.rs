@@ -562,10 +562,14 @@ fn export_waits_for_the_result_of_the_current_settings() {
 
 #[test]
 fn a_superseded_job_is_cancelled_and_its_result_dropped() {
-    let session = sample_session(SelectOptions::default());
+    // With strata, auto-K is a search over K per stratum: a job.
+    let session = sample_session(SelectOptions {
+        strata: seqpoint::Strata::Epoch,
+        ..SelectOptions::default()
+    });
     let mut app = started(&session);
     let Some(tui::update::Effect::Compute(first)) = tui::press(&mut app, ch('T')) else {
-        panic!("auto-K needs a job")
+        panic!("auto-K over strata needs a job")
     };
     let first_id = first.id;
     let second = tui::press(&mut app, ch('T'));
@@ -610,15 +614,35 @@ fn progress_reports_reach_the_footer_state() {
         })
         .unwrap();
     assert_eq!(reports[0], (tui::compute::PREPARING, 0, 0));
-    assert!(reports.contains(&(tui::compute::CURVE, 64, 64)));
+    // The exact DP table level by level, then the curve; no strata, so the target's K is
+    // read off the curve without a search.
+    assert!(reports.contains(&(tui::compute::PREPARING, 64, 64)));
+    assert_eq!(*reports.last().unwrap(), (tui::compute::CURVE, 64, 64));
+    assert!(reports.iter().all(|&(_, d, t)| d <= t));
     let (label, d, t) = *reports.last().unwrap();
-    assert_eq!(label, tui::compute::SEARCH);
-    assert!(d <= t);
     tui::update::progressed(&mut app, id, label, d, t);
     assert_eq!(app.pending.as_ref().unwrap().done, d);
-    tui::update::finished(&mut app, done);
+    assert!(tui::update::finished(&mut app, done).is_none());
     assert!(app.pending.is_none());
     assert!(app.current().is_some());
+    // Now a new target is answered at once, from the same curve.
+    assert!(tui::press(&mut app, ch('T')).is_none());
+    assert_eq!(app.settings.target_pct, 1.5);
+    assert_matches_select(&app);
+
+    // With strata the target needs a search over K per stratum, which reports too.
+    let session = sample_session(SelectOptions {
+        strata: seqpoint::Strata::Epoch,
+        ..SelectOptions::default()
+    });
+    let mut app = App::new(&session, false);
+    let Some(tui::update::Effect::Compute(job)) = tui::update::recompute(&mut app) else {
+        panic!("the first result is a job")
+    };
+    let mut labels = Vec::new();
+    job.run(&session, &mut |label, _, _| labels.push(label))
+        .unwrap();
+    assert_eq!(labels.last(), Some(&tui::compute::SEARCH));
 }
 
 #[test]

@@ -43,6 +43,9 @@ pub struct Session {
     pub export_dir: PathBuf,
     /// More than one profiled iteration per SeqPoint (`--samples M`): exports list them.
     pub plan: Option<PlanRule>,
+    /// First-N and random-N worst errors by profiled iterations: they depend on the budget
+    /// alone, not on the method or pick, so a new method's curve reuses them.
+    pub baselines_by_budget: std::sync::Mutex<std::collections::HashMap<usize, (f64, f64)>>,
 }
 
 impl Session {
@@ -72,6 +75,7 @@ impl Session {
             strata,
             base,
             export_dir,
+            baselines_by_budget: Default::default(),
         })
     }
 
@@ -265,11 +269,18 @@ pub struct Prepared<'a> {
 }
 
 impl Prepared<'_> {
-    /// Whether K is answered at once (O(groups)); otherwise it goes to the worker.
-    /// k-means fits per K, too slow between two key presses on large runs: only K fitted
-    /// already (the curve fits 1..=max) is instant.
-    pub fn instant(&self, k: usize) -> bool {
-        self.selectors.ready(k)
+    /// Whether these settings are answered at once (O(groups)); otherwise they go to the
+    /// worker. k-means fits per K, too slow between two key presses on large runs: only K
+    /// fitted already (the curve fits 1..=max) is instant. Auto-K is instant for a run
+    /// without strata: its K is read off the error curve.
+    pub fn instant(&self, settings: &Settings, strata: usize) -> bool {
+        if settings.auto {
+            strata == 1
+                && !self.curve.is_empty()
+                && self.curve.iter().all(|p| self.selectors.ready(p.k))
+        } else {
+            self.selectors.ready(settings.k)
+        }
     }
 }
 

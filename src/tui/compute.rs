@@ -133,7 +133,7 @@ pub fn table_options(session: &Session, settings: &Settings) -> SelectOptions {
 
 /// The naive baselines beside the curve: at each K, first-N and random-N (mean error over
 /// seeded draws) profiling as many iterations as the SeqPoints of that K would, with the
-/// warm-up and seed `select` uses.
+/// warm-up and seed `select` uses. Kept in the session by budget.
 pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
     let baselines = Baselines::with_actual(&session.log, session.strata.actual().to_vec());
     let (warmup, seed, samples) = (session.base.warmup, session.base.seed, session.base.samples);
@@ -144,26 +144,37 @@ pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineS
             .map(|e| e.error_pct)
             .fold(0.0, f64::max)
     };
-    let budget = |p: &CurvePoint| (p.bins as u64 * samples) as usize;
+    let at_budget = |budget: usize| {
+        let kept = session
+            .baselines_by_budget
+            .lock()
+            .ok()
+            .and_then(|kept| kept.get(&budget).copied());
+        kept.unwrap_or_else(|| {
+            let errors = (
+                worst(baselines.first_n(budget, warmup)),
+                worst(baselines.random_n(budget, warmup, RANDOM_DRAWS, seed)),
+            );
+            if let Ok(mut kept) = session.baselines_by_budget.lock() {
+                kept.insert(budget, errors);
+            }
+            errors
+        })
+    };
+    let errors: Vec<(usize, (f64, f64))> = curve
+        .iter()
+        .map(|p| (p.k, at_budget((p.bins as u64 * samples) as usize)))
+        .collect();
     vec![
         BaselineSeries {
             name: "first-N".into(),
             glyph: 'f',
-            points: curve
-                .iter()
-                .map(|p| (p.k, worst(baselines.first_n(budget(p), warmup))))
-                .collect(),
+            points: errors.iter().map(|&(k, (first, _))| (k, first)).collect(),
         },
         BaselineSeries {
             name: "random-N".into(),
             glyph: 'r',
-            points: curve
-                .iter()
-                .map(|p| {
-                    let b = baselines.random_n(budget(p), warmup, RANDOM_DRAWS, seed);
-                    (p.k, worst(b))
-                })
-                .collect(),
+            points: errors.iter().map(|&(k, (_, random))| (k, random)).collect(),
         },
     ]
 }

@@ -183,7 +183,7 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         pending.cancel();
     }
     if let Some(prepared) = &prepared {
-        if !settings.auto && prepared.instant(settings.k) {
+        if prepared.instant(&settings, app.session.strata.groups.len()) {
             let options = app.session.options(&settings);
             let mut go_on = |_, _| ControlFlow::Continue(());
             match prepared
