@@ -125,7 +125,7 @@ fn main() {
     let effect = tui::press(&mut app, key('a'));
     tui::settle(&mut app, effect);
     summary(
-        "t / T in auto-K (search 1..64) + draw",
+        "t / T in auto-K (K read off the curve) + draw",
         time_keys(&mut app, &mut terminal, &['T', 't'], 50),
     );
     let effect = tui::press(&mut app, key('a'));
