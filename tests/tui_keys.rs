@@ -725,3 +725,57 @@ fn k_presses_while_selectors_are_built_let_that_work_finish() {
     let _ = tui::press(&mut app, ch('p'));
     assert!(first.cancel.load(std::sync::atomic::Ordering::Relaxed));
 }
+
+#[test]
+fn k_means_at_a_fixed_k_shows_its_selection_before_the_curve() {
+    let session = sample_session(fixed(6, 10));
+    let mut app = started(&session);
+    let mut job = None;
+    while app.settings.method != Method::Kmeans {
+        job = tui::press(&mut app, ch('m'));
+    }
+    let Some(tui::update::Effect::Compute(job)) = job else {
+        panic!("k-means needs a job");
+    };
+    let id = job.id;
+    let mut early = Vec::new();
+    let mut curve_reports_before_it = None;
+    let curve_reports = std::cell::Cell::new(0);
+    let done = job
+        .run_with_interim(
+            &session,
+            &mut |label, _, _| {
+                if label == tui::compute::CURVE {
+                    curve_reports.set(curve_reports.get() + 1);
+                }
+            },
+            &mut |selection| {
+                early.push(selection);
+                curve_reports_before_it.get_or_insert(curve_reports.get());
+            },
+        )
+        .unwrap();
+    assert_eq!(early.len(), 1);
+    assert_eq!(
+        curve_reports_before_it,
+        Some(0),
+        "sent before the curve's first fit"
+    );
+    // Shown at once, while the job still counts as running; then the job's own result.
+    let settings = app.settings;
+    tui::update::interim(&mut app, id, settings, early.pop().unwrap());
+    assert!(app.pending.is_some());
+    assert_matches_select(&app);
+    assert!(app.curve().is_none(), "the curve is still to come");
+    tui::update::finished(&mut app, done);
+    assert!(app.pending.is_none());
+    assert_eq!(app.curve().unwrap().len(), 10);
+    assert_matches_select(&app);
+
+    // A late one, for settings the user has left (K 6 after moving to 7), is not shown.
+    let at_six = app.current().unwrap().clone();
+    press(&mut app, ch('l'));
+    assert_eq!(app.current().unwrap().bins(), 7);
+    tui::update::interim(&mut app, id, settings, at_six);
+    assert_eq!(app.current().unwrap().bins(), 7);
+}

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::app::{Prepared, Session, Settings};
 use super::ui::curve::BaselineSeries;
 use crate::baselines::{Baseline, Baselines, RANDOM_DRAWS};
+use crate::binning::Method;
 use crate::selection::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 
 /// One recomputation: everything missing for `settings`, reusing `prepared` when given.
@@ -49,6 +50,18 @@ impl<'a> Job<'a> {
         session: &'a Session,
         report: &mut dyn FnMut(&'static str, usize, usize),
     ) -> Option<Done<'a>> {
+        self.run_with_interim(session, report, &mut |_| {})
+    }
+
+    /// `run`, handing `interim` the selection for a fixed K with k-means as soon as that one
+    /// fit is made, before the error curve's fits (seconds on large runs): the screen shows
+    /// the new selection meanwhile, and only the curve waits.
+    pub fn run_with_interim(
+        self,
+        session: &'a Session,
+        report: &mut dyn FnMut(&'static str, usize, usize),
+        interim: &mut dyn FnMut(Selection),
+    ) -> Option<Done<'a>> {
         let cancel = self.cancel.clone();
         let go_on = move || {
             if cancel.load(Ordering::Relaxed) {
@@ -83,6 +96,14 @@ impl<'a> Job<'a> {
                     Ok(None) => return None,
                     Err(e) => return Some(fail(None, e)),
                 };
+                if settings.method == Method::Kmeans && !settings.auto {
+                    let early =
+                        selectors
+                            .choose(&session.options(&settings), Vec::new(), &mut |_, _| go_on());
+                    if let Ok(Some(selection)) = early {
+                        interim(selection);
+                    }
+                }
                 let curve = selectors.curve(&options, &mut |done, total| {
                     report(CURVE, done, total);
                     go_on()

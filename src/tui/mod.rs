@@ -51,6 +51,12 @@ enum Message<'a> {
     },
     // Boxed: a selection is large and progress messages are many.
     Done(Box<Done<'a>>),
+    /// A selection shown before its job ends (the job goes on with the error curve).
+    Interim {
+        id: u64,
+        settings: app::Settings,
+        selection: Box<crate::selection::Selection>,
+    },
 }
 
 /// Open the explorer on the terminal until the user quits or a signal ends it.
@@ -142,6 +148,11 @@ fn receive(
                 done,
                 total,
             } => update::progressed(app, id, label, done, total),
+            Message::Interim {
+                id,
+                settings,
+                selection,
+            } => update::interim(app, id, settings, *selection),
             Message::Done(done) => {
                 if let Some(effect) = update::finished(app, *done) {
                     next = Some(effect);
@@ -169,7 +180,17 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
                 });
             }
         };
-        let result = std::panic::catch_unwind(AssertUnwindSafe(|| job.run(session, &mut report)));
+        let interim_sender = sender.clone();
+        let mut interim = |selection| {
+            let _ = interim_sender.send(Message::Interim {
+                id,
+                settings,
+                selection: Box::new(selection),
+            });
+        };
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            job.run_with_interim(session, &mut report, &mut interim)
+        }));
         let done = match result {
             Ok(Some(done)) => done,
             Ok(None) => return,

@@ -15,6 +15,7 @@ use super::input::Action;
 use crate::export::{select_csv, select_json};
 use crate::plan::plan_selection;
 use crate::select::Pick;
+use crate::selection::Selection;
 
 /// Work the run loop carries out for `update`.
 pub enum Effect<'a> {
@@ -226,6 +227,16 @@ pub fn progressed(app: &mut App, id: u64, label: &'static str, done: usize, tota
     }
 }
 
+/// A job sent a selection before finishing (k-means at a fixed K, ahead of its curve): show
+/// it if it is still what the settings ask for; the job stays pending for the curve.
+pub fn interim(app: &mut App, id: u64, settings: Settings, selection: Selection) {
+    let current =
+        app.pending.as_ref().is_some_and(|p| p.id == id) && settings.same_selection(&app.settings);
+    if current {
+        show(app, settings, selection);
+    }
+}
+
 /// A job finished: keep its selectors; show its result unless newer settings superseded it.
 /// When the settings moved on while it ran (K or target changed during the preparation it
 /// was left to finish), the result is shown and the current settings recomputed from it.
@@ -267,7 +278,7 @@ pub fn exported(app: &mut App, outcome: ExportOutcome) {
     }
 }
 
-fn show(app: &mut App, settings: Settings, selection: crate::selection::Selection) {
+fn show(app: &mut App, settings: Settings, selection: Selection) {
     let count = selection.seqpoints.len();
     app.shown = Some(Shown {
         settings,
