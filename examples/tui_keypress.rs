@@ -78,7 +78,7 @@ fn main() {
     println!(
         "{run}: {} iterations, {} key groups; load + group {:.1} ms",
         session.log.len(),
-        session.groups.len(),
+        session.groups().len(),
         start.elapsed().as_secs_f64() * 1e3
     );
 

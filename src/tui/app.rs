@@ -35,9 +35,9 @@ pub struct Session {
     pub run: String,
     pub load: LoadOptions,
     pub log: RunLog,
-    /// The whole run's key groups: what the distribution panels draw.
-    pub groups: KeyGroups,
     pub strata: StrataGroups,
+    /// The whole run's key groups when strata split it; otherwise the one stratum's serve.
+    whole_run: Option<KeyGroups>,
     pub base: SelectOptions,
     /// Where an export goes by default: beside the run, or here for the sample and stdin.
     pub export_dir: PathBuf,
@@ -68,7 +68,8 @@ impl Session {
         };
         Ok(Session {
             plan: (base.samples > 1).then_some(PlanRule::Samples(base.samples)),
-            groups: KeyGroups::from_log(&log),
+            // Without strata the one stratum is the whole run: no second grouping pass.
+            whole_run: (strata.groups.len() > 1).then(|| KeyGroups::from_log(&log)),
             run,
             load,
             log,
@@ -77,6 +78,11 @@ impl Session {
             export_dir,
             baselines_by_budget: Default::default(),
         })
+    }
+
+    /// The whole run's key groups: what the distribution panels draw.
+    pub fn groups(&self) -> &KeyGroups {
+        self.whole_run.as_ref().unwrap_or(&self.strata.groups[0])
     }
 
     /// The largest K that still changes anything: one bin per key group.

@@ -11,7 +11,7 @@ use crate::tui::app::App;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let log = &app.session.log;
-    let groups = &app.session.groups;
+    let groups = app.session.groups();
     let sep = || Span::styled(" · ", t.dim());
     let mut run = vec![
         Span::styled(" seqpoint ", t.title()),

@@ -123,7 +123,7 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let selected = app.selected_seqpoint();
     if two_dims {
         let cluster_of = (!session.strata.split && !seqpoints.is_empty()).then(|| {
-            let mut cluster = vec![0; session.groups.len()];
+            let mut cluster = vec![0; session.groups().len()];
             for (b, sp) in seqpoints.iter().enumerate() {
                 for &g in &sp.bin.groups {
                     cluster[g] = b;
@@ -133,7 +133,7 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         });
         frame.render_widget(
             HeatMap {
-                groups: &session.groups,
+                groups: session.groups(),
                 key_names: &log.key_names,
                 measure: app.measure,
                 log_scale: app.log_scale,
@@ -147,7 +147,7 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     } else {
         frame.render_widget(
             Histogram {
-                groups: &session.groups,
+                groups: session.groups(),
                 key_name: &log.key_names[0],
                 measure: app.measure,
                 log_scale: app.log_scale,
