@@ -9,57 +9,12 @@ use seqpoint::measured::{parse_measured, MeasuredOptions};
 use seqpoint::projection_workflow::parse_select_doc;
 use seqpoint::runlog::{load_bytes, InputFormat, LoadOptions};
 
-/// As in the fuzz targets: longest message a user may see for one bad input.
-const MESSAGE_LIMIT: usize = 1000;
+// The fuzz targets' own helpers (control byte, invariants, message checks): the fuzz crate
+// is a separate workspace, so its file is compiled in here rather than depended on.
+#[path = "../fuzz/src/lib.rs"]
+mod fuzz_checks;
 
-/// The fuzz targets' control byte: `--skip-bad`, the key and the metrics.
-fn options_from(control: u8) -> LoadOptions {
-    let key = match (control >> 1) & 3 {
-        0 => vec![],
-        1 => vec!["src_len".to_string(), "tgt_len".to_string()],
-        2 => vec!["seq_len".to_string()],
-        _ => vec!["a".to_string(), "b".to_string(), "c".to_string()],
-    };
-    let metrics = match (control >> 3) & 3 {
-        0 => vec![],
-        1 => vec!["time_ms".to_string()],
-        2 => vec![
-            "time_ms".to_string(),
-            "energy_j".to_string(),
-            "time_ms".to_string(),
-        ],
-        _ => vec!["m".to_string()],
-    };
-    LoadOptions {
-        key,
-        metrics,
-        skip_bad: control & 1 == 1,
-        ..LoadOptions::default()
-    }
-}
-
-fn check_message(message: &str, path: &str) {
-    assert!(message.starts_with(path), "{message:?}");
-    assert!(!message.chars().any(char::is_control), "{message:?}");
-    assert!(
-        message.chars().count() <= MESSAGE_LIMIT,
-        "{} characters: {message:?}",
-        message.chars().count()
-    );
-}
-
-fn replay_load(name: &str, data: &[u8], format: InputFormat) {
-    let (control, body) = data.split_first().map_or((0, data), |(&c, b)| (c, b));
-    let options = options_from(control);
-    match load_bytes(name, body, format, &options) {
-        Ok(log) => {
-            assert!(!log.is_empty());
-            assert_eq!(log.keys.len(), log.len() * log.dims());
-            assert!(log.iterations.to_vec().windows(2).all(|w| w[0] < w[1]));
-        }
-        Err(err) => check_message(&err.to_string(), name),
-    }
-}
+use fuzz_checks::{check_message, load_and_check, measured_setup, split};
 
 /// As the `select_doc` target: a document or a clean error; a document reads back unchanged.
 fn replay_select_doc(data: &[u8]) {
@@ -82,21 +37,8 @@ fn replay_measured(data: &[u8]) {
     let doc_path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/select_doc/sample_k3.json");
     let doc = parse_select_doc("seqpoints.json", &std::fs::read(doc_path).unwrap()).unwrap();
-    let (control, body) = data.split_first().map_or((0, data), |(&c, b)| (c, b));
-    let (format, path) = match control & 3 {
-        0 | 3 => (InputFormat::Csv, "measured.csv"),
-        1 => (InputFormat::Tsv, "measured.tsv"),
-        _ => (InputFormat::Jsonl, "measured.jsonl"),
-    };
-    let options = MeasuredOptions {
-        metrics: match (control >> 2) & 3 {
-            0 => vec![],
-            1 => vec!["time_ms".to_string()],
-            2 => vec!["energy_j".to_string()],
-            _ => vec!["time_ms".to_string(), "time_ms".to_string()],
-        },
-        format: None,
-    };
+    let (control, body) = split(data);
+    let (format, path, options) = measured_setup(control);
     match parse_measured(path, body, format, &doc, &options) {
         Ok(measured) => assert_eq!(measured.samples.len(), doc.seqpoints.len()),
         Err(err) => check_message(&err.to_string(), path),
@@ -113,9 +55,15 @@ fn every_fuzz_crash_stays_fixed() {
         let data = std::fs::read(&path).unwrap();
         let target = name.rsplit_once('-').map_or(name.as_str(), |(t, _)| t);
         match target {
-            "load_csv" => replay_load("run.csv", &data, InputFormat::Csv),
-            "load_tsv" => replay_load("run.tsv", &data, InputFormat::Tsv),
-            "load_jsonl" => replay_load("run.jsonl", &data, InputFormat::Jsonl),
+            "load_csv" | "load_tsv" | "load_jsonl" => {
+                let (path, format) = match target {
+                    "load_csv" => ("run.csv", InputFormat::Csv),
+                    "load_tsv" => ("run.tsv", InputFormat::Tsv),
+                    _ => ("run.jsonl", InputFormat::Jsonl),
+                };
+                let (control, body) = split(&data);
+                load_and_check(path, body, format, control);
+            }
             "select_doc" => replay_select_doc(&data),
             "measured" => replay_measured(&data),
             other => panic!("{name}: no replay for fuzz target {other}"),

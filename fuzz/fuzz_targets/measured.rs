@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use seqpoint::export::SelectDoc;
-use seqpoint::measured::{parse_measured, MeasuredOptions};
+use seqpoint::measured::parse_measured;
 use seqpoint::projection_workflow::{
     parse_select_doc, project_measurements, ProjectOptions, RunLength,
 };
@@ -26,20 +26,7 @@ fn doc() -> &'static SelectDoc {
 
 fuzz_target!(|data: &[u8]| {
     let (control, body) = seqpoint_fuzz::split(data);
-    let (format, path) = match control & 3 {
-        0 | 3 => (InputFormat::Csv, "measured.csv"),
-        1 => (InputFormat::Tsv, "measured.tsv"),
-        _ => (InputFormat::Jsonl, "measured.jsonl"),
-    };
-    let options = MeasuredOptions {
-        metrics: match (control >> 2) & 3 {
-            0 => vec![],
-            1 => vec!["time_ms".to_string()],
-            2 => vec!["energy_j".to_string()],
-            _ => vec!["time_ms".to_string(), "time_ms".to_string()],
-        },
-        format: None,
-    };
+    let (format, path, options) = seqpoint_fuzz::measured_setup(control);
     let measured = match parse_measured(path, body, format, doc(), &options) {
         Ok(measured) => measured,
         Err(err) => {

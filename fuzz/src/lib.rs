@@ -1,6 +1,7 @@
 //! Shared by the fuzz targets: load options chosen by a control byte, and the invariants
 //! every loaded run log and every error message must hold (a violation aborts the run).
 
+use seqpoint::measured::MeasuredOptions;
 use seqpoint::runlog::{InputFormat, LoadError, LoadOptions};
 use seqpoint::RunLog;
 
@@ -31,6 +32,26 @@ pub fn options_from(control: u8) -> LoadOptions {
         skip_bad: control & 1 == 1,
         ..LoadOptions::default()
     }
+}
+
+/// The `measured` target's control byte: the format (and the file name that says it) and the
+/// metric options.
+pub fn measured_setup(control: u8) -> (InputFormat, &'static str, MeasuredOptions) {
+    let (format, path) = match control & 3 {
+        0 | 3 => (InputFormat::Csv, "measured.csv"),
+        1 => (InputFormat::Tsv, "measured.tsv"),
+        _ => (InputFormat::Jsonl, "measured.jsonl"),
+    };
+    let options = MeasuredOptions {
+        metrics: match (control >> 2) & 3 {
+            0 => vec![],
+            1 => vec!["time_ms".to_string()],
+            2 => vec!["energy_j".to_string()],
+            _ => vec!["time_ms".to_string(), "time_ms".to_string()],
+        },
+        format: None,
+    };
+    (format, path, options)
 }
 
 /// Split fuzz input into a control byte and the file body.
