@@ -2,9 +2,11 @@
 //! bins and speedup in the JSON are recomputed here from the raw CSV with plain code that
 //! shares nothing with the library.
 
+mod common;
+
+use common::json_output;
 use std::collections::BTreeMap;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 /// iteration -> (seq_len, time_ms), read with a plain split.
@@ -26,25 +28,15 @@ fn read_log(path: &str) -> BTreeMap<u64, (u32, f64)> {
 }
 
 fn select_json(args: &[&str]) -> Value {
-    let out = Command::cargo_bin("seqpoint")
-        .unwrap()
-        .args([
-            "select",
-            "tests/data/speech_t1.csv",
-            "--compare",
-            "tests/data/speech_t2.csv",
-            "--format",
-            "json",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let run = [
+        "select",
+        "tests/data/speech_t1.csv",
+        "--compare",
+        "tests/data/speech_t2.csv",
+        "--format",
+        "json",
+    ];
+    json_output(&[&run[..], args].concat())
 }
 
 fn check(doc: &Value) {

@@ -2,7 +2,10 @@
 //! several metrics, and clear errors on bad input. Figures on the bundled sample (real
 //! measurements) are checked against values computed independently of this code.
 
+mod common;
+
 use assert_cmd::Command;
+use common::json_output;
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -13,16 +16,6 @@ use seqpoint::{load_run, LoadOptions};
 
 fn seqpoint() -> Command {
     Command::cargo_bin("seqpoint").unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = seqpoint().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn finding<'a>(doc: &'a Value, check: &str) -> &'a Value {
@@ -62,7 +55,7 @@ fn sample_figures_match_independent_computation() {
     // explained 0.99474 / 0.99641 (the data README gives 0.995 / 0.996), median within-key CV
     // 4.093% / 2.870%, per-epoch drift of keys seen in two or more epochs -2.53%, -1.06%,
     // +3.46% (1 thread) and -2.61%, +0.79%, +1.70% (2 threads).
-    let doc = json(&["report", "--format", "json"]);
+    let doc = json_output(&["report", "--format", "json"]);
     let explained = finding(&doc, "explained");
     assert!((detail(explained, "explained", Some("baseline")) - 0.99474).abs() < 5e-5);
     assert!((detail(explained, "explained", Some("compare")) - 0.99641).abs() < 5e-5);
@@ -93,7 +86,7 @@ fn the_library_and_the_cli_agree() {
     };
     let log = load_run(SAMPLE_NAME, &options).unwrap();
     let findings = run_checks(&log, &ReportOptions::default());
-    let doc = json(&["report", "--format", "json"]);
+    let doc = json_output(&["report", "--format", "json"]);
     // Both sides go through JSON text, so that float parsing treats them alike.
     let library: Value = serde_json::from_str(&serde_json::to_string(&findings).unwrap()).unwrap();
     assert_eq!(
@@ -107,7 +100,7 @@ fn the_library_and_the_cli_agree() {
 
 #[test]
 fn json_shape_follows_the_schema() {
-    let doc = json(&["report", "--format", "json"]);
+    let doc = json_output(&["report", "--format", "json"]);
     assert_eq!(doc["schema"], "seqpoint-report/1");
     assert_eq!(doc["input"]["iterations"], 450);
     let findings = doc["findings"].as_array().unwrap();
@@ -139,7 +132,7 @@ fn several_metrics_are_each_checked() {
     std::fs::write(&base, pair.baseline).unwrap();
     std::fs::write(&new, pair.compare).unwrap();
     let (base, new) = (base.to_str().unwrap(), new.to_str().unwrap());
-    let doc = json(&[
+    let doc = json_output(&[
         "report",
         base,
         "--compare",
@@ -181,7 +174,7 @@ fn several_metrics_are_each_checked() {
         .count();
     assert_eq!(speedups, 2);
     // Asking for energy alone checks energy alone.
-    let energy = json(&["report", base, "--metric", "energy_j", "--format", "json"]);
+    let energy = json_output(&["report", base, "--metric", "energy_j", "--format", "json"]);
     assert_eq!(energy["input"]["metrics"], serde_json::json!(["energy_j"]));
 }
 
@@ -214,7 +207,7 @@ fn output_files_are_written_once_unless_forced() {
 #[test]
 fn the_drift_threshold_and_phases_are_honoured() {
     // The sample drifts 2.34%: a 3% threshold passes it.
-    let doc = json(&["report", "--drift-threshold", "3", "--format", "json"]);
+    let doc = json_output(&["report", "--drift-threshold", "3", "--format", "json"]);
     assert_eq!(finding(&doc, "drift")["verdict"], "ok");
     // Without an epoch column the run is cut into phases.
     let dir = tempfile::tempdir().unwrap();
@@ -224,7 +217,7 @@ fn the_drift_threshold_and_phases_are_honoured() {
         text.push_str(&format!("{},{}\n", 10 + i % 4, 10 + i % 4 + i / 20));
     }
     std::fs::write(&path, text).unwrap();
-    let doc = json(&[
+    let doc = json_output(&[
         "report",
         path.to_str().unwrap(),
         "--phases",
@@ -306,7 +299,7 @@ fn bad_input_is_a_clear_error_not_a_panic() {
 fn a_log_without_metrics_is_reported_as_unchecked() {
     let dir = tempfile::tempdir().unwrap();
     let lengths = write(dir.path(), "lengths.csv", "seq_len\n10\n20\n10\n");
-    let doc = json(&["report", &lengths, "--format", "json"]);
+    let doc = json_output(&["report", &lengths, "--format", "json"]);
     let findings = doc["findings"].as_array().unwrap();
     for f in &findings[..5] {
         assert_eq!(f["verdict"], "warn");

@@ -1,6 +1,9 @@
 //! `select` with profiling plans (`--samples`, `--budget`, `--plan`) and the naive
 //! baselines beside SeqPoints, on the real 1- and 2-thread logs.
 
+mod common;
+
+use common::json_output;
 use std::collections::HashMap;
 
 use assert_cmd::Command;
@@ -11,16 +14,7 @@ const T1: &str = "tests/data/speech_t1.csv";
 const T2: &str = "tests/data/speech_t2.csv";
 
 fn select_json(args: &[&str]) -> Value {
-    let out = Command::cargo_bin("seqpoint")
-        .unwrap()
-        .args(["select", T1, "--format", "json"])
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
+    json_output(&[&["select", T1, "--format", "json"], args].concat())
 }
 
 /// `iteration -> seq_len` of the log.

@@ -2,7 +2,9 @@
 //! sequence length alone misproject its speedup; SeqPoints per epoch (`--strata epoch`) do not.
 //! Logs come from `seqpoint::synth`, the same generator as `examples/gen_drift.rs`.
 
-use assert_cmd::Command;
+mod common;
+
+use common::json_output;
 use serde_json::Value;
 
 use seqpoint::report::{run_checks, Check, ReportOptions, Verdict};
@@ -185,20 +187,6 @@ fn write_pair(dir: &std::path::Path) -> (String, String) {
     )
 }
 
-fn json_of(args: &[&str]) -> Value {
-    let out = Command::cargo_bin("seqpoint")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 /// The worst speedup error over the metrics (time and energy) of a `seqpoint/1` document.
 fn cli_speedup_error(doc: &Value) -> f64 {
     let speedups = doc["speedups"].as_array().unwrap();
@@ -215,7 +203,7 @@ fn through_the_cli_report_warns_and_strata_fix_the_speedup() {
     let dir = tempfile::tempdir().unwrap();
     let (base, new) = write_pair(dir.path());
 
-    let report = json_of(&["report", &base, "--compare", &new, "--format", "json"]);
+    let report = json_output(&["report", &base, "--compare", &new, "--format", "json"]);
     assert_eq!(report["schema"], "seqpoint-report/1");
     let drift = report["findings"]
         .as_array()
@@ -228,8 +216,8 @@ fn through_the_cli_report_warns_and_strata_fix_the_speedup() {
     assert!(drift["value"].as_f64().unwrap() > 0.01);
 
     let common = ["select", &base, "--compare", &new, "--format", "json"];
-    let sl_only = json_of(&[&common[..], &["--bins", "40"]].concat());
-    let strata = json_of(&[&common[..], &["--strata", "epoch", "--bins", "4"]].concat());
+    let sl_only = json_output(&[&common[..], &["--bins", "40"]].concat());
+    let strata = json_output(&[&common[..], &["--strata", "epoch", "--bins", "4"]].concat());
     assert!(sl_only["speedups"]
         .as_array()
         .unwrap()
@@ -244,7 +232,8 @@ fn through_the_cli_report_warns_and_strata_fix_the_speedup() {
     }
     assert!(sl_only["seqpoints"][0].get("stratum").is_none());
 
-    let target = json_of(&[&common[..], &["--strata", "epoch", "--target-error", "1"]].concat());
+    let target =
+        json_output(&[&common[..], &["--strata", "epoch", "--target-error", "1"]].concat());
     assert_eq!(target["selection"]["target_met"], true);
     assert_eq!(target["selection"]["strata"], "epoch");
     let per_stratum = target["selection"]["per_stratum"].as_array().unwrap();
@@ -254,7 +243,7 @@ fn through_the_cli_report_warns_and_strata_fix_the_speedup() {
     for row in target["projection"].as_array().unwrap() {
         assert!(row["error_pct"].as_f64().unwrap() <= TARGET, "{row}");
     }
-    let sl_target = json_of(&[&common[..], &["--target-error", "1"]].concat());
+    let sl_target = json_output(&[&common[..], &["--target-error", "1"]].concat());
     assert_eq!(sl_target["selection"]["target_met"], false);
     assert!(sl_target["selection"]["advice"]
         .as_str()

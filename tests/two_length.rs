@@ -1,8 +1,10 @@
 //! Two-length keys (`--key src_len,tgt_len`) on a generated translation-like run: k-means
 //! bins scaled per length, and `report` saying whether one length alone would do.
 
+mod common;
+
 use assert_cmd::Command;
-use serde_json::Value;
+use common::json_output;
 
 use seqpoint::report::{run_checks, Check, Finding, ReportOptions};
 use seqpoint::runlog::{load_bytes, InputFormat};
@@ -128,20 +130,6 @@ fn kmeans_is_blind_to_the_units_of_each_length() {
     assert_eq!(picks(&a), picks(&b));
 }
 
-fn run_json(args: &[&str]) -> Value {
-    let out = Command::cargo_bin("seqpoint")
-        .unwrap()
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn through_the_cli() {
     let dir = tempfile::tempdir().unwrap();
@@ -150,7 +138,7 @@ fn through_the_cli() {
     let path = path.to_str().unwrap();
 
     let key = ["--key", "src_len,tgt_len"];
-    let select = run_json(
+    let select = json_output(
         &[
             &[
                 "select",
@@ -177,7 +165,7 @@ fn through_the_cli() {
         .iter()
         .all(|p| p["key"].as_array().unwrap().len() == 2));
 
-    let report = run_json(&[&["report", path, "--format", "json"], &key[..]].concat());
+    let report = json_output(&[&["report", path, "--format", "json"], &key[..]].concat());
     let explained = &report["findings"][0];
     assert_eq!(explained["check"], "explained");
     let names: Vec<&str> = explained["details"]

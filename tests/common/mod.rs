@@ -82,6 +82,21 @@ pub fn seqpoint_in(dir: &std::path::Path) -> Command {
     cmd
 }
 
+/// Run `seqpoint ARGS` (from the repository root), require success, and read its standard
+/// output as JSON.
+pub fn json_output(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    assert!(
+        out.status.success(),
+        "seqpoint {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on standard output")
+}
+
 /// `tests/bad_inputs/`: one small file per kind of bad (or merely unusual) input.
 pub fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs")
