@@ -9,9 +9,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::export::SelectDoc;
 use crate::runlog::{
-    column_list, csv_error, csv_error_text, json_field_column, json_scalar_text, missing_column,
-    named, parse_count, parse_length, parse_metric, printable, read_input, shown_value,
-    InputFormat, LoadError, DEFAULT_METRICS, ITERATION_ALIASES, KEY_ALIASES,
+    column_list, csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text,
+    missing_column, named, parse_count, parse_length, parse_metric, printable, read_input,
+    shown_value, InputFormat, LoadError, DEFAULT_METRICS, ITERATION_ALIASES, KEY_ALIASES,
 };
 
 /// Column names that hold a SeqPoint's id.
@@ -402,12 +402,7 @@ impl Reader<'_> {
         delimiter: u8,
         options: &MeasuredOptions,
     ) -> Result<(), LoadError> {
-        let mut csv = csv::ReaderBuilder::new()
-            .delimiter(delimiter)
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(body);
-        let mut records = csv.byte_records();
+        let mut records = delimited_records(body, delimiter);
         let header = match records.next() {
             Some(Ok(record)) => record,
             Some(Err(e)) => return Err(csv_error(self.path, &e)),

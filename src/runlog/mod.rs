@@ -19,8 +19,8 @@ pub use error::{closest_name, LoadError, Location};
 pub(crate) use error::{printable, shown_value};
 pub use progress::LoadProgress;
 pub(crate) use read::{
-    csv_error, csv_error_text, json_field_column, json_scalar_text, named, parse_count,
-    parse_length, parse_metric, read_input, shown_path,
+    csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
+    parse_count, parse_length, parse_metric, read_input, shown_path,
 };
 pub use read::{
     load_bytes, load_path, load_run, load_run_with_progress, with_compare, InputFormat, LoadOptions,

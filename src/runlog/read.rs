@@ -536,6 +536,17 @@ pub(crate) fn parse_metric(raw: &[u8]) -> Result<f64, String> {
     }
 }
 
+/// The raw records of CSV or TSV text, the header among them: rows of any length (a short
+/// row gets a message naming its line, not a parse error), quotes as the csv crate reads them.
+pub(crate) fn delimited_records(body: &[u8], delimiter: u8) -> csv::ByteRecordsIntoIter<&[u8]> {
+    csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(body)
+        .into_byte_records()
+}
+
 fn read_delimited(
     path: &str,
     body: &[u8],
@@ -543,12 +554,7 @@ fn read_delimited(
     options: &LoadOptions,
     sink: &mut RowSink,
 ) -> Result<ColumnPlan, LoadError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(body);
-    let mut records = reader.byte_records();
+    let mut records = delimited_records(body, delimiter);
     let header_record = match records.next() {
         Some(Ok(record)) => record,
         Some(Err(e)) => return Err(csv_error(path, &e)),
