@@ -169,7 +169,8 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
 }
 
 /// Start the recomputation the settings need: at once when the prepared selectors answer
-/// this K in O(groups), else as a job (cancelling the one running; its result is stale).
+/// them in O(groups), else as a job. A running job is cancelled (its result is stale) unless
+/// it is building the very selectors these settings need.
 pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     let settings = app.settings;
     let prepared = app.prepared(settings.method, settings.pick).cloned();
