@@ -538,23 +538,66 @@ impl<'a> Selectors<'a> {
         progress: Progress,
     ) -> Result<Option<Vec<CurvePoint>>, SelectError> {
         let len = self.curve_len(options);
+        let mut curve = Vec::with_capacity(len);
+        let finished = self.points_in_order(len, options.samples, &mut |point| {
+            curve.push(point);
+            progress(point.k, len)
+        })?;
+        Ok(finished.then_some(curve))
+    }
+
+    /// The target search of a run without strata (the smallest K that meets the target, else
+    /// the one that misses least), over K = 1..=`limit` computed on every core in K order,
+    /// stopping at the first that meets it: what `TargetSearch` finds, sooner.
+    fn search_one_stratum(
+        &self,
+        limit: usize,
+        target: f64,
+        rule: TargetRule,
+        samples: u64,
+        progress: Progress,
+    ) -> Result<Option<(Vec<usize>, CurvePoint)>, SelectError> {
+        let mut best: Option<CurvePoint> = None;
+        let mut met = false;
+        let finished = self.points_in_order(limit, samples, &mut |point| {
+            let better =
+                best.is_none_or(|b| point.shortfall(target, rule) < b.shortfall(target, rule));
+            met = point.meets(target, rule);
+            if met || better {
+                best = Some(point);
+            }
+            if met {
+                return ControlFlow::Break(());
+            }
+            progress(point.k, limit)
+        })?;
+        if !finished && !met {
+            return Ok(None);
+        }
+        Ok(best.map(|point| (vec![point.k], point)))
+    }
+
+    /// Hands `visit` the point of each K = 1..=`len` in K order until it answers `Break`;
+    /// false when it did. The points are computed on every core (k-means takes a while per
+    /// K): workers take the next K from a counter, this thread puts them in order.
+    fn points_in_order(
+        &self,
+        len: usize,
+        samples: u64,
+        visit: &mut dyn FnMut(CurvePoint) -> ControlFlow<()>,
+    ) -> Result<bool, SelectError> {
         let threads = crate::parallel::threads().min(len);
         if threads <= 1 {
-            let mut curve = Vec::with_capacity(len);
             for k in 1..=len {
-                curve.push(self.curve_point(k, options.samples)?);
-                if progress(k, len).is_break() {
-                    return Ok(None);
+                if visit(self.curve_point(k, samples)?).is_break() {
+                    return Ok(false);
                 }
             }
-            return Ok(Some(curve));
+            return Ok(true);
         }
-        // Each K is independent (k-means takes a while per K): workers take the next K
-        // from a counter and send the point back; this thread reports and may stop them.
         let next_k = AtomicUsize::new(1);
         let stop = AtomicBool::new(false);
-        let mut points: Vec<Option<CurvePoint>> = vec![None; len];
-        let outcome = std::thread::scope(|scope| {
+        std::thread::scope(|scope| {
             let (sender, receiver) = std::sync::mpsc::channel();
             for _ in 0..threads {
                 let sender = sender.clone();
@@ -564,35 +607,34 @@ impl<'a> Selectors<'a> {
                     if k > len || stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    if sender
-                        .send((k, self.curve_point(k, options.samples)))
-                        .is_err()
-                    {
+                    if sender.send((k, self.curve_point(k, samples))).is_err() {
                         return;
                     }
                 });
             }
             drop(sender);
-            for done in 1..=len {
+            // Points arrive in any order; `waiting` holds them until their turn.
+            let mut waiting: Vec<Option<CurvePoint>> = vec![None; len];
+            let mut next = 0;
+            while next < len {
                 let (k, point) = receiver.recv().expect("a worker sends every K it takes");
                 match point {
-                    Ok(point) => points[k - 1] = Some(point),
+                    Ok(point) => waiting[k - 1] = Some(point),
                     Err(e) => {
                         stop.store(true, Ordering::Relaxed);
                         return Err(e);
                     }
                 }
-                if progress(done, len).is_break() {
-                    stop.store(true, Ordering::Relaxed);
-                    return Ok(false);
+                while let Some(point) = waiting.get_mut(next).and_then(Option::take) {
+                    next += 1;
+                    if visit(point).is_break() {
+                        stop.store(true, Ordering::Relaxed);
+                        return Ok(false);
+                    }
                 }
             }
             Ok(true)
-        });
-        if !outcome? {
-            return Ok(None);
-        }
-        Ok(Some(points.into_iter().flatten().collect()))
+        })
     }
 
     /// The selection for `options` (fixed K, or the error-target search), carrying `curve`;
@@ -630,9 +672,16 @@ impl<'a> Selectors<'a> {
                     [limit] => smallest_meeting(&curve, *limit, pct, options.target_by),
                     _ => None,
                 };
-                let found = match from_curve {
-                    Some(found) => Some(found),
-                    None => search.run(progress)?,
+                let found = match (from_curve, limits.as_slice()) {
+                    (Some(found), _) => Some(found),
+                    (None, [limit]) => self.search_one_stratum(
+                        *limit,
+                        pct,
+                        options.target_by,
+                        options.samples,
+                        progress,
+                    )?,
+                    _ => search.run(progress)?,
                 };
                 let Some((ks, point)) = found else {
                     return Ok(None);
@@ -1013,7 +1062,7 @@ mod tests {
     }
 
     #[test]
-    fn reading_the_target_off_the_curve_equals_the_search() {
+    fn the_target_read_off_the_curve_or_searched_in_parallel_equals_the_search() {
         let rows: String = (0..400u32)
             .map(|i| {
                 let key = 10 + (i * 7919) % 61;
@@ -1058,6 +1107,22 @@ mod tests {
                 );
                 assert_eq!(read.target, searched.target);
                 assert_eq!(read.strata, searched.strata);
+                // Both find what the stratum-by-stratum search finds on the one stratum.
+                let general = TargetSearch {
+                    log: &log,
+                    selectors: &selectors.selectors,
+                    actual: &selectors.actual,
+                    strata_actual: &selectors.stratum_actual,
+                    limits: &[24],
+                    target,
+                    rule,
+                    samples: 1,
+                };
+                let (ks, point) = general.run(&mut go_on).unwrap().unwrap();
+                assert_eq!(ks, [read.bins()], "{method:?} {target} {rule:?}");
+                let own = &read.strata[0];
+                assert_eq!(point.worst_error_pct, own.worst_error_pct);
+                assert_eq!(point.worst_half_width_pct, own.worst_half_width_pct);
                 outcomes.insert(read.target.unwrap().met);
             }
         }
