@@ -737,11 +737,39 @@ impl<'a> Selectors<'a> {
     }
 }
 
-pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+/// What `run_selection_with_progress` is doing, for a progress display.
+pub const PREPARING_BINS: &str = "preparing bins";
+pub const ERROR_CURVE: &str = "error curve";
+pub const CHOOSING_K: &str = "choosing K";
+
+/// `run_selection`, telling `report` `(stage, done, total)` as it goes: the exact DP table's
+/// levels, the error curve's K, the target search's K. Slow stages are k-means fits and the
+/// plain DP over many thousand key groups.
+pub fn run_selection_with_progress(
+    log: &RunLog,
+    options: &SelectOptions,
+    report: &mut dyn FnMut(&'static str, usize, usize),
+) -> Result<Selection, SelectError> {
     // Settings first (cheap); the metric values are checked while preparing the groups.
     check_settings(log, options)?;
     let strata = StrataGroups::new(log, options.strata, options.warmup)?;
-    run_selection_on(log, &strata, options)
+    let stage = std::cell::Cell::new(PREPARING_BINS);
+    let mut told = |done, total| {
+        report(stage.get(), done, total);
+        ControlFlow::Continue(())
+    };
+    let selectors =
+        Selectors::new_with_progress(log, &strata, options, &mut told)?.expect("never stopped");
+    stage.set(ERROR_CURVE);
+    let curve = selectors.curve(options, &mut told)?.expect("never stopped");
+    stage.set(CHOOSING_K);
+    Ok(selectors
+        .choose(options, curve, &mut told)?
+        .expect("never stopped"))
+}
+
+pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+    run_selection_with_progress(log, options, &mut |_, _, _| {})
 }
 
 /// `run_selection` over key groups prepared earlier (same strata and warm-up): no pass over
@@ -1131,6 +1159,47 @@ mod tests {
             2,
             "both a met and a missed target were tried"
         );
+    }
+
+    #[test]
+    fn selecting_reports_its_stages_in_order() {
+        let rows: String = (0..300u32)
+            .map(|i| format!("{},{}\n", 10 + i % 40, (10 + i % 40) * 2 + i % 3))
+            .collect();
+        let log = log(&format!("seq_len,time_ms\n{rows}"));
+        let options = SelectOptions {
+            bins: BinCount::Target(0.001),
+            max_bins: 12,
+            error_curve: true,
+            ..SelectOptions::default()
+        };
+        let mut stages: Vec<&str> = Vec::new();
+        let selection = run_selection_with_progress(&log, &options, &mut |stage, done, total| {
+            assert!(done <= total, "{stage} {done}/{total}");
+            if stages.last() != Some(&stage) {
+                stages.push(stage);
+            }
+        })
+        .unwrap();
+        // The DP table level by level, then the curve, which answers the target: no search.
+        assert_eq!(stages, [PREPARING_BINS, ERROR_CURVE]);
+        assert_eq!(selection.curve.len(), 12);
+        let plain = run_selection(&log, &options).unwrap();
+        assert_eq!(selection.seqpoints, plain.seqpoints);
+
+        let no_curve = SelectOptions {
+            error_curve: false,
+            ..options
+        };
+        let mut stages: Vec<&str> = Vec::new();
+        run_selection_with_progress(&log, &no_curve, &mut |stage, _, _| {
+            if stages.last() != Some(&stage) {
+                stages.push(stage);
+            }
+        })
+        .unwrap();
+        // Without a curve the target's K is searched.
+        assert_eq!(stages, [PREPARING_BINS, CHOOSING_K]);
     }
 
     #[test]

@@ -1,12 +1,14 @@
-//! A progress bar on stderr while a large run log loads. indicatif draws nothing when stderr
-//! is not a terminal, and small files load too fast to need one.
+//! Progress bars on stderr while a large run log loads and while a slow selection runs.
+//! indicatif draws nothing when stderr is not a terminal, and quick work shows no bar.
 
 use std::io::IsTerminal;
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use seqpoint::runlog::{load_run_with_progress, LoadProgress};
-use seqpoint::{LoadError, LoadOptions, RunLog};
+use seqpoint::selection::{run_selection_with_progress, SelectError};
+use seqpoint::{LoadError, LoadOptions, RunLog, SelectOptions, Selection};
 
 /// Inputs smaller than this load in well under a second: no bar.
 const BAR_FROM_BYTES: u64 = 32 << 20;
@@ -38,5 +40,52 @@ pub fn load_with_bar(path: &str, options: &LoadOptions) -> Result<RunLog, LoadEr
         }
         bar.finish_and_clear();
         loading.join().expect("the loading thread does not panic")
+    })
+}
+
+/// Selections that finish sooner than this show no bar (most do: key groups are few).
+const SELECT_BAR_AFTER: Duration = Duration::from_millis(500);
+
+/// `run_selection` with a progress bar on stderr once it has taken a moment: k-means fits and
+/// the exact DP over many thousand key groups can take seconds.
+pub fn select_with_bar(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+    let stage: Mutex<(&'static str, usize, usize)> = Mutex::new(("", 0, 0));
+    std::thread::scope(|scope| {
+        let selecting = scope.spawn(|| {
+            run_selection_with_progress(log, options, &mut |label, done, total| {
+                if let Ok(mut stage) = stage.lock() {
+                    *stage = (label, done, total);
+                }
+            })
+        });
+        let started = Instant::now();
+        let mut bar: Option<ProgressBar> = None;
+        while !selecting.is_finished() {
+            std::thread::sleep(Duration::from_millis(50));
+            if bar.is_none()
+                && started.elapsed() >= SELECT_BAR_AFTER
+                && std::io::stderr().is_terminal()
+            {
+                let new = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+                if let Ok(style) =
+                    ProgressStyle::with_template("{msg:>14} [{bar:30}] {pos}/{len} ({elapsed})")
+                {
+                    new.set_style(style.progress_chars("=> "));
+                }
+                bar = Some(new);
+            }
+            if let (Some(bar), Ok(stage)) = (&bar, stage.lock()) {
+                let (label, done, total) = *stage;
+                bar.set_message(label);
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+            }
+        }
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+        selecting
+            .join()
+            .expect("the selection thread does not panic")
     })
 }

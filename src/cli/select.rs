@@ -10,7 +10,6 @@ use seqpoint::baselines::{all_baselines, RANDOM_DRAWS};
 use seqpoint::export::{select_csv, select_json};
 use seqpoint::plan::{cheapest_plan, plan_selection, PlanRule};
 use seqpoint::project_text::{baselines_table, plan_table};
-use seqpoint::run_selection;
 use seqpoint::text::{selection_table, skipped_note};
 
 #[derive(Debug, Args)]
@@ -52,11 +51,11 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
             (selection, Some(plan))
         }
         Some(rule) => {
-            let selection = run_selection(&log, &options)?;
+            let selection = super::progress::select_with_bar(&log, &options)?;
             let plan = plan_selection(&log, &selection, rule)?;
             (selection, Some(plan))
         }
-        None => (run_selection(&log, &options)?, None),
+        None => (super::progress::select_with_bar(&log, &options)?, None),
     };
     let profiled = plan
         .as_ref()
