@@ -753,13 +753,23 @@ pub fn run_selection_with_progress(
     // Settings first (cheap); the metric values are checked while preparing the groups.
     check_settings(log, options)?;
     let strata = StrataGroups::new(log, options.strata, options.warmup)?;
+    select_on(log, &strata, options, report)
+}
+
+/// Selectors, curve and choice over prepared key groups, reporting each stage.
+fn select_on(
+    log: &RunLog,
+    strata: &StrataGroups,
+    options: &SelectOptions,
+    report: &mut dyn FnMut(&'static str, usize, usize),
+) -> Result<Selection, SelectError> {
     let stage = std::cell::Cell::new(PREPARING_BINS);
     let mut told = |done, total| {
         report(stage.get(), done, total);
         ControlFlow::Continue(())
     };
     let selectors =
-        Selectors::new_with_progress(log, &strata, options, &mut told)?.expect("never stopped");
+        Selectors::new_with_progress(log, strata, options, &mut told)?.expect("never stopped");
     stage.set(ERROR_CURVE);
     let curve = selectors.curve(options, &mut told)?.expect("never stopped");
     stage.set(CHOOSING_K);
@@ -780,14 +790,7 @@ pub fn run_selection_on(
     options: &SelectOptions,
 ) -> Result<Selection, SelectError> {
     check_settings(log, options)?;
-    let selectors = Selectors::new(log, strata, options)?;
-    let mut never_stop = |_, _| ControlFlow::Continue(());
-    let curve = selectors
-        .curve(options, &mut never_stop)?
-        .expect("never stopped");
-    Ok(selectors
-        .choose(options, curve, &mut never_stop)?
-        .expect("never stopped"))
+    select_on(log, strata, options, &mut |_, _, _| {})
 }
 
 /// The error-target search for a run without strata, read off an error curve that covers
