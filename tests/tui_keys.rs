@@ -672,19 +672,25 @@ fn strata_get_their_own_seqpoints_as_select_gives_them() {
     assert!(session.command(&app.settings).contains("--strata epoch"));
 }
 
+/// Press `m` until the method is k-means; the job that switch starts, not yet run.
+fn switch_to_kmeans<'a>(app: &mut App<'a>) -> tui::compute::Job<'a> {
+    let mut job = None;
+    while app.settings.method != Method::Kmeans {
+        job = tui::press(app, ch('m'));
+    }
+    match job {
+        Some(tui::update::Effect::Compute(job)) => job,
+        _ => panic!("k-means needs a job"),
+    }
+}
+
 #[test]
 fn k_presses_while_selectors_are_built_let_that_work_finish() {
     // A small --max-bins keeps k-means (one fit per K of the curve) quick in a debug build.
     let session = sample_session(fixed(8, 12));
     let mut app = started(&session);
     // Switch to k-means: its selectors (a fit per K for the curve) go to the worker.
-    let mut job = None;
-    while app.settings.method != Method::Kmeans {
-        job = tui::press(&mut app, ch('m'));
-    }
-    let Some(tui::update::Effect::Compute(job)) = job else {
-        panic!("k-means needs a job");
-    };
+    let job = switch_to_kmeans(&mut app);
     let building = app.pending.as_ref().unwrap().id;
     assert_eq!(job.id, building);
     assert_eq!(
@@ -730,13 +736,7 @@ fn k_presses_while_selectors_are_built_let_that_work_finish() {
 fn k_means_at_a_fixed_k_shows_its_selection_before_the_curve() {
     let session = sample_session(fixed(6, 10));
     let mut app = started(&session);
-    let mut job = None;
-    while app.settings.method != Method::Kmeans {
-        job = tui::press(&mut app, ch('m'));
-    }
-    let Some(tui::update::Effect::Compute(job)) = job else {
-        panic!("k-means needs a job");
-    };
+    let job = switch_to_kmeans(&mut app);
     let id = job.id;
     let mut early = Vec::new();
     let mut curve_reports_before_it = None;
