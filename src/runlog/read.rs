@@ -116,6 +116,7 @@ fn load_path_observed(
 ) -> Result<RunLog, LoadError> {
     if path != "-" && crate::sample::sample_bytes(path).is_none() {
         if let Some(log) = fast_file(path, options, progress) {
+            check_row_count(path, log.len(), MAX_ROWS)?;
             return Ok(log);
         }
     }
@@ -250,6 +251,23 @@ pub(super) fn sniff_format(bytes: &[u8]) -> InputFormat {
     }
 }
 
+/// Rows a run log may have: rows are numbered with 32 bits in the key groups and the
+/// candidates, so a longer log would be misread, not merely slow.
+const MAX_ROWS: usize = u32::MAX as usize;
+
+fn check_row_count(path: &str, rows: usize, limit: usize) -> Result<(), LoadError> {
+    if rows <= limit {
+        return Ok(());
+    }
+    Err(LoadError::file(
+        path,
+        format!(
+            "has {rows} iterations; expected at most {limit} in one log: split the run \
+             (e.g. by epoch) and select each part"
+        ),
+    ))
+}
+
 /// Parse bytes already in memory. `path` is used in messages only.
 pub fn load_bytes(
     path: &str,
@@ -264,9 +282,12 @@ pub fn load_bytes(
         options,
         &LoadProgress::default(),
     ) {
+        check_row_count(path, log.len(), MAX_ROWS)?;
         return Ok(log);
     }
-    load_bytes_careful(path, bytes, format, options)
+    let log = load_bytes_careful(path, bytes, format, options)?;
+    check_row_count(path, log.len(), MAX_ROWS)?;
+    Ok(log)
 }
 
 /// The careful reader: record by record through the csv crate or serde_json, with exact error
@@ -840,6 +861,17 @@ mod tests {
             InputFormat::Csv,
             &LoadOptions::default(),
         )
+    }
+
+    #[test]
+    fn a_log_longer_than_rows_can_be_numbered_is_refused_by_name() {
+        assert!(check_row_count("run.csv", 4, 4).is_ok());
+        assert_eq!(
+            check_row_count("run.csv", 5, 4).unwrap_err().to_string(),
+            "run.csv: has 5 iterations; expected at most 4 in one log: split the run (e.g. by \
+             epoch) and select each part"
+        );
+        assert_eq!(MAX_ROWS, 4_294_967_295);
     }
 
     #[test]
