@@ -172,19 +172,26 @@ const POW10: [f64; 23] = [
 ];
 const EXACT_MANTISSA: u64 = 1 << 53;
 
-/// Plain digits at `pos` (1 to 19 of them); `None` leaves the field to the careful parser.
+/// Reads the decimal digits from `p` into `acc` (wrapping: callers bound the digit count);
+/// returns where they end.
 #[inline(always)]
-fn digits_at(text: &[u8], pos: usize) -> Option<(u64, usize)> {
-    let mut p = pos;
-    let mut value: u64 = 0;
+fn read_digits(text: &[u8], mut p: usize, acc: &mut u64) -> usize {
     while let Some(&b) = text.get(p) {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
             break;
         }
-        value = value.wrapping_mul(10).wrapping_add(u64::from(d));
+        *acc = acc.wrapping_mul(10).wrapping_add(u64::from(d));
         p += 1;
     }
+    p
+}
+
+/// Plain digits at `pos` (1 to 19 of them); `None` leaves the field to the careful parser.
+#[inline(always)]
+fn digits_at(text: &[u8], pos: usize) -> Option<(u64, usize)> {
+    let mut value: u64 = 0;
+    let p = read_digits(text, pos, &mut value);
     let digits = p - pos;
     (digits > 0 && digits <= 19).then_some((value, p))
 }
@@ -193,29 +200,14 @@ fn digits_at(text: &[u8], pos: usize) -> Option<(u64, usize)> {
 /// long mantissas), which the careful parser then reads.
 #[inline(always)]
 fn decimal_at(text: &[u8], pos: usize) -> Option<(f64, usize)> {
-    let mut p = pos;
     let mut mantissa: u64 = 0;
-    while let Some(&b) = text.get(p) {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-        p += 1;
-    }
+    let mut p = read_digits(text, pos, &mut mantissa);
     let mut digits = p - pos;
     let mut fraction = 0;
     if text.get(p) == Some(&b'.') {
         p += 1;
         let start = p;
-        while let Some(&b) = text.get(p) {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-            p += 1;
-        }
+        p = read_digits(text, p, &mut mantissa);
         fraction = p - start;
         digits += fraction;
     }
@@ -541,14 +533,7 @@ impl<'t> JsonLine<'t> {
         }
         let int_start = p;
         let mut mantissa: u64 = 0;
-        while let Some(&b) = t.get(p) {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-            p += 1;
-        }
+        p = read_digits(t, p, &mut mantissa);
         let int_digits = p - int_start;
         if int_digits == 0 || (int_digits > 1 && t[int_start] == b'0') {
             return Err(Anomaly);
@@ -557,14 +542,7 @@ impl<'t> JsonLine<'t> {
         if t.get(p) == Some(&b'.') {
             p += 1;
             let frac_start = p;
-            while let Some(&b) = t.get(p) {
-                let d = b.wrapping_sub(b'0');
-                if d > 9 {
-                    break;
-                }
-                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d));
-                p += 1;
-            }
+            p = read_digits(t, p, &mut mantissa);
             fraction = p - frac_start;
             if fraction == 0 {
                 return Err(Anomaly);
