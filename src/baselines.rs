@@ -296,13 +296,7 @@ mod tests {
     use crate::runlog::{load_bytes, InputFormat, LoadOptions};
 
     fn log(text: &str, compare: Option<&str>) -> RunLog {
-        let mut log = load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap();
+        let mut log = crate::runlog::test_log(text);
         if let Some(other) = compare {
             let other = load_bytes(
                 "u.csv",

@@ -208,13 +208,7 @@ mod tests {
         for (k, t) in keys.iter().zip(times) {
             text.push_str(&format!("{k},{t}\n"));
         }
-        let log = load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap();
+        let log = crate::runlog::test_log(&text);
         KeyGroups::from_log(&log)
     }
 

@@ -72,20 +72,13 @@ pub fn quantile_bins(groups: &KeyGroups, k: usize) -> Bins {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
 
     fn groups(keys: &[u32]) -> KeyGroups {
         let mut text = String::from("seq_len\n");
         for k in keys {
             text.push_str(&format!("{k}\n"));
         }
-        let log = load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap();
+        let log = crate::runlog::test_log(&text);
         KeyGroups::from_log(&log)
     }
 

@@ -239,13 +239,7 @@ mod tests {
     use crate::selection::{run_selection, SelectOptions, Strata};
 
     fn csv(text: &str) -> RunLog {
-        load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap()
+        crate::runlog::test_log(text)
     }
 
     pub(crate) fn keys_log(keys: &[u32]) -> RunLog {

@@ -334,17 +334,8 @@ fn pct(share: f64) -> String {
 
 #[cfg(test)]
 pub(crate) mod test_support {
+    pub(crate) use crate::runlog::test_log as log;
     use crate::runlog::{load_bytes, InputFormat, LoadOptions, RunLog};
-
-    pub fn log(text: &str) -> RunLog {
-        load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap()
-    }
 
     pub fn log_with(text: &str, options: &LoadOptions) -> RunLog {
         load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, options).unwrap()

@@ -183,16 +183,9 @@ impl Widget for Histogram<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
 
     fn groups(text: &str) -> KeyGroups {
-        let log = load_bytes(
-            "t.csv",
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-        .unwrap();
+        let log = crate::runlog::test_log(text);
         KeyGroups::from_log(&log)
     }
 
