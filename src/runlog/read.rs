@@ -736,6 +736,19 @@ pub fn with_compare(mut log: RunLog, other: RunLog) -> Result<RunLog, LoadError>
     Ok(log)
 }
 
+/// " (a bad row was skipped PLACE with --skip-bad, at line N)", or nothing when none was.
+fn skipped_note(skipped: &SkippedRows, place: &str) -> String {
+    match (skipped.count, skipped.first_lines.first()) {
+        (0, _) | (_, None) => String::new(),
+        (1, Some(line)) => {
+            format!(" (a bad row was skipped {place} with --skip-bad, at line {line})")
+        }
+        (n, Some(line)) => format!(
+            " ({n} bad rows were skipped {place} with --skip-bad, the first at line {line})"
+        ),
+    }
+}
+
 fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), LoadError> {
     let path = other.source.clone();
     if other.configs[0].metrics.is_empty() {
@@ -758,17 +771,7 @@ fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), LoadError> {
     }
     let missing = |iteration: u64| {
         // A row dropped by --skip-bad is the likely reason: say so rather than leave it out.
-        let skipped = match other.skipped.count {
-            0 => String::new(),
-            1 => format!(
-                " (a bad row was skipped here with --skip-bad, at line {})",
-                other.skipped.first_lines[0]
-            ),
-            n => format!(
-                " ({n} bad rows were skipped here with --skip-bad, the first at line {})",
-                other.skipped.first_lines[0]
-            ),
-        };
+        let skipped = skipped_note(&other.skipped, "here");
         LoadError::file(
             &path,
             format!("iteration {iteration} of {} is missing here{skipped}; expected the same iterations in both logs", log.source),
@@ -812,17 +815,7 @@ fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), LoadError> {
             .find(|&it| log.iterations.row_of(it).is_none())
             .unwrap_or_default();
         // A baseline row dropped by --skip-bad is the likely reason: say so.
-        let skipped = match log.skipped.count {
-            0 => String::new(),
-            1 => format!(
-                " (a bad row was skipped there with --skip-bad, at line {})",
-                log.skipped.first_lines[0]
-            ),
-            n => format!(
-                " ({n} bad rows were skipped there with --skip-bad, the first at line {})",
-                log.skipped.first_lines[0]
-            ),
-        };
+        let skipped = skipped_note(&log.skipped, "there");
         return Err(LoadError::file(
             &path,
             format!(
