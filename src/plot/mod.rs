@@ -238,9 +238,7 @@ mod tests {
     use crate::selection::BinCount;
     use crate::selection::{run_selection, SelectOptions, Strata};
 
-    fn csv(text: &str) -> RunLog {
-        crate::runlog::test_log(text)
-    }
+    use crate::runlog::test_log as csv;
 
     pub(crate) fn keys_log(keys: &[u32]) -> RunLog {
         let mut text = String::from("seq_len,time_ms\n");
