@@ -303,14 +303,9 @@ pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) 
 }
 
 /// Reject options no K could satisfy, before any work (the same messages for `select` and
-/// the explorer, which checks before it opens the terminal).
+/// the explorer, which checks before it opens the terminal). The metric values themselves
+/// are checked once, by `StrataGroups::new`.
 pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), SelectError> {
-    check_magnitudes(log)?;
-    check_settings(log, options)
-}
-
-/// `check_options` without the pass over every metric value (`StrataGroups::new` made it).
-fn check_settings(log: &RunLog, options: &SelectOptions) -> Result<(), SelectError> {
     if options.samples == 0 {
         return Err(SelectError::Invalid("--samples must be at least 1".into()));
     }
@@ -751,7 +746,7 @@ pub fn run_selection_with_progress(
     report: &mut dyn FnMut(&'static str, usize, usize),
 ) -> Result<Selection, SelectError> {
     // Settings first (cheap); the metric values are checked while preparing the groups.
-    check_settings(log, options)?;
+    check_options(log, options)?;
     let strata = StrataGroups::new(log, options.strata, options.warmup)?;
     select_on(log, &strata, options, report)
 }
@@ -789,7 +784,7 @@ pub fn run_selection_on(
     strata: &StrataGroups,
     options: &SelectOptions,
 ) -> Result<Selection, SelectError> {
-    check_settings(log, options)?;
+    check_options(log, options)?;
     select_on(log, strata, options, &mut |_, _, _| {})
 }
 
