@@ -412,8 +412,6 @@ pub struct Selectors<'a> {
     log: &'a RunLog,
     strata: &'a StrataGroups,
     selectors: Vec<Selector<'a>>,
-    actual: Vec<Vec<f64>>,
-    stratum_actual: Vec<Vec<Vec<f64>>>,
     method: Method,
     pick: Pick,
 }
@@ -487,8 +485,6 @@ impl<'a> Selectors<'a> {
             log,
             strata,
             selectors,
-            actual: strata.actual.clone(),
-            stratum_actual: strata.stratum_actual.clone(),
             method,
             pick,
         }))
@@ -514,7 +510,13 @@ impl<'a> Selectors<'a> {
         for selector in &self.selectors {
             seqpoints.extend(selector.select(k)?);
         }
-        Ok(curve_point(self.log, &self.actual, k, &seqpoints, samples))
+        Ok(curve_point(
+            self.log,
+            &self.strata.actual,
+            k,
+            &seqpoints,
+            samples,
+        ))
     }
 
     /// How many K the error-versus-K curve covers for these options (none when not asked).
@@ -656,8 +658,8 @@ impl<'a> Selectors<'a> {
                 let search = TargetSearch {
                     log,
                     selectors: &self.selectors,
-                    actual: &self.actual,
-                    strata_actual: &self.stratum_actual,
+                    actual: &strata.actual,
+                    strata_actual: &strata.stratum_actual,
                     limits: &limits,
                     target: pct,
                     rule: options.target_by,
@@ -695,7 +697,7 @@ impl<'a> Selectors<'a> {
             let seqpoints = selector.select(ks[i])?;
             let own = curve_point(
                 log,
-                &self.stratum_actual[i],
+                &strata.stratum_actual[i],
                 ks[i],
                 &seqpoints,
                 options.samples,
@@ -718,7 +720,7 @@ impl<'a> Selectors<'a> {
         for (id, sp) in seqpoints.iter_mut().enumerate() {
             sp.id = id;
         }
-        let projection = project(log, &self.actual, &seqpoints, options.samples);
+        let projection = project(log, &strata.actual, &seqpoints, options.samples);
         Ok(Some(Selection {
             method: self.method,
             pick: self.pick,
@@ -1137,8 +1139,8 @@ mod tests {
                 let general = TargetSearch {
                     log: &log,
                     selectors: &selectors.selectors,
-                    actual: &selectors.actual,
-                    strata_actual: &selectors.stratum_actual,
+                    actual: &strata.actual,
+                    strata_actual: &strata.stratum_actual,
                     limits: &[24],
                     target,
                     rule,
