@@ -554,26 +554,18 @@ impl<'a> Selectors<'a> {
         samples: u64,
         progress: Progress,
     ) -> Result<Option<(Vec<usize>, CurvePoint)>, SelectError> {
-        let mut best: Option<CurvePoint> = None;
-        let mut met = false;
+        let mut choice = TargetChoice::new(target, rule);
         let finished = self.points_in_order(limit, samples, &mut |point| {
-            let better =
-                best.is_none_or(|b| point.shortfall(target, rule) < b.shortfall(target, rule));
-            met = point.meets(target, rule);
-            if met || better {
-                best = Some(point);
-            }
-            if met {
+            if choice.offer(point) {
                 return ControlFlow::Break(());
             }
             progress(point.k, limit)
         })?;
-        if !finished && !met {
+        if !finished && !choice.met {
             return Ok(None);
         }
-        Ok(best.map(|point| (vec![point.k], point)))
+        Ok(choice.chosen())
     }
-
     /// Hands `visit` the point of each K = 1..=`len` in K order until it answers `Break`;
     /// false when it did. The points are computed on every core (k-means takes a while per
     /// K): workers take the next K from a counter, this thread puts them in order.
@@ -803,17 +795,50 @@ fn smallest_meeting(
     if points.iter().enumerate().any(|(i, p)| p.k != i + 1) {
         return None;
     }
-    let chosen = match points.iter().find(|p| p.meets(target, rule)) {
-        Some(met) => met,
-        None => points.iter().reduce(|best, p| {
-            if p.shortfall(target, rule) < best.shortfall(target, rule) {
-                p
-            } else {
-                best
-            }
-        })?,
-    };
-    Some((vec![chosen.k], *chosen))
+    let mut choice = TargetChoice::new(target, rule);
+    for &point in points {
+        if choice.offer(point) {
+            break;
+        }
+    }
+    choice.chosen()
+}
+
+/// The target rule over points offered in K order: the first that meets the target, else
+/// the one that misses it least (the earliest of equals).
+struct TargetChoice {
+    target: f64,
+    rule: TargetRule,
+    best: Option<CurvePoint>,
+    met: bool,
+}
+
+impl TargetChoice {
+    fn new(target: f64, rule: TargetRule) -> Self {
+        TargetChoice {
+            target,
+            rule,
+            best: None,
+            met: false,
+        }
+    }
+
+    /// Takes the next point; true once one meets the target (offer no more).
+    fn offer(&mut self, point: CurvePoint) -> bool {
+        let (target, rule) = (self.target, self.rule);
+        self.met = point.meets(target, rule);
+        let better = self
+            .best
+            .is_none_or(|b| point.shortfall(target, rule) < b.shortfall(target, rule));
+        if self.met || better {
+            self.best = Some(point);
+        }
+        self.met
+    }
+
+    fn chosen(&self) -> Option<(Vec<usize>, CurvePoint)> {
+        self.best.map(|point| (vec![point.k], point))
+    }
 }
 
 /// Say what would meet the target: more samples per SeqPoint when only the interval is too
