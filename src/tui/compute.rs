@@ -8,7 +8,6 @@ use std::sync::Arc;
 use super::app::{Prepared, Session, Settings};
 use super::ui::curve::BaselineSeries;
 use crate::baselines::{Baseline, Baselines, RANDOM_DRAWS};
-use crate::binning::Method;
 use crate::selection::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 
 /// One recomputation: everything missing for `settings`, reusing `prepared` when given.
@@ -53,9 +52,9 @@ impl<'a> Job<'a> {
         self.run_with_interim(session, report, &mut |_| {})
     }
 
-    /// `run`, handing `interim` the selection for a fixed K with k-means as soon as that one
-    /// fit is made, before the error curve's fits (seconds on large runs): the screen shows
-    /// the new selection meanwhile, and only the curve waits.
+    /// `run`, handing `interim` the selection for a fixed K that is slow to make (a k-means
+    /// fit) as soon as it is made, before the error curve's fits (seconds on large runs): the
+    /// screen shows the new selection meanwhile, and only the curve waits.
     pub fn run_with_interim(
         self,
         session: &'a Session,
@@ -96,7 +95,9 @@ impl<'a> Job<'a> {
                     Ok(None) => return None,
                     Err(e) => return Some(fail(None, e)),
                 };
-                if settings.method == Method::Kmeans && !settings.auto {
+                // A K the selectors cannot answer at once (a k-means fit) is shown as soon as
+                // it is made; the curve's many such fits follow.
+                if !settings.auto && !selectors.ready(settings.k) {
                     let early =
                         selectors
                             .choose(&session.options(&settings), Vec::new(), &mut |_, _| go_on());
