@@ -498,6 +498,11 @@ impl<'a> Selectors<'a> {
         self.pick
     }
 
+    /// Strata the run is split into (1 without `--strata`).
+    pub fn strata(&self) -> usize {
+        self.selectors.len()
+    }
+
     /// Whether this K is answered in O(groups) in every stratum: from the exact DP table,
     /// by uniform or quantile cuts, or from a k-means fit made already (the curve's).
     pub fn ready(&self, k: usize) -> bool {

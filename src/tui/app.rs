@@ -279,9 +279,9 @@ impl Prepared<'_> {
     /// worker. k-means fits per K, too slow between two key presses on large runs: only K
     /// fitted already (the curve fits 1..=max) is instant. Auto-K is instant for a run
     /// without strata: its K is read off the error curve.
-    pub fn instant(&self, settings: &Settings, strata: usize) -> bool {
+    pub fn instant(&self, settings: &Settings) -> bool {
         if settings.auto {
-            strata == 1
+            self.selectors.strata() == 1
                 && !self.curve.is_empty()
                 && self.curve.iter().all(|p| self.selectors.ready(p.k))
         } else {

@@ -185,7 +185,7 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         pending.cancel();
     }
     if let Some(prepared) = &prepared {
-        if prepared.instant(&settings, app.session.strata.groups.len()) {
+        if prepared.instant(&settings) {
             let options = app.session.options(&settings);
             let mut go_on = |_, _| ControlFlow::Continue(());
             match prepared
