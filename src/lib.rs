@@ -12,7 +12,6 @@ pub mod command;
 pub mod cost;
 pub mod coverage;
 pub mod export;
-pub mod genlog;
 pub mod groups;
 pub mod measured;
 pub mod parallel;
@@ -28,9 +27,15 @@ pub mod select;
 pub mod selection;
 pub mod stats;
 pub mod stratified;
-pub mod synth;
 pub mod text;
 pub mod tui;
+
+#[doc(hidden)]
+pub mod testkit;
+
+// Old paths, kept while callers move to the new layout.
+#[doc(hidden)]
+pub use testkit::{models as synth, scale as genlog};
 
 pub use binning::Method;
 pub use cost::Cost;
