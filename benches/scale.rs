@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use seqpoint::binning::{Method, OptimalTable, Solver};
 use seqpoint::genlog::{write_log, GenFormat, GenSpec};
 use seqpoint::runlog::MetricColumn;
-use seqpoint::select::Pick;
+use seqpoint::pick::Pick;
 use seqpoint::selection::{run_selection_on, BinCount, SelectOptions, Strata, StrataGroups};
 use seqpoint::{Cost, KeyGroups, LoadOptions, RunLog};
 

@@ -3,7 +3,7 @@
 
 use crate::binning::Method;
 use crate::runlog::{InputFormat, LoadOptions};
-use crate::select::Pick;
+use crate::pick::Pick;
 use crate::selection::{BinCount, SelectOptions, Strata, TargetRule};
 
 /// Quote an argument for a POSIX shell only when it needs it.

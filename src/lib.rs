@@ -23,7 +23,7 @@ pub mod projection_workflow;
 pub mod report;
 pub mod runlog;
 pub mod sample;
-pub mod select;
+pub mod pick;
 pub mod selection;
 pub mod stats;
 pub mod stratified;
@@ -36,10 +36,12 @@ pub mod testkit;
 // Old paths, kept while callers move to the new layout.
 #[doc(hidden)]
 pub use testkit::{models as synth, scale as genlog};
+#[doc(hidden)]
+pub use pick as select;
 
 pub use binning::Method;
 pub use cost::Cost;
 pub use groups::KeyGroups;
 pub use runlog::{load_run, LoadError, LoadOptions, RunLog};
-pub use select::{Pick, SeqPoint};
+pub use pick::{Pick, SeqPoint};
 pub use selection::{run_selection, BinCount, SelectOptions, Selection, Strata, TargetRule};

@@ -7,7 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::groups::KeyGroups;
 use crate::project::{actual_totals, project_planned, stratum_variance, Projection};
 use crate::runlog::RunLog;
-use crate::select::{PickSettings, Selector, SeqPoint};
+use crate::pick::{PickSettings, Selector, SeqPoint};
 use crate::selection::{
     method_and_pick, run_selection, strata_rows, BinCount, SelectError, SelectOptions, Selection,
     Strata,

@@ -3,7 +3,7 @@
 //! reduction. Everything here works on SeqPoints and bin summaries, never on rows.
 
 use crate::runlog::{ConfigRole, RunLog};
-use crate::select::SeqPoint;
+use crate::pick::SeqPoint;
 use crate::stats::{compensated_sum, percent_error, Z95};
 
 /// A projected total with its variance (from sampling `samples` iterations per bin).
@@ -253,7 +253,7 @@ mod tests {
     use super::*;
     use crate::binning::Method;
     use crate::groups::KeyGroups;
-    use crate::select::{Pick, PickSettings, Selector};
+    use crate::pick::{Pick, PickSettings, Selector};
 
     fn settings(max_bins: usize) -> PickSettings {
         PickSettings {

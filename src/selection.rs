@@ -12,7 +12,7 @@ use crate::binning::{BinningError, Method, OptimalTable, Solver};
 use crate::groups::KeyGroups;
 use crate::project::{actual_totals, project, project_total, Projection};
 use crate::runlog::RunLog;
-use crate::select::{Candidates, Pick, PickSettings, Selector, SeqPoint};
+use crate::pick::{Candidates, Pick, PickSettings, Selector, SeqPoint};
 use crate::stats::Z95;
 
 /// Training phases binned separately, each with its own SeqPoints.

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use seqpoint::export::{select_document, seqpoints_csv, SelectDoc};
-use seqpoint::select::Pick;
+use seqpoint::pick::Pick;
 use seqpoint::selection::{BinCount, SelectOptions, Strata, TargetRule};
 use seqpoint::{run_selection, Method};
 

@@ -15,7 +15,7 @@ use seqpoint::binning::Method;
 use seqpoint::plan::PlanRule;
 use seqpoint::runlog::InputFormat;
 use seqpoint::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
-use seqpoint::select::Pick;
+use seqpoint::pick::Pick;
 use seqpoint::selection::{BinCount, SelectOptions, Strata, TargetRule};
 use seqpoint::{Cost, LoadOptions};
 

@@ -1,4 +1,4 @@
-//! Choosing SeqPoints: a representative key per bin (the pick), one concrete iteration of
+//! The pick: a representative key per bin, one concrete iteration of
 //! that key to profile, alternates, and the bin's pooled statistics for projection.
 
 use crate::binning::{Binner, BinningError, Bins, Method};
