@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 
 use seqpoint::binning::{Method, OptimalTable, Solver};
 use seqpoint::genlog::{write_log, GenFormat, GenSpec};
-use seqpoint::runlog::MetricColumn;
 use seqpoint::pick::Pick;
-use seqpoint::selection::{run_selection_on, BinCount, SelectOptions, Strata, StrataGroups};
+use seqpoint::runlog::MetricColumn;
+use seqpoint::select::{run_selection_on, BinCount, SelectOptions, Strata, StrataGroups};
 use seqpoint::{Cost, KeyGroups, LoadOptions, RunLog};
 
 fn cpu_seconds() -> f64 {

@@ -2,9 +2,9 @@
 //! (tests/data/speech_t1.csv and speech_t2.csv), with the correct variance formula and two
 //! wrong ones. Run: `cargo run --release --example interval_coverage [TRIALS]`.
 
-use seqpoint::coverage::{interval_coverage, CoverageCheck};
 use seqpoint::project::{stratum_variance, StratumVariance};
-use seqpoint::selection::{run_selection, BinCount, SelectOptions};
+use seqpoint::select::coverage::{interval_coverage, CoverageCheck};
+use seqpoint::select::{run_selection, BinCount, SelectOptions};
 use seqpoint::{load_run, LoadOptions};
 
 fn without_weight_squared(w: f64, n: f64, m: f64, sd: f64) -> f64 {

@@ -2,9 +2,9 @@
 //! hand in the explorer is reproducible in a script (and recorded in exports).
 
 use crate::binning::Method;
-use crate::runlog::{InputFormat, LoadOptions};
 use crate::pick::Pick;
-use crate::selection::{BinCount, SelectOptions, Strata, TargetRule};
+use crate::runlog::{InputFormat, LoadOptions};
+use crate::select::{BinCount, SelectOptions, Strata, TargetRule};
 
 /// Quote an argument for a POSIX shell only when it needs it.
 pub fn shell_word(word: &str) -> String {

@@ -7,10 +7,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::plan::{PlanRule, ProfilePlan};
 use crate::project::{SpeedupRow, TotalRow};
 use crate::runlog::RunLog;
-use crate::selection::{BinCount, Selection};
+use crate::select::plan::{PlanRule, ProfilePlan};
+use crate::select::{BinCount, Selection};
 
 pub const SCHEMA: &str = "seqpoint/1";
 
@@ -44,7 +44,7 @@ pub struct SelectionDoc {
     pub advice: Option<String>,
     /// Each stratum's name, iterations, K and own figures (empty without --strata).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub per_stratum: Vec<crate::selection::StratumOutcome>,
+    pub per_stratum: Vec<crate::select::StratumOutcome>,
 }
 
 fn one() -> u64 {
@@ -234,7 +234,7 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             strata: selection.options.strata.to_string(),
             target_met: selection.target.as_ref().map(|t| t.met),
             advice: selection.target.as_ref().and_then(|t| t.advice.clone()),
-            per_stratum: if selection.options.strata == crate::selection::Strata::None {
+            per_stratum: if selection.options.strata == crate::select::Strata::None {
                 Vec::new()
             } else {
                 selection.strata.clone()

@@ -10,12 +10,11 @@ pub mod baselines;
 pub mod binning;
 pub mod command;
 pub mod cost;
-pub mod coverage;
 pub mod export;
 pub mod groups;
 pub mod measured;
 pub mod parallel;
-pub mod plan;
+pub mod pick;
 pub mod plot;
 pub mod project;
 pub mod project_text;
@@ -23,8 +22,7 @@ pub mod projection_workflow;
 pub mod report;
 pub mod runlog;
 pub mod sample;
-pub mod pick;
-pub mod selection;
+pub mod select;
 pub mod stats;
 pub mod stratified;
 pub mod text;
@@ -35,13 +33,15 @@ pub mod testkit;
 
 // Old paths, kept while callers move to the new layout.
 #[doc(hidden)]
-pub use testkit::{models as synth, scale as genlog};
+pub use select as selection;
 #[doc(hidden)]
-pub use pick as select;
+pub use select::{coverage, plan};
+#[doc(hidden)]
+pub use testkit::{models as synth, scale as genlog};
 
 pub use binning::Method;
 pub use cost::Cost;
 pub use groups::KeyGroups;
-pub use runlog::{load_run, LoadError, LoadOptions, RunLog};
 pub use pick::{Pick, SeqPoint};
-pub use selection::{run_selection, BinCount, SelectOptions, Selection, Strata, TargetRule};
+pub use runlog::{load_run, LoadError, LoadOptions, RunLog};
+pub use select::{run_selection, BinCount, SelectOptions, Selection, Strata, TargetRule};

@@ -570,7 +570,7 @@ mod tests {
     use super::*;
     use crate::export::select_document;
     use crate::runlog::{load_bytes, LoadOptions};
-    use crate::selection::{run_selection, BinCount, SelectOptions};
+    use crate::select::{run_selection, BinCount, SelectOptions};
 
     /// Keys 10 (rows 0, 3), 20 (rows 1, 4), 30 (rows 2, 5): three SeqPoints, one per key.
     fn doc() -> SelectDoc {

@@ -1,8 +1,10 @@
 //! Small helpers for splitting work over the machine's cores with scoped threads: jobs from a
-//! queue with results in order, or an index range cut into one contiguous part per thread.
+//! queue with results in order, results streamed in order with an early stop, or an index
+//! range cut into one contiguous part per thread.
 
+use std::ops::ControlFlow;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Threads worth using: the cores this process may run on.
@@ -51,6 +53,68 @@ pub fn run_jobs<J: Send, R: Send>(
         return None;
     }
     results.into_inner().ok()?.into_iter().collect()
+}
+
+/// Hands `visit` the result of `compute(i)` for each `i` in `0..len`, in order, until it
+/// answers `Break`; `Ok(false)` when it did, the first error `compute` returns otherwise.
+/// Results are computed on every core: workers take the next index from a counter, the
+/// calling thread puts them in order (so `visit` may report progress and stop the work).
+pub fn visit_in_order<T: Send, E: Send>(
+    len: usize,
+    compute: impl Fn(usize) -> Result<T, E> + Sync,
+    visit: &mut dyn FnMut(T) -> ControlFlow<()>,
+) -> Result<bool, E> {
+    let threads = threads().min(len);
+    if threads <= 1 {
+        for i in 0..len {
+            if visit(compute(i)?).is_break() {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    let next_index = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        for _ in 0..threads {
+            let sender = sender.clone();
+            let (next_index, stop, compute) = (&next_index, &stop, &compute);
+            scope.spawn(move || loop {
+                let i = next_index.fetch_add(1, Ordering::Relaxed);
+                if i >= len || stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                if sender.send((i, compute(i))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(sender);
+        // Results arrive in any order; `waiting` holds them until their turn.
+        let mut waiting: Vec<Option<T>> = (0..len).map(|_| None).collect();
+        let mut next = 0;
+        while next < len {
+            let (i, result) = receiver
+                .recv()
+                .expect("a worker sends every index it takes");
+            match result {
+                Ok(value) => waiting[i] = Some(value),
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+            while let Some(value) = waiting.get_mut(next).and_then(Option::take) {
+                next += 1;
+                if visit(value).is_break() {
+                    stop.store(true, Ordering::Relaxed);
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    })
 }
 
 /// `0..n` cut into up to `parts` contiguous ranges of near-equal length (none empty).

@@ -2,8 +2,8 @@
 //! against the full log, 95% intervals from within-bin spread, speedups and the profiling
 //! reduction. Everything here works on SeqPoints and bin summaries, never on rows.
 
-use crate::runlog::{ConfigRole, RunLog};
 use crate::pick::SeqPoint;
+use crate::runlog::{ConfigRole, RunLog};
 use crate::stats::{compensated_sum, percent_error, Z95};
 
 /// A projected total with its variance (from sampling `samples` iterations per bin).

@@ -2,11 +2,11 @@
 //! plan of `select --samples/--budget/--plan`, and the naive baselines beside SeqPoints.
 
 use crate::baselines::Baseline;
-use crate::plan::{PlanRule, ProfilePlan};
 use crate::project::Projection;
 use crate::projection_workflow::ProjectionReport;
 use crate::runlog::RunLog;
-use crate::selection::Selection;
+use crate::select::plan::{PlanRule, ProfilePlan};
+use crate::select::Selection;
 use crate::text::num;
 
 fn pct_of(interval: [f64; 2], value: f64) -> f64 {

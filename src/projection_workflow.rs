@@ -369,7 +369,7 @@ mod tests {
     use crate::export::select_document;
     use crate::measured::{parse_measured, MeasuredOptions};
     use crate::runlog::{InputFormat, LoadOptions};
-    use crate::selection::{run_selection, BinCount, SelectOptions};
+    use crate::select::{run_selection, BinCount, SelectOptions};
 
     /// Epochs 0 and 1; keys 10, 20, 30 twice each; K = 2 bins: {10, 20} (w 4) and {30} (w 2).
     const RUN: &str = "iteration,epoch,seq_len,time_ms\n0,0,10,1\n1,0,20,3\n2,0,30,6\n3,1,10,1\n4,1,20,3\n5,1,30,6\n";

@@ -1,7 +1,7 @@
 //! Plain-text tables for the terminal: the `select` report.
 
 use crate::runlog::RunLog;
-use crate::selection::Selection;
+use crate::select::Selection;
 
 /// Format a number with a sensible number of digits for a table.
 pub fn num(v: f64) -> String {
@@ -154,8 +154,8 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
     ));
     if let Some(target) = &selection.target {
         let rule = match target.rule {
-            crate::selection::TargetRule::Interval => "error and 95% interval",
-            crate::selection::TargetRule::Measured => "measured error",
+            crate::select::TargetRule::Interval => "error and 95% interval",
+            crate::select::TargetRule::Measured => "measured error",
         };
         if target.met {
             out.push_str(&format!(

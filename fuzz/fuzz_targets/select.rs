@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use seqpoint::export::{select_document, seqpoints_csv, SelectDoc};
 use seqpoint::pick::Pick;
-use seqpoint::selection::{BinCount, SelectOptions, Strata, TargetRule};
+use seqpoint::select::{BinCount, SelectOptions, Strata, TargetRule};
 use seqpoint::{run_selection, Method};
 
 fn settings(c: [u8; 3]) -> SelectOptions {

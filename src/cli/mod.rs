@@ -12,11 +12,11 @@ pub mod tui;
 use clap::{Args, Parser, Subcommand};
 
 use seqpoint::binning::Method;
-use seqpoint::plan::PlanRule;
+use seqpoint::pick::Pick;
 use seqpoint::runlog::InputFormat;
 use seqpoint::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
-use seqpoint::pick::Pick;
-use seqpoint::selection::{BinCount, SelectOptions, Strata, TargetRule};
+use seqpoint::select::plan::PlanRule;
+use seqpoint::select::{BinCount, SelectOptions, Strata, TargetRule};
 use seqpoint::{Cost, LoadOptions};
 
 #[derive(Debug, Parser)]

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use seqpoint::runlog::{load_run_with_progress, LoadProgress};
-use seqpoint::selection::{run_selection_with_progress, SelectError};
+use seqpoint::select::{run_selection_with_progress, SelectError};
 use seqpoint::{LoadError, LoadOptions, RunLog, SelectOptions, Selection};
 
 /// Inputs smaller than this load in well under a second: no bar.

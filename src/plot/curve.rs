@@ -8,7 +8,7 @@ use super::{
     CHOSEN_LINE, ERROR_LINE, GRID, INTERVAL_FILL, LABEL_SIZE, TARGET_LINE, TICK_SIZE,
 };
 use crate::runlog::RunLog;
-use crate::selection::{BinCount, Selection};
+use crate::select::{BinCount, Selection};
 
 /// The K each stratum settled on (usually one value).
 fn chosen_ks(selection: &Selection) -> Vec<usize> {

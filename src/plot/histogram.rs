@@ -9,7 +9,7 @@ use super::{
 };
 use crate::groups::KeyGroups;
 use crate::runlog::RunLog;
-use crate::selection::Selection;
+use crate::select::Selection;
 
 /// A downward triangle whose tip sits at (x, y) in data coordinates.
 macro_rules! seqpoint_marker {
@@ -270,7 +270,7 @@ pub(super) fn draw_key_scatter(
 mod tests {
     use super::*;
     use crate::plot::tests::{fixed, keys_log};
-    use crate::selection::run_selection;
+    use crate::select::run_selection;
     use proptest::prelude::*;
 
     #[test]

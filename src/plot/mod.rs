@@ -13,7 +13,7 @@ pub use histogram::{bin_bands, histogram_buckets, Bucket};
 
 use crate::export::{write_atomically, WriteError};
 use crate::runlog::RunLog;
-use crate::selection::Selection;
+use crate::select::Selection;
 
 /// Which panels a figure holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -235,8 +235,8 @@ mod tests {
     use crate::groups::KeyGroups;
     use crate::runlog::{load_bytes, load_run, InputFormat, LoadOptions};
     use crate::sample::SAMPLE_NAME;
-    use crate::selection::BinCount;
-    use crate::selection::{run_selection, SelectOptions, Strata};
+    use crate::select::BinCount;
+    use crate::select::{run_selection, SelectOptions, Strata};
 
     use crate::runlog::test_log as csv;
 

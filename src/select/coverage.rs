@@ -5,10 +5,10 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::plan::bin_rows;
+use super::plan::bin_rows;
+use super::{SelectError, Selection};
 use crate::project::{actual_totals, StratumVariance};
 use crate::runlog::RunLog;
-use crate::selection::{SelectError, Selection};
 use crate::stratified::{estimate, BinMeasure};
 
 /// What the check asks for.

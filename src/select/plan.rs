@@ -4,14 +4,14 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::groups::KeyGroups;
-use crate::project::{actual_totals, project_planned, stratum_variance, Projection};
-use crate::runlog::RunLog;
-use crate::pick::{PickSettings, Selector, SeqPoint};
-use crate::selection::{
+use super::{
     method_and_pick, run_selection, strata_rows, BinCount, SelectError, SelectOptions, Selection,
     Strata,
 };
+use crate::groups::KeyGroups;
+use crate::pick::{PickSettings, Selector, SeqPoint};
+use crate::project::{actual_totals, project_planned, stratum_variance, Projection};
+use crate::runlog::RunLog;
 use crate::stats::Z95;
 
 /// What decides the number of profiled iterations per SeqPoint.

@@ -1,0 +1,380 @@
+//! Selectors: one method and pick over every stratum, asked for any K; the error-versus-K
+//! curve, and the choice of K (fixed, or by the error target) that makes a `Selection`.
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use super::strata::StrataGroups;
+use super::target::{
+    advice_for, smallest_meeting, CurvePoint, TargetChoice, TargetOutcome, TargetRule, TargetSearch,
+};
+use super::{
+    method_and_pick, BinCount, Progress, SelectError, SelectOptions, Selection, StratumOutcome,
+};
+use crate::binning::{Method, OptimalTable, Solver};
+use crate::pick::{Pick, PickSettings, Selector, SeqPoint};
+use crate::project::project;
+use crate::runlog::RunLog;
+
+/// The largest K the binners prepare for (the exact DP table's size).
+fn table_bins(options: &SelectOptions) -> usize {
+    match options.bins {
+        BinCount::Fixed(k) => k.max(options.max_bins),
+        BinCount::Target(_) => options.max_bins.max(1),
+    }
+}
+
+/// One method and pick over every stratum, built once (the exact DP table with it) and then
+/// asked for any K in O(groups): what `select` runs once and the explorer keeps between keys.
+pub struct Selectors<'a> {
+    log: &'a RunLog,
+    strata: &'a StrataGroups,
+    pub(super) selectors: Vec<Selector<'a>>,
+    method: Method,
+    pick: Pick,
+}
+
+impl<'a> Selectors<'a> {
+    /// Resolves the default method and pick as `select` does; `options.bins` and
+    /// `options.max_bins` size the exact DP table (any K still works beyond it, slower).
+    pub fn new(
+        log: &'a RunLog,
+        strata: &'a StrataGroups,
+        options: &SelectOptions,
+    ) -> Result<Self, SelectError> {
+        let selectors =
+            Self::new_with_progress(log, strata, options, &mut |_, _| ControlFlow::Continue(()))?;
+        Ok(selectors.expect("never stopped"))
+    }
+
+    /// `new`, telling `progress` how far the exact DP tables are built (the only slow part:
+    /// seconds for a plain DP over many thousand key groups); `None` when it stopped them.
+    pub fn new_with_progress(
+        log: &'a RunLog,
+        strata: &'a StrataGroups,
+        options: &SelectOptions,
+        progress: Progress,
+    ) -> Result<Option<Self>, SelectError> {
+        if options.warmup != strata.warmup {
+            return Err(SelectError::Invalid(format!(
+                "key groups prepared for warm-up {}, asked for {}",
+                strata.warmup, options.warmup
+            )));
+        }
+        let (method, pick) = method_and_pick(log, options);
+        let prepared = table_bins(options);
+        let settings = PickSettings {
+            method,
+            pick,
+            warmup: options.warmup,
+            seed: options.seed,
+            max_bins: prepared,
+        };
+        let count = strata.groups.len();
+        let mut selectors = Vec::with_capacity(count);
+        for (i, g) in strata.groups.iter().enumerate() {
+            let mut table = strata.table(i, prepared);
+            if table.is_none() && method == Method::Optimal && g.dims == 1 {
+                // Built here rather than inside the selector, so that it reports and stops.
+                let built = OptimalTable::build_with_progress(
+                    &g.counts,
+                    &g.binning_values(),
+                    prepared,
+                    Solver::Auto,
+                    &mut |done, levels| progress(i * levels + done, count * levels),
+                );
+                let Some(built) = built else {
+                    return Ok(None);
+                };
+                let built = Arc::new(built);
+                strata.keep_table(i, built.clone());
+                table = Some(built);
+            }
+            selectors.push(Selector::prepared(
+                log,
+                g,
+                &strata.candidates[i],
+                table,
+                settings,
+                strata.split.then_some(i),
+            )?);
+        }
+        Ok(Some(Selectors {
+            log,
+            strata,
+            selectors,
+            method,
+            pick,
+        }))
+    }
+
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    pub fn pick(&self) -> Pick {
+        self.pick
+    }
+
+    /// Strata the run is split into (1 without `--strata`).
+    pub fn strata(&self) -> usize {
+        self.selectors.len()
+    }
+
+    /// Whether this K is answered in O(groups) in every stratum: from the exact DP table,
+    /// by uniform or quantile cuts, or from a k-means fit made already (the curve's).
+    pub fn ready(&self, k: usize) -> bool {
+        self.selectors.iter().all(|s| s.ready(k))
+    }
+
+    /// The same K in every stratum, projected over the whole run.
+    pub fn curve_point(&self, k: usize, samples: u64) -> Result<CurvePoint, SelectError> {
+        let mut seqpoints = Vec::new();
+        for selector in &self.selectors {
+            seqpoints.extend(selector.select(k)?);
+        }
+        Ok(CurvePoint::of(
+            self.log,
+            &self.strata.actual,
+            k,
+            &seqpoints,
+            samples,
+        ))
+    }
+
+    /// How many K the error-versus-K curve covers for these options (none when not asked).
+    pub fn curve_len(&self, options: &SelectOptions) -> usize {
+        if options.error_curve {
+            table_bins(options).min(self.strata.largest())
+        } else {
+            0
+        }
+    }
+
+    /// The error-versus-K curve, K = 1..=`curve_len`; `None` when `progress` stopped it.
+    pub fn curve(
+        &self,
+        options: &SelectOptions,
+        progress: Progress,
+    ) -> Result<Option<Vec<CurvePoint>>, SelectError> {
+        let len = self.curve_len(options);
+        let mut curve = Vec::with_capacity(len);
+        let finished = self.points_in_order(len, options.samples, &mut |point| {
+            curve.push(point);
+            progress(point.k, len)
+        })?;
+        Ok(finished.then_some(curve))
+    }
+
+    /// The target search of a run without strata (the smallest K that meets the target, else
+    /// the one that misses least), over K = 1..=`limit` computed on every core in K order,
+    /// stopping at the first that meets it: what `TargetSearch` finds, sooner.
+    fn search_one_stratum(
+        &self,
+        limit: usize,
+        target: f64,
+        rule: TargetRule,
+        samples: u64,
+        progress: Progress,
+    ) -> Result<Option<(Vec<usize>, CurvePoint)>, SelectError> {
+        let mut choice = TargetChoice::new(target, rule);
+        let finished = self.points_in_order(limit, samples, &mut |point| {
+            if choice.offer(point) {
+                return ControlFlow::Break(());
+            }
+            progress(point.k, limit)
+        })?;
+        if !finished && !choice.met {
+            return Ok(None);
+        }
+        Ok(choice.chosen())
+    }
+
+    /// Hands `visit` the point of each K = 1..=`len` in K order until it answers `Break`;
+    /// false when it did. The points are computed on every core (k-means takes a while per K).
+    fn points_in_order(
+        &self,
+        len: usize,
+        samples: u64,
+        visit: &mut dyn FnMut(CurvePoint) -> ControlFlow<()>,
+    ) -> Result<bool, SelectError> {
+        crate::parallel::visit_in_order(len, |i| self.curve_point(i + 1, samples), visit)
+    }
+
+    /// The selection for `options` (fixed K, or the error-target search), carrying `curve`;
+    /// `None` when `progress` stopped the search.
+    pub fn choose(
+        &self,
+        options: &SelectOptions,
+        curve: Vec<CurvePoint>,
+        progress: Progress,
+    ) -> Result<Option<Selection>, SelectError> {
+        let (log, strata) = (self.log, self.strata);
+        let mut chosen: Vec<Vec<SeqPoint>> = Vec::new();
+        let mut outcomes = Vec::new();
+        let mut target = None;
+        let ks = match options.bins {
+            BinCount::Fixed(k) => vec![k; self.selectors.len()],
+            BinCount::Target(pct) => {
+                let max_bins = table_bins(options);
+                let limits: Vec<usize> = strata
+                    .groups
+                    .iter()
+                    .map(|g| max_bins.min(g.len()))
+                    .collect();
+                let search = TargetSearch {
+                    log,
+                    selectors: &self.selectors,
+                    actual: &strata.actual,
+                    strata_actual: &strata.stratum_actual,
+                    limits: &limits,
+                    target: pct,
+                    rule: options.target_by,
+                    samples: options.samples,
+                };
+                let from_curve = match limits.as_slice() {
+                    [limit] => smallest_meeting(&curve, *limit, pct, options.target_by),
+                    _ => None,
+                };
+                let found = match (from_curve, limits.as_slice()) {
+                    (Some(found), _) => Some(found),
+                    (None, [limit]) => self.search_one_stratum(
+                        *limit,
+                        pct,
+                        options.target_by,
+                        options.samples,
+                        progress,
+                    )?,
+                    _ => search.run(progress)?,
+                };
+                let Some((ks, point)) = found else {
+                    return Ok(None);
+                };
+                let met = point.meets(pct, options.target_by);
+                target = Some(TargetOutcome {
+                    target_pct: pct,
+                    rule: options.target_by,
+                    met,
+                    advice: (!met).then(|| advice_for(&point, pct, options, strata.largest())),
+                });
+                ks
+            }
+        };
+        for (i, selector) in self.selectors.iter().enumerate() {
+            let seqpoints = selector.select(ks[i])?;
+            let own = CurvePoint::of(
+                log,
+                &strata.stratum_actual[i],
+                ks[i],
+                &seqpoints,
+                options.samples,
+            );
+            outcomes.push(StratumOutcome {
+                name: strata.names[i].clone(),
+                iterations: strata.groups[i].iterations(),
+                k: ks[i],
+                // With a fixed K there is no target to miss.
+                met: match options.bins {
+                    BinCount::Fixed(_) => true,
+                    BinCount::Target(pct) => own.meets(pct, options.target_by),
+                },
+                worst_error_pct: own.worst_error_pct,
+                worst_half_width_pct: own.worst_half_width_pct,
+            });
+            chosen.push(seqpoints);
+        }
+        let mut seqpoints: Vec<SeqPoint> = chosen.into_iter().flatten().collect();
+        for (id, sp) in seqpoints.iter_mut().enumerate() {
+            sp.id = id;
+        }
+        let projection = project(log, &strata.actual, &seqpoints, options.samples);
+        Ok(Some(Selection {
+            method: self.method,
+            pick: self.pick,
+            options: options.clone(),
+            seqpoints,
+            projection,
+            target,
+            strata: outcomes,
+            curve,
+        }))
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::test_log as log;
+    use crate::select::{run_selection_on, Strata};
+
+    #[test]
+    fn preparing_selectors_reports_and_can_be_stopped_without_keeping_a_table() {
+        let log = log("seq_len,time_ms\n1,1\n2,4\n3,9\n4,16\n5,25\n6,36\n");
+        let strata = StrataGroups::new(&log, Strata::None, 0).unwrap();
+        let options = SelectOptions {
+            bins: BinCount::Fixed(3),
+            method: Some(Method::Optimal),
+            ..SelectOptions::default()
+        };
+        let stopped = Selectors::new_with_progress(&log, &strata, &options, &mut |_, _| {
+            ControlFlow::Break(())
+        })
+        .unwrap();
+        assert!(stopped.is_none());
+        assert!(strata.table(0, 3).is_none(), "a stopped build is not kept");
+
+        let mut reports = Vec::new();
+        let selectors = Selectors::new_with_progress(&log, &strata, &options, &mut |d, t| {
+            reports.push((d, t));
+            ControlFlow::Continue(())
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            reports.last().map(|r| r.0 == r.1),
+            Some(true),
+            "{reports:?}"
+        );
+        assert!(strata.table(0, 3).is_some(), "the finished table is kept");
+        let via_plain = run_selection_on(&log, &strata, &options).unwrap();
+        let point = selectors.curve_point(3, 1).unwrap();
+        assert_eq!(point.bins, via_plain.bins());
+    }
+
+    #[test]
+    fn the_curve_holds_every_k_in_order_and_stops_when_told() {
+        let rows: String = (0..300)
+            .map(|i| format!("{},{}\n", 10 + i % 37, (10 + i % 37) * 3 + i % 5))
+            .collect();
+        let log = log(&format!("seq_len,time_ms\n{rows}"));
+        let strata = StrataGroups::new(&log, Strata::None, 0).unwrap();
+        let options = SelectOptions {
+            bins: BinCount::Target(1.0),
+            method: Some(Method::Kmeans),
+            max_bins: 20,
+            error_curve: true,
+            ..SelectOptions::default()
+        };
+        let selectors = Selectors::new(&log, &strata, &options).unwrap();
+        let mut reports = Vec::new();
+        let curve = selectors
+            .curve(&options, &mut |d, t| {
+                reports.push((d, t));
+                ControlFlow::Continue(())
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(reports, (1..=20).map(|d| (d, 20)).collect::<Vec<_>>());
+        for (i, point) in curve.iter().enumerate() {
+            let alone = selectors.curve_point(i + 1, options.samples).unwrap();
+            assert_eq!(point.k, i + 1);
+            assert_eq!(point.worst_error_pct, alone.worst_error_pct);
+        }
+        let mut told = 0;
+        let stopped = selectors.curve(&options, &mut |_, _| {
+            told += 1;
+            ControlFlow::Break(())
+        });
+        assert!(stopped.unwrap().is_none());
+        assert_eq!(told, 1);
+    }
+}

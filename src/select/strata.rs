@@ -1,0 +1,219 @@
+//! Strata: the training phases binned separately (`--strata`), the rows of each, and the key
+//! groups and candidates every selection over them shares (one pass over the rows).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+use super::SelectError;
+use crate::binning::OptimalTable;
+use crate::groups::KeyGroups;
+use crate::pick::Candidates;
+use crate::project::actual_totals;
+use crate::runlog::RunLog;
+
+/// Training phases binned separately, each with its own SeqPoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strata {
+    #[default]
+    None,
+    Epoch,
+    Phases(usize),
+}
+
+impl fmt::Display for Strata {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Strata::None => write!(f, "none"),
+            Strata::Epoch => write!(f, "epoch"),
+            Strata::Phases(p) => write!(f, "phases:{p}"),
+        }
+    }
+}
+
+impl FromStr for Strata {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "none" => Ok(Strata::None),
+            "epoch" => Ok(Strata::Epoch),
+            other => match other.strip_prefix("phases:").map(str::parse::<usize>) {
+                Some(Ok(p)) if p >= 1 => Ok(Strata::Phases(p)),
+                _ => Err(format!(
+                    "unknown strata {s:?}; expected none, epoch or phases:P with P >= 1"
+                )),
+            },
+        }
+    }
+}
+
+/// A stratum's name and its rows (ascending; `None` is every row).
+pub type StratumRows = (String, Option<Vec<u32>>);
+
+/// The rows of each stratum, in stratum order (the order of `SeqPoint::stratum`).
+pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectError> {
+    Ok(match strata {
+        Strata::None => vec![("all".to_string(), None)],
+        Strata::Epoch => {
+            let epochs = log.epochs.as_ref().ok_or(SelectError::NoEpochs)?;
+            let mut by_epoch: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+            for (row, e) in epochs.iter().enumerate() {
+                by_epoch.entry(e).or_default().push(row as u32);
+            }
+            by_epoch
+                .into_iter()
+                .map(|(e, rows)| (format!("epoch {e}"), Some(rows)))
+                .collect()
+        }
+        Strata::Phases(p) => {
+            let n = log.len();
+            if p == 0 {
+                return Err(SelectError::Invalid(
+                    "--strata phases:P needs at least one phase".into(),
+                ));
+            }
+            if p > n {
+                return Err(SelectError::Invalid(format!(
+                    "--strata phases:{p} asks for more phases than the {n} iterations"
+                )));
+            }
+            (0..p)
+                .map(|i| {
+                    let (lo, hi) = (i * n / p, (i + 1) * n / p);
+                    (
+                        format!("phase {}", i + 1),
+                        Some((lo as u32..hi as u32).collect()),
+                    )
+                })
+                .collect()
+        }
+    })
+}
+
+fn totals_of(groups: &KeyGroups) -> Vec<Vec<f64>> {
+    groups
+        .moments
+        .iter()
+        .map(|config| {
+            config
+                .iter()
+                .map(|metric| metric.iter().map(|g| g.sum).sum())
+                .collect()
+        })
+        .collect()
+}
+
+/// Metrics so large that a total or a bin's `w^2 s^2` would overflow f64 turn every error and
+/// interval into NaN: refuse them up front, naming the value and the iteration that holds it.
+fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
+    let n = log.len().max(1);
+    let limit = f64::MAX.sqrt() / (4.0 * n as f64);
+    for config in &log.configs {
+        for metric in &config.metrics {
+            let too_large = metric
+                .values
+                .iter()
+                .position(|v| v.is_nan() || v.abs() > limit);
+            if let Some(row) = too_large {
+                let remedy = if log.proxy.is_some() {
+                    "choose a smaller --cost exponent"
+                } else {
+                    "rescale the metric (e.g. to seconds)"
+                };
+                return Err(SelectError::Invalid(format!(
+                    "{}: column '{}' has {:e} at iteration {}, too large to total over {n} \
+                     iterations (at most {limit:.3e}); {remedy}",
+                    config.source,
+                    metric.name,
+                    metric.values[row],
+                    log.iterations.get(row)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Everything a selection needs that depends only on the log, the strata and the warm-up:
+/// the key groups and candidate iterations of every stratum. Building it passes over every
+/// row once; `Selectors` built on it (any method, pick or K) work on key groups only.
+pub struct StrataGroups {
+    pub names: Vec<String>,
+    pub groups: Vec<KeyGroups>,
+    /// Per stratum: each key group's iterations after warm-up, nearest its median first.
+    pub candidates: Vec<Candidates>,
+    pub warmup: u64,
+    /// True when the run is split (`--strata` other than none): SeqPoints then carry it.
+    pub split: bool,
+    /// Whole-run actual totals per configuration and metric (one pass over the rows, here,
+    /// so that a recompute never passes over them again), and each stratum's.
+    pub(super) actual: Vec<Vec<f64>>,
+    pub(super) stratum_actual: Vec<Vec<Vec<f64>>>,
+    /// Exact DP tables by (stratum, largest K), kept so that a later `Selectors` with
+    /// `optimal` (another pick, a K change through `run_selection_on`) does not rebuild them.
+    tables: Mutex<HashMap<(usize, usize), Arc<OptimalTable>>>,
+}
+
+impl StrataGroups {
+    pub fn new(log: &RunLog, strata: Strata, warmup: u64) -> Result<Self, SelectError> {
+        check_magnitudes(log)?;
+        let rows = strata_rows(log, strata)?;
+        let groups: Vec<KeyGroups> = rows
+            .iter()
+            .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
+            .collect();
+        let stratum_actual = groups.iter().map(totals_of).collect();
+        Ok(StrataGroups {
+            candidates: groups
+                .iter()
+                .map(|g| Candidates::new(log, g, warmup))
+                .collect(),
+            groups,
+            names: rows.into_iter().map(|(name, _)| name).collect(),
+            warmup,
+            split: strata != Strata::None,
+            actual: actual_totals(log),
+            stratum_actual,
+            tables: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A kept DP table of `stratum` covering at least `max_bins` bins.
+    pub(super) fn table(&self, stratum: usize, max_bins: usize) -> Option<Arc<OptimalTable>> {
+        let tables = self.tables.lock().ok()?;
+        tables
+            .iter()
+            .filter(|((s, k), _)| *s == stratum && *k >= max_bins)
+            .min_by_key(|((_, k), _)| *k)
+            .map(|(_, table)| table.clone())
+    }
+
+    pub(super) fn keep_table(&self, stratum: usize, table: Arc<OptimalTable>) {
+        if let Ok(mut tables) = self.tables.lock() {
+            tables.insert((stratum, table.max_bins()), table);
+        }
+    }
+
+    /// The whole run's actual totals, `[config][metric]`.
+    pub fn actual(&self) -> &[Vec<f64>] {
+        &self.actual
+    }
+
+    /// The most key groups in one stratum: no K above it makes more bins.
+    pub fn largest(&self) -> usize {
+        self.groups.iter().map(KeyGroups::len).max().unwrap_or(1)
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strata_parse() {
+        assert_eq!("epoch".parse::<Strata>(), Ok(Strata::Epoch));
+        assert_eq!("phases:3".parse::<Strata>(), Ok(Strata::Phases(3)));
+        assert!("phases:0".parse::<Strata>().is_err());
+    }
+}
