@@ -110,7 +110,7 @@ pub struct SelectDoc {
     pub plan: Option<PlanDoc>,
     /// Naive ways to pick the same number of iterations, and their errors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub baselines: Vec<crate::baselines::Baseline>,
+    pub baselines: Vec<crate::project::baselines::Baseline>,
 }
 
 /// How many iterations to profile per SeqPoint, and which.
@@ -364,8 +364,12 @@ pub fn select_json(
     let options = &selection.options;
     let mut doc = select_document(log, selection, command);
     doc.plan = plan.map(|p| plan_document(log, selection, p));
-    doc.baselines =
-        crate::baselines::all_baselines(log, profiled as usize, options.warmup, options.seed);
+    doc.baselines = crate::project::baselines::all_baselines(
+        log,
+        profiled as usize,
+        options.warmup,
+        options.seed,
+    );
     serde_json::to_string_pretty(&doc).expect("plain data serialises") + "\n"
 }
 

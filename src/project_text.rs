@@ -1,9 +1,9 @@
 //! Plain-text tables for what comes after selection: the `project` report, the profiling
 //! plan of `select --samples/--budget/--plan`, and the naive baselines beside SeqPoints.
 
-use crate::baselines::Baseline;
+use crate::project::baselines::Baseline;
+use crate::project::document::ProjectionReport;
 use crate::project::Projection;
-use crate::projection_workflow::ProjectionReport;
 use crate::runlog::RunLog;
 use crate::select::plan::{PlanRule, ProfilePlan};
 use crate::select::Selection;

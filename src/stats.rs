@@ -1,4 +1,5 @@
-//! Small numeric helpers shared by grouping, projection and checks.
+//! Small numeric helpers shared by grouping, projection and checks: compensated sums,
+//! medians, percent errors, and the only 95% interval arithmetic.
 
 /// Compensated (Neumaier) summation: totals of 10M metrics up to 1e12 stay exact to ~1 ulp.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -53,6 +54,22 @@ pub fn median_in_place(values: &mut [f64]) -> f64 {
 
 /// The 97.5% point of the standard normal: a two-sided 95% interval is `estimate +- Z95 * sd`.
 pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Half-width of the 95% interval of an estimate with this variance.
+pub fn half_width(variance: f64) -> f64 {
+    Z95 * variance.max(0.0).sqrt()
+}
+
+/// `value +- Z95 sqrt(variance)`: the 95% interval.
+pub fn interval(value: f64, variance: f64) -> [f64; 2] {
+    let half = half_width(variance);
+    [value - half, value + half]
+}
+
+/// The variance whose 95% interval has this half-width (the inverse of `half_width`).
+pub fn variance_of_half_width(half: f64) -> f64 {
+    (half / Z95).powi(2)
+}
 
 pub fn percent_error(estimate: f64, actual: f64) -> f64 {
     // Equal values are exact even when both are infinite (a speedup over a zero-cost compare).

@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use seqpoint::export::SelectDoc;
-use seqpoint::measured::parse_measured;
-use seqpoint::projection_workflow::{
+use seqpoint::project::measured::parse_measured;
+use seqpoint::project::document::{
     parse_select_doc, project_measurements, ProjectOptions, RunLength,
 };
 use seqpoint::runlog::InputFormat;

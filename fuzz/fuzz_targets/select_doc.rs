@@ -5,8 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use seqpoint::export::SelectDoc;
-use seqpoint::measured::{Identified, Measurements, Sample};
-use seqpoint::projection_workflow::{parse_select_doc, project_measurements, ProjectOptions};
+use seqpoint::project::measured::{Identified, Measurements, Sample};
+use seqpoint::project::document::{parse_select_doc, project_measurements, ProjectOptions};
 
 fuzz_target!(|data: &[u8]| {
     let doc = match parse_select_doc("seqpoints.json", data) {

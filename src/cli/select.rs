@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{OutputFormat, RunArgs, SelectArgs};
-use seqpoint::baselines::{all_baselines, RANDOM_DRAWS};
 use seqpoint::export::{select_csv, select_json};
+use seqpoint::project::baselines::{all_baselines, RANDOM_DRAWS};
 use seqpoint::project_text::{baselines_table, plan_table};
 use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanRule};
 use seqpoint::text::{selection_table, skipped_note};

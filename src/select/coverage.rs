@@ -7,9 +7,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::plan::bin_rows;
 use super::{SelectError, Selection};
+use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::{actual_totals, StratumVariance};
 use crate::runlog::RunLog;
-use crate::stratified::{estimate, BinMeasure};
 
 /// What the check asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]

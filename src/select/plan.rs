@@ -10,9 +10,9 @@ use super::{
 };
 use crate::groups::KeyGroups;
 use crate::pick::{PickSettings, Selector, SeqPoint};
-use crate::project::{actual_totals, project_planned, stratum_variance, Projection};
+use crate::project::{actual_totals, project_planned, Projection};
 use crate::runlog::RunLog;
-use crate::stats::Z95;
+use crate::stats::variance_of_half_width;
 
 /// What decides the number of profiled iterations per SeqPoint.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -117,7 +117,7 @@ pub fn required_samples(
     total: f64,
     target_pct: f64,
 ) -> Vec<u64> {
-    let allowed = (target_pct / 100.0 * total / Z95).powi(2);
+    let allowed = variance_of_half_width(target_pct / 100.0 * total);
     let ws: f64 = weights.iter().zip(spreads).map(|(w, s)| w * s).sum();
     let wss: f64 = weights.iter().zip(spreads).map(|(w, s)| w * s * s).sum();
     if ws <= 0.0 {
@@ -406,22 +406,11 @@ pub fn cheapest_plan(
     Ok((selection, plan))
 }
 
-/// Variance of a total under a plan, from the bins' spreads (for reports and tests).
-pub fn plan_variance(seqpoints: &[SeqPoint], samples: &[u64], config: usize, metric: usize) -> f64 {
-    seqpoints
-        .iter()
-        .zip(samples)
-        .map(|(sp, &m)| {
-            let w = sp.weight as f64;
-            let sd = sp.bin.moments[config][metric].sample_variance().sqrt();
-            stratum_variance(w, w, m as f64, sd)
-        })
-        .sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::project::{project_total_planned, stratum_variance};
+    use crate::stats::Z95;
 
     use crate::runlog::test_log as log;
 
@@ -516,7 +505,10 @@ mod tests {
             plan_selection(&log, &selection, PlanRule::Samples(3)).unwrap(),
             plan
         );
-        assert_eq!(plan_variance(&selection.seqpoints[2..], &[2], 0, 0), 0.0);
+        assert_eq!(
+            project_total_planned(&selection.seqpoints[2..], 0, 0, &[2]).variance,
+            0.0
+        );
     }
 
     #[test]
@@ -551,7 +543,7 @@ mod tests {
         assert_eq!(plan.samples(), vec![1, 4, 1]);
         assert_eq!(plan.iterations(), 6);
         // Planned estimate: bin means of the drawn rows, interval from 1, 4 and 1 samples.
-        let variance = plan_variance(&selection.seqpoints, &plan.samples(), 0, 0);
+        let variance = project_total_planned(&selection.seqpoints, 0, 0, &plan.samples()).variance;
         let row = &plan.projection.totals[0];
         assert!(((row.interval[1] - row.interval[0]) / 2.0 - Z95 * variance.sqrt()).abs() < 1e-9);
     }

@@ -5,7 +5,7 @@ use super::{Progress, SelectError, SelectOptions, Strata};
 use crate::pick::{Selector, SeqPoint};
 use crate::project::{project, project_total};
 use crate::runlog::RunLog;
-use crate::stats::Z95;
+use crate::stats::half_width;
 
 /// How the error target is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -273,7 +273,7 @@ impl TargetSearch<'_> {
                         }
                         let estimate = project_total(seqpoints, c, m, self.samples);
                         if self.rule == TargetRule::Interval {
-                            worst = worst.max(Z95 * estimate.variance.max(0.0).sqrt() / total);
+                            worst = worst.max(half_width(estimate.variance) / total);
                         }
                         (estimate.value - self.strata_actual[s][c][m]) / total
                     })

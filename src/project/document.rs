@@ -8,11 +8,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::export::{SelectDoc, SCHEMA};
-use crate::measured::Measurements;
+use crate::project::measured::Measurements;
+use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::stratum_variance;
 use crate::runlog::{ConfigRole, LoadError};
-use crate::stats::Z95;
-use crate::stratified::{estimate, interval, BinMeasure};
+use crate::stats::{interval, variance_of_half_width};
 
 pub const PROJECTION_SCHEMA: &str = "seqpoint-projection/1";
 
@@ -163,8 +163,8 @@ fn baseline_of(doc: &SelectDoc, metric: &str) -> Option<(f64, f64, &'static str)
     Some(match row.actual {
         Some(actual) => (actual, 0.0, "actual"),
         None => {
-            let sd = (row.interval[1] - row.interval[0]) / (2.0 * Z95);
-            (row.projected, sd * sd, "projected")
+            let half = (row.interval[1] - row.interval[0]) / 2.0;
+            (row.projected, variance_of_half_width(half), "projected")
         }
     })
 }
@@ -367,9 +367,10 @@ pub fn project_measurements(
 mod tests {
     use super::*;
     use crate::export::select_document;
-    use crate::measured::{parse_measured, MeasuredOptions};
+    use crate::project::measured::{parse_measured, MeasuredOptions};
     use crate::runlog::{InputFormat, LoadOptions};
     use crate::select::{run_selection, BinCount, SelectOptions};
+    use crate::stats::Z95;
 
     /// Epochs 0 and 1; keys 10, 20, 30 twice each; K = 2 bins: {10, 20} (w 4) and {30} (w 2).
     const RUN: &str = "iteration,epoch,seq_len,time_ms\n0,0,10,1\n1,0,20,3\n2,0,30,6\n3,1,10,1\n4,1,20,3\n5,1,30,6\n";

@@ -17,8 +17,8 @@
 //! repeats of one iteration the within-bin term alone bounds the truth. Taking the larger keeps
 //! the interval honest when the new configuration is noisier than the selection log said.
 
-use crate::project::StratumVariance;
-use crate::stats::{compensated_sum, Z95};
+use super::StratumVariance;
+use crate::stats::{compensated_sum, interval};
 
 /// What was measured for one bin (one SeqPoint), and what the selection knew of the bin.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,12 +77,6 @@ impl StratifiedEstimate {
     pub fn interval(&self) -> [f64; 2] {
         interval(self.value, self.variance)
     }
-}
-
-/// `value +- Z95 sqrt(variance)`.
-pub fn interval(value: f64, variance: f64) -> [f64; 2] {
-    let half = Z95 * variance.max(0.0).sqrt();
-    [value - half, value + half]
 }
 
 /// The projected total `P = sum_b w_b xbar_b` and its variance (module comment for the rule).
