@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Parser;
-use seqpoint::export::write_atomically;
+use seqpoint::output::atomic::write_atomically;
 use seqpoint::synth::{drift_run, translation_run, DriftSpec, TranslationSpec};
 
 #[derive(Debug, Parser)]

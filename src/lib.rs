@@ -7,27 +7,33 @@
 //! `report::run_checks` runs the sanity checks before profiling; `synth` makes seeded test logs.
 
 pub mod binning;
-pub mod command;
 pub mod cost;
-pub mod export;
 pub mod groups;
+pub mod output;
 pub mod parallel;
 pub mod pick;
 pub mod plot;
 pub mod project;
-pub mod project_text;
 pub mod report;
 pub mod runlog;
 pub mod sample;
 pub mod select;
 pub mod stats;
-pub mod text;
 pub mod tui;
 
 #[doc(hidden)]
 pub mod testkit;
 
 // Old paths, kept while callers move to the new layout.
+#[doc(hidden)]
+pub mod export {
+    pub use crate::output::atomic::*;
+    pub use crate::output::csv::*;
+    pub use crate::output::doc::*;
+    pub use crate::output::json::*;
+}
+#[doc(hidden)]
+pub use output::{command, table as text, table as project_text};
 #[doc(hidden)]
 pub use project::{baselines, document as projection_workflow, measured, stratified};
 #[doc(hidden)]

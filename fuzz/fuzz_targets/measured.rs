@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use seqpoint::export::SelectDoc;
+use seqpoint::output::doc::SelectDoc;
 use seqpoint::project::measured::parse_measured;
 use seqpoint::project::document::{
     parse_select_doc, project_measurements, ProjectOptions, RunLength,

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use seqpoint::export::{select_document, seqpoints_csv, SelectDoc};
+use seqpoint::output::{csv::seqpoints_csv, doc::SelectDoc, json::select_document};
 use seqpoint::pick::Pick;
 use seqpoint::select::{BinCount, SelectOptions, Strata, TargetRule};
 use seqpoint::{run_selection, Method};
@@ -102,5 +102,5 @@ fuzz_target!(|data: &[u8]| {
     let back: SelectDoc = serde_json::from_str(&text).expect("written JSON reads back");
     assert_eq!(back, doc, "JSON round trip changed the document");
     let _ = seqpoints_csv(&log, &selection);
-    let _ = seqpoint::text::selection_table(&log, &selection);
+    let _ = seqpoint::output::table::selection_table(&log, &selection);
 });

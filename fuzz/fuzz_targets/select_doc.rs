@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use seqpoint::export::SelectDoc;
+use seqpoint::output::doc::SelectDoc;
 use seqpoint::project::measured::{Identified, Measurements, Sample};
 use seqpoint::project::document::{parse_select_doc, project_measurements, ProjectOptions};
 

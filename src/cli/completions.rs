@@ -9,7 +9,7 @@ use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
 use super::Cli;
-use seqpoint::export::write_atomically;
+use seqpoint::output::atomic::write_atomically;
 
 #[derive(Debug, Args)]
 pub struct CompletionsCommand {

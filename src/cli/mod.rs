@@ -237,7 +237,7 @@ pub fn emit(text: &str, output: Option<&std::path::Path>, force: bool) -> anyhow
     use std::io::Write;
     match output {
         Some(path) => {
-            seqpoint::export::write_atomically(path, text.as_bytes(), force)?;
+            seqpoint::output::atomic::write_atomically(path, text.as_bytes(), force)?;
             eprintln!("wrote {}", path.display());
         }
         None => std::io::stdout()

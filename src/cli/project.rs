@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use seqpoint::output::table::projection_table;
 use seqpoint::project::document::{
     project_measurements, read_select_doc, ProjectOptions, RunLength,
 };
 use seqpoint::project::measured::{read_measured, MeasuredOptions};
-use seqpoint::project_text::projection_table;
 use seqpoint::runlog::InputFormat;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::RunArgs;
-use seqpoint::report::{findings_table, report_document, run_checks, ReportOptions};
+use seqpoint::output::json::report_document;
+use seqpoint::report::{findings_table, run_checks, ReportOptions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {

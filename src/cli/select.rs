@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{OutputFormat, RunArgs, SelectArgs};
-use seqpoint::export::{select_csv, select_json};
+use seqpoint::output::table::{baselines_table, plan_table};
+use seqpoint::output::table::{selection_table, skipped_note};
+use seqpoint::output::{csv::select_csv, json::select_json};
 use seqpoint::project::baselines::{all_baselines, RANDOM_DRAWS};
-use seqpoint::project_text::{baselines_table, plan_table};
 use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanRule};
-use seqpoint::text::{selection_table, skipped_note};
 
 #[derive(Debug, Args)]
 pub struct SelectCommand {

@@ -11,7 +11,7 @@ mod histogram;
 
 pub use histogram::{bin_bands, histogram_buckets, Bucket};
 
-use crate::export::{write_atomically, WriteError};
+use crate::output::atomic::{write_atomically, WriteError};
 use crate::runlog::RunLog;
 use crate::select::Selection;
 

@@ -5,16 +5,16 @@
 //! reads the document, scales weights to the run's length, handles SeqPoints left out, and
 //! sets the result against the baseline totals stored in the document.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use crate::export::{SelectDoc, SCHEMA};
+use crate::output::doc::{
+    MetricProjection, MissingBin, ProjectionReport, SelectDoc, PROJECTION_SCHEMA, SCHEMA,
+};
 use crate::project::measured::Measurements;
 use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::stratum_variance;
 use crate::runlog::{ConfigRole, LoadError};
 use crate::stats::{interval, variance_of_half_width};
-
-pub const PROJECTION_SCHEMA: &str = "seqpoint-projection/1";
 
 /// How long the projected run is, against the logged part the SeqPoints were chosen from.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -44,58 +44,6 @@ pub enum ProjectError {
     Missing(String),
     #[error("{0}")]
     Invalid(String),
-}
-
-/// A SeqPoint with no measurement, left out under `--allow-missing`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MissingBin {
-    pub seqpoint: usize,
-    pub iteration: u64,
-    /// Iterations it stands for (scaled to the run) and their share of the run.
-    pub weight: f64,
-    pub share: f64,
-}
-
-/// One metric's projection.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MetricProjection {
-    pub metric: String,
-    /// The baseline's whole-run total from the SeqPoints file (scaled to the run).
-    pub baseline_total: Option<f64>,
-    /// `actual` when the selection log measured it, `projected` otherwise.
-    pub baseline_source: Option<String>,
-    pub baseline_interval: Option<[f64; 2]>,
-    pub projected_total: f64,
-    /// 95% interval: per bin the larger of the within-bin and repeated-sample variances.
-    pub interval: [f64; 2],
-    /// 95% interval from the within-bin spread alone.
-    pub interval_within_bin: [f64; 2],
-    /// 95% interval from repeated samples alone (every measured SeqPoint has two or more).
-    pub interval_samples: Option<[f64; 2]>,
-    /// Baseline total over projected total: the speedup (for energy: the saving ratio).
-    pub speedup: Option<f64>,
-    pub speedup_interval: Option<[f64; 2]>,
-    /// `speedup`, or `saving` for energy metrics.
-    pub ratio: String,
-    pub missing_bins: Vec<MissingBin>,
-    pub missing_share: f64,
-    /// Measured rows used and SeqPoints measured.
-    pub samples: u64,
-    pub measured_seqpoints: u64,
-}
-
-/// The `seqpoint-projection/1` document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProjectionReport {
-    pub schema: String,
-    pub seqpoints: String,
-    pub measured: String,
-    pub identified_by: String,
-    /// Iterations logged, iterations of the projected run, and the weight scale between them.
-    pub logged_iterations: u64,
-    pub run_iterations: f64,
-    pub scale: f64,
-    pub metrics: Vec<MetricProjection>,
 }
 
 /// Read and check a `seqpoint/1` document.
@@ -191,7 +139,9 @@ fn bin_stats(doc: &SelectDoc, metric: &str) -> Result<Vec<(f64, f64, f64)>, Proj
             let stats = sp
                 .bin_stats
                 .get(&source)
-                .and_then(|v| serde_json::from_value::<crate::export::BinStats>(v.clone()).ok())
+                .and_then(|v| {
+                    serde_json::from_value::<crate::output::doc::BinStats>(v.clone()).ok()
+                })
                 .ok_or_else(|| {
                     ProjectError::Invalid(format!(
                         "SeqPoint {} has no bin_stats for '{source}' in the SeqPoints file; \
@@ -366,7 +316,7 @@ pub fn project_measurements(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::select_document;
+    use crate::output::json::select_document;
     use crate::project::measured::{parse_measured, MeasuredOptions};
     use crate::runlog::{InputFormat, LoadOptions};
     use crate::select::{run_selection, BinCount, SelectOptions};

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::export::SelectDoc;
+use crate::output::doc::SelectDoc;
 use crate::runlog::{
     column_list, csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text,
     missing_column, named, parse_count, parse_length, parse_metric, printable, read_input,
@@ -568,7 +568,7 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::select_document;
+    use crate::output::json::select_document;
     use crate::runlog::{load_bytes, LoadOptions};
     use crate::select::{run_selection, BinCount, SelectOptions};
 

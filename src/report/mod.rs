@@ -13,7 +13,7 @@ mod shape;
 mod variance;
 
 pub use drift::{stratum_drifts, DriftStrata, StratumDrift};
-pub use render::{findings_table, panel_lines, LineKind, PanelLine};
+pub use render::findings_table;
 pub use robust::{deviations, pooled_mad, warmup_length, JUDGED_MIN};
 pub use variance::{explained, noise, Explained, Noise};
 
@@ -21,8 +21,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::groups::KeyGroups;
 use crate::runlog::{ConfigRole, RunLog};
-
-pub const SCHEMA: &str = "seqpoint-report/1";
 
 /// The six checks, in the order they are reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -282,47 +280,6 @@ pub fn run_checks(log: &RunLog, options: &ReportOptions) -> Vec<Finding> {
     ]
 }
 
-/// The findings panel of the TUI in one call: every check on `log`, as lines at most `width`
-/// wide, warnings first (see `panel_lines`; keep the findings and re-wrap on resize instead of
-/// re-running the checks).
-pub fn findings_panel(log: &RunLog, options: &ReportOptions, width: usize) -> Vec<PanelLine> {
-    panel_lines(&run_checks(log, options), width)
-}
-
-/// The input a report was made on, as recorded in its JSON.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReportInput {
-    pub path: String,
-    pub compare: Option<String>,
-    pub iterations: u64,
-    pub epochs: Option<u32>,
-    pub key: Vec<String>,
-    pub metrics: Vec<String>,
-}
-
-/// The `seqpoint-report/1` JSON document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReportDoc {
-    pub schema: String,
-    pub input: ReportInput,
-    pub findings: Vec<Finding>,
-}
-
-pub fn report_document(log: &RunLog, findings: Vec<Finding>) -> ReportDoc {
-    ReportDoc {
-        schema: SCHEMA.to_string(),
-        input: ReportInput {
-            path: log.source.clone(),
-            compare: log.compare().map(|c| c.source.clone()),
-            iterations: log.len() as u64,
-            epochs: log.epoch_count(),
-            key: log.key_names.clone(),
-            metrics: log.metric_names(),
-        },
-        findings,
-    }
-}
-
 /// Median of a list (reordered); None when empty.
 fn median(values: &mut [f64]) -> Option<f64> {
     (!values.is_empty()).then(|| crate::stats::median_in_place(values))
@@ -346,6 +303,8 @@ pub(crate) mod test_support {
 mod tests {
     use super::test_support::log;
     use super::*;
+    use crate::output::doc::ReportDoc;
+    use crate::output::json::report_document;
 
     #[test]
     fn every_check_once_in_order_and_json_names() {
@@ -372,34 +331,6 @@ mod tests {
         }
         let back: ReportDoc = serde_json::from_value(json).unwrap();
         assert_eq!(back, doc);
-    }
-
-    #[test]
-    fn the_panel_shows_every_check_warnings_first() {
-        // Two epochs; key 1 costs 10 then 12: drift warns, the rest is in order.
-        let mut text = String::from("epoch,seq_len,time_ms\n");
-        for epoch in 0..2 {
-            for _ in 0..10 {
-                text.push_str(&format!("{epoch},1,{}\n{epoch},2,20\n", 10 + 2 * epoch));
-            }
-        }
-        let lines = findings_panel(&log(&text), &ReportOptions::default(), 40);
-        let headlines: Vec<&PanelLine> = lines
-            .iter()
-            .filter(|l| l.kind == LineKind::Headline)
-            .collect();
-        assert_eq!(headlines.len(), 6);
-        assert_eq!(headlines[0].verdict, Verdict::Warn);
-        let last_warn = headlines.iter().rposition(|l| l.verdict == Verdict::Warn);
-        let first_ok = headlines.iter().position(|l| l.verdict == Verdict::Ok);
-        assert!(last_warn < first_ok);
-        assert!(headlines
-            .iter()
-            .any(|l| l.check == Check::Drift && l.verdict == Verdict::Warn));
-        assert!(lines
-            .iter()
-            .filter(|l| l.kind != LineKind::Headline)
-            .all(|l| l.text.chars().count() <= 40));
     }
 
     #[test]

@@ -1,7 +1,7 @@
-//! Findings as text: the `report` table for the terminal, and wrapped lines the TUI's
-//! findings panel draws (it colours each line by its verdict).
+//! Findings as text: the `report` table for the terminal.
 
-use super::{Check, Finding, ReportDoc, Verdict};
+use super::{Check, Finding, Verdict};
+use crate::output::doc::ReportDoc;
 
 /// The headline value in the units its check speaks: shares as percentages, counts as counts.
 pub fn value_text(finding: &Finding) -> String {
@@ -31,60 +31,6 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     }
     if !line.is_empty() {
         lines.push(line);
-    }
-    lines
-}
-
-/// What a panel line shows, so the TUI can style it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineKind {
-    /// `warn drift 2.40%`: the check, its verdict and headline value.
-    Headline,
-    Figure,
-    Advice,
-}
-
-/// One line of the findings panel.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PanelLine {
-    pub check: Check,
-    pub verdict: Verdict,
-    pub kind: LineKind,
-    pub text: String,
-}
-
-/// The findings as lines at most `width` characters wide: per finding a headline, its figure,
-/// then its advice (prefixed "-> "), warnings first so a short panel shows what matters.
-pub fn panel_lines(findings: &[Finding], width: usize) -> Vec<PanelLine> {
-    let mut ordered: Vec<&Finding> = findings.iter().collect();
-    ordered.sort_by_key(|f| f.verdict != Verdict::Warn);
-    let mut lines = Vec::new();
-    for f in ordered {
-        let line = |kind, text: String| PanelLine {
-            check: f.check,
-            verdict: f.verdict,
-            kind,
-            text,
-        };
-        lines.push(line(
-            LineKind::Headline,
-            format!(
-                "{:<4} {:<9} {}",
-                f.verdict.name(),
-                f.check.name(),
-                value_text(f)
-            ),
-        ));
-        for text in wrap(&f.figure, width.saturating_sub(2)) {
-            lines.push(line(LineKind::Figure, format!("  {text}")));
-        }
-        let advice = match &f.suggest {
-            Some(flag) => format!("-> {} [{flag}]", f.advice),
-            None => format!("-> {}", f.advice),
-        };
-        for text in wrap(&advice, width.saturating_sub(2)) {
-            lines.push(line(LineKind::Advice, format!("  {text}")));
-        }
     }
     lines
 }
@@ -158,33 +104,6 @@ mod tests {
         let lines = wrap("one two three four five six seven", 10);
         assert_eq!(lines, ["one two", "three four", "five six", "seven"]);
         assert!(lines.iter().all(|l| l.len() <= 10));
-    }
-
-    #[test]
-    fn panel_puts_warnings_first_and_fits_the_width() {
-        let findings = [
-            finding(Check::Explained, Verdict::Ok, Some(0.9951)),
-            finding(Check::Drift, Verdict::Warn, Some(0.024)),
-        ];
-        let lines = panel_lines(&findings, 14);
-        assert_eq!(lines[0].kind, LineKind::Headline);
-        assert_eq!(lines[0].text, "warn drift     2.40%");
-        assert_eq!(lines[0].check, Check::Drift);
-        assert!(lines
-            .iter()
-            .filter(|l| l.kind != LineKind::Headline)
-            .all(|l| l.text.chars().count() <= 14));
-        let advice: Vec<&str> = lines
-            .iter()
-            .filter(|l| l.kind == LineKind::Advice && l.check == Check::Drift)
-            .map(|l| l.text.as_str())
-            .collect();
-        assert_eq!(advice, ["  -> do this", "  [--strata", "  epoch]"]);
-        let ok = lines
-            .iter()
-            .position(|l| l.check == Check::Explained)
-            .unwrap();
-        assert_eq!(lines[ok].text, "ok   explained 0.995");
     }
 
     #[test]

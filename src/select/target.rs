@@ -145,7 +145,7 @@ pub(super) fn advice_for(
         vec![format!(
         "no K up to {}{per_stratum} meets {}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
         options.max_bins,
-        crate::text::setting(target),
+        crate::output::table::setting(target),
         best.k, best.worst_error_pct, best.worst_half_width_pct
     )];
     if options.target_by == TargetRule::Interval && best.worst_half_width_pct > target {

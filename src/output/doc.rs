@@ -1,0 +1,226 @@
+//! The documents seqpoint writes and reads back, fully typed: `seqpoint/1` (a selection),
+//! `seqpoint-projection/1` (what `project` found) and `seqpoint-report/1` (the checks).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::report::Finding;
+
+pub const SCHEMA: &str = "seqpoint/1";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputDoc {
+    pub path: String,
+    pub iterations: u64,
+    pub epochs: Option<u32>,
+    pub key: Vec<String>,
+    pub unique_keys: u64,
+    pub metrics: Vec<String>,
+    pub compare: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectionDoc {
+    pub method: String,
+    pub pick: String,
+    pub bins: usize,
+    pub target_error_pct: Option<f64>,
+    pub cost: String,
+    pub warmup: u64,
+    pub seed: u64,
+    #[serde(default = "one")]
+    pub samples: u64,
+    #[serde(default)]
+    pub strata: String,
+    #[serde(default)]
+    pub target_met: Option<bool>,
+    #[serde(default)]
+    pub advice: Option<String>,
+    /// Each stratum's name, iterations, K and own figures (empty without --strata).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_stratum: Vec<crate::select::StratumOutcome>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn null_as_infinity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BinRange {
+    pub min: Vec<u32>,
+    pub max: Vec<u32>,
+}
+
+/// Within-bin statistics of one metric on the baseline: what `project` needs for intervals.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BinStats {
+    pub count: u64,
+    pub mean: f64,
+    pub sd: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeqPointDoc {
+    pub id: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stratum: Option<usize>,
+    pub iteration: u64,
+    pub epoch: Option<u32>,
+    pub key: Vec<u32>,
+    pub weight: u64,
+    pub bin: BinRange,
+    pub alternates: Vec<u64>,
+    pub metrics: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare_metrics: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub bin_stats: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectDoc {
+    pub schema: String,
+    pub input: InputDoc,
+    pub selection: SelectionDoc,
+    pub seqpoints: Vec<SeqPointDoc>,
+    pub projection: Vec<Value>,
+    pub speedup: Option<Value>,
+    /// The speedup of every metric (`speedup` is the first of these), so that time and energy
+    /// are both reported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speedups: Vec<Value>,
+    /// Infinite when the SeqPoints' own metric is zero; JSON has no infinity, so it is written
+    /// as `null` and read back as infinity.
+    #[serde(deserialize_with = "null_as_infinity")]
+    pub profiling_reduction: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The iterations to profile when more than one per SeqPoint is planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanDoc>,
+    /// Naive ways to pick the same number of iterations, and their errors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub baselines: Vec<crate::project::baselines::Baseline>,
+}
+
+/// How many iterations to profile per SeqPoint, and which.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanDoc {
+    /// `samples` (M per SeqPoint), `budget` (Neyman allocation of B) or `target`
+    /// (the cheapest plan whose 95% interval meets the error target).
+    pub rule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_error_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub met: Option<bool>,
+    /// Profiled iterations in all.
+    pub iterations: u64,
+    pub bins: Vec<PlannedBinDoc>,
+    /// One entry per iteration to profile.
+    pub profile: Vec<ProfileRowDoc>,
+    /// Projected from the planned iterations' logged values, intervals for this plan.
+    #[serde(default)]
+    pub projection: Vec<Value>,
+    #[serde(default)]
+    pub speedup: Option<Value>,
+    #[serde(default)]
+    pub profiling_reduction: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedBinDoc {
+    pub seqpoint: usize,
+    pub samples: u64,
+    pub weight: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileRowDoc {
+    pub iteration: u64,
+    pub seqpoint: usize,
+    #[serde(default)]
+    pub epoch: Option<u32>,
+    #[serde(default)]
+    pub key: Vec<u32>,
+}
+
+pub const PROJECTION_SCHEMA: &str = "seqpoint-projection/1";
+
+/// A SeqPoint with no measurement, left out under `--allow-missing`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MissingBin {
+    pub seqpoint: usize,
+    pub iteration: u64,
+    /// Iterations it stands for (scaled to the run) and their share of the run.
+    pub weight: f64,
+    pub share: f64,
+}
+
+/// One metric's projection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricProjection {
+    pub metric: String,
+    /// The baseline's whole-run total from the SeqPoints file (scaled to the run).
+    pub baseline_total: Option<f64>,
+    /// `actual` when the selection log measured it, `projected` otherwise.
+    pub baseline_source: Option<String>,
+    pub baseline_interval: Option<[f64; 2]>,
+    pub projected_total: f64,
+    /// 95% interval: per bin the larger of the within-bin and repeated-sample variances.
+    pub interval: [f64; 2],
+    /// 95% interval from the within-bin spread alone.
+    pub interval_within_bin: [f64; 2],
+    /// 95% interval from repeated samples alone (every measured SeqPoint has two or more).
+    pub interval_samples: Option<[f64; 2]>,
+    /// Baseline total over projected total: the speedup (for energy: the saving ratio).
+    pub speedup: Option<f64>,
+    pub speedup_interval: Option<[f64; 2]>,
+    /// `speedup`, or `saving` for energy metrics.
+    pub ratio: String,
+    pub missing_bins: Vec<MissingBin>,
+    pub missing_share: f64,
+    /// Measured rows used and SeqPoints measured.
+    pub samples: u64,
+    pub measured_seqpoints: u64,
+}
+
+/// The `seqpoint-projection/1` document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProjectionReport {
+    pub schema: String,
+    pub seqpoints: String,
+    pub measured: String,
+    pub identified_by: String,
+    /// Iterations logged, iterations of the projected run, and the weight scale between them.
+    pub logged_iterations: u64,
+    pub run_iterations: f64,
+    pub scale: f64,
+    pub metrics: Vec<MetricProjection>,
+}
+
+pub const REPORT_SCHEMA: &str = "seqpoint-report/1";
+
+/// The input a report was made on, as recorded in its JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportInput {
+    pub path: String,
+    pub compare: Option<String>,
+    pub iterations: u64,
+    pub epochs: Option<u32>,
+    pub key: Vec<String>,
+    pub metrics: Vec<String>,
+}
+
+/// The `seqpoint-report/1` JSON document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportDoc {
+    pub schema: String,
+    pub input: ReportInput,
+    pub findings: Vec<Finding>,
+}

@@ -1,0 +1,200 @@
+//! The JSON files: a selection as its `seqpoint/1` document, with its plan and the naive
+//! baselines at the same budget.
+
+use serde_json::{Map, Value};
+
+use super::doc::{
+    BinRange, BinStats, InputDoc, PlanDoc, PlannedBinDoc, ProfileRowDoc, SelectDoc, SelectionDoc,
+    SeqPointDoc, SCHEMA,
+};
+use super::doc::{ReportDoc, ReportInput, REPORT_SCHEMA};
+use crate::project::{SpeedupRow, TotalRow};
+use crate::report::Finding;
+use crate::runlog::RunLog;
+use crate::select::plan::{PlanRule, ProfilePlan};
+use crate::select::{BinCount, Selection};
+
+fn metric_map(names: &[String], values: &[f64]) -> Map<String, Value> {
+    names
+        .iter()
+        .zip(values)
+        .map(|(n, v)| (n.clone(), Value::from(*v)))
+        .collect()
+}
+
+fn total_value(row: &TotalRow) -> Value {
+    serde_json::to_value(row).expect("plain data serialises")
+}
+
+fn speedup_value(row: &SpeedupRow) -> Value {
+    serde_json::to_value(row).expect("plain data serialises")
+}
+
+/// The `seqpoint/1` document for a selection. `command` records how to reproduce it.
+pub fn select_document(log: &RunLog, selection: &Selection, command: Option<String>) -> SelectDoc {
+    let names = log.metric_names();
+    let unique_keys = crate::groups::KeyGroups::from_log(log).len() as u64;
+    let seqpoints = selection
+        .seqpoints
+        .iter()
+        .map(|sp| SeqPointDoc {
+            id: sp.id,
+            stratum: sp.stratum,
+            iteration: sp.iteration,
+            epoch: sp.epoch,
+            key: sp.key.clone(),
+            weight: sp.weight,
+            bin: BinRange {
+                min: sp.bin_min.clone(),
+                max: sp.bin_max.clone(),
+            },
+            alternates: sp.alternates.clone(),
+            metrics: metric_map(&names, &sp.values[0]),
+            compare_metrics: sp.values.get(1).map(|v| metric_map(&names, v)),
+            bin_stats: names
+                .iter()
+                .enumerate()
+                .map(|(m, n)| {
+                    let moments = &sp.bin.moments[0][m];
+                    let stats = BinStats {
+                        count: moments.count,
+                        mean: moments.mean,
+                        sd: moments.sample_variance().sqrt(),
+                    };
+                    (n.clone(), serde_json::to_value(stats).expect("plain data"))
+                })
+                .collect(),
+        })
+        .collect();
+    SelectDoc {
+        schema: SCHEMA.to_string(),
+        input: InputDoc {
+            path: log.source.clone(),
+            iterations: log.len() as u64,
+            epochs: log.epoch_count(),
+            key: log.key_names.clone(),
+            unique_keys,
+            metrics: names.clone(),
+            compare: log.compare().map(|c| c.source.clone()),
+        },
+        selection: SelectionDoc {
+            method: selection.method.name().to_string(),
+            pick: selection.pick.name().to_string(),
+            bins: selection.bins(),
+            target_error_pct: match selection.options.bins {
+                BinCount::Target(t) => Some(t),
+                BinCount::Fixed(_) => None,
+            },
+            cost: log.proxy.map_or("measured".to_string(), |c| c.to_string()),
+            warmup: selection.options.warmup,
+            seed: selection.options.seed,
+            samples: selection.options.samples,
+            strata: selection.options.strata.to_string(),
+            target_met: selection.target.as_ref().map(|t| t.met),
+            advice: selection.target.as_ref().and_then(|t| t.advice.clone()),
+            per_stratum: if selection.options.strata == crate::select::Strata::None {
+                Vec::new()
+            } else {
+                selection.strata.clone()
+            },
+        },
+        seqpoints,
+        projection: selection
+            .projection
+            .totals
+            .iter()
+            .map(total_value)
+            .collect(),
+        speedup: selection.projection.speedups.first().map(speedup_value),
+        speedups: selection
+            .projection
+            .speedups
+            .iter()
+            .map(speedup_value)
+            .collect(),
+        profiling_reduction: selection.projection.profiling_reduction,
+        command,
+        plan: None,
+        baselines: Vec::new(),
+    }
+}
+
+/// The `plan` section of the `seqpoint/1` document.
+pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> PlanDoc {
+    let (rule, budget, target) = match plan.rule {
+        PlanRule::Samples(_) => ("samples", None, None),
+        PlanRule::Budget(b) => ("budget", Some(b), None),
+        PlanRule::Target(t) => ("target", None, Some(t)),
+    };
+    let bins = plan
+        .bins
+        .iter()
+        .map(|b| PlannedBinDoc {
+            seqpoint: b.seqpoint,
+            samples: b.samples(),
+            weight: selection.seqpoints[b.seqpoint].weight,
+        })
+        .collect();
+    let profile = plan
+        .bins
+        .iter()
+        .flat_map(|b| {
+            b.rows.iter().map(move |&r| ProfileRowDoc {
+                iteration: log.iterations.get(r as usize),
+                seqpoint: b.seqpoint,
+                epoch: log.epochs.as_ref().map(|e| e[r as usize]),
+                key: log.key(r as usize).to_vec(),
+            })
+        })
+        .collect();
+    PlanDoc {
+        rule: rule.to_string(),
+        budget,
+        target_error_pct: target,
+        met: plan.met,
+        iterations: plan.iterations(),
+        bins,
+        profile,
+        projection: plan.projection.totals.iter().map(total_value).collect(),
+        speedup: plan.projection.speedups.first().map(speedup_value),
+        profiling_reduction: Some(plan.projection.profiling_reduction),
+    }
+}
+
+/// The JSON file `seqpoint select` writes: the document with its profiling plan (if any)
+/// and the naive baselines at the same number of profiled iterations. The explorer's export
+/// calls this too, so both write the same bytes (the explorer adds `command`).
+pub fn select_json(
+    log: &RunLog,
+    selection: &Selection,
+    plan: Option<&ProfilePlan>,
+    command: Option<String>,
+) -> String {
+    let profiled = plan.map_or(selection.bins() as u64, ProfilePlan::iterations);
+    let options = &selection.options;
+    let mut doc = select_document(log, selection, command);
+    doc.plan = plan.map(|p| plan_document(log, selection, p));
+    doc.baselines = crate::project::baselines::all_baselines(
+        log,
+        profiled as usize,
+        options.warmup,
+        options.seed,
+    );
+    serde_json::to_string_pretty(&doc).expect("plain data serialises") + "\n"
+}
+
+/// The `seqpoint-report/1` document: the findings of `seqpoint report` and what they were made on.
+pub fn report_document(log: &RunLog, findings: Vec<Finding>) -> ReportDoc {
+    ReportDoc {
+        schema: REPORT_SCHEMA.to_string(),
+        input: ReportInput {
+            path: log.source.clone(),
+            compare: log.compare().map(|c| c.source.clone()),
+            iterations: log.len() as u64,
+            epochs: log.epoch_count(),
+            key: log.key_names.clone(),
+            metrics: log.metric_names(),
+        },
+        findings,
+    }
+}
