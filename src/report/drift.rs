@@ -3,47 +3,46 @@
 
 use super::{pct, Check, Context, Detail, Finding, Verdict};
 use crate::runlog::RunLog;
+use crate::select::{strata_rows, Strata};
 
 /// How the run is cut to look for drift: by epoch when the log has two or more, else in
-/// contiguous phases of (nearly) equal numbers of rows, split as `select --strata phases:P`.
+/// contiguous phases of (nearly) equal numbers of rows: the strata `select --strata` bins.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DriftStrata {
     pub names: Vec<String>,
     pub of_row: Vec<u32>,
     /// The `select` flag that bins these strata separately.
     pub flag: String,
+    strata: Strata,
 }
 
 impl DriftStrata {
     pub fn of(log: &RunLog, phases: usize) -> DriftStrata {
-        if let Some(epochs) = &log.epochs {
-            let mut distinct: Vec<u32> = epochs.to_vec();
-            distinct.sort_unstable();
-            distinct.dedup();
-            if distinct.len() >= 2 {
-                let of_row = epochs
-                    .iter()
-                    .map(|e| distinct.binary_search(&e).expect("listed") as u32)
-                    .collect();
-                return DriftStrata {
-                    names: distinct.iter().map(|e| format!("epoch {e}")).collect(),
-                    of_row,
-                    flag: "--strata epoch".to_string(),
-                };
+        let two_epochs = log.epochs.as_ref().is_some_and(|epochs| {
+            let mut epochs = epochs.iter();
+            let first = epochs.next();
+            epochs.any(|e| Some(e) != first)
+        });
+        let strata = if two_epochs {
+            Strata::Epoch
+        } else {
+            Strata::Phases(phases.clamp(1, log.len().max(1)))
+        };
+        let mut of_row = vec![0u32; log.len()];
+        let mut names = Vec::new();
+        // Only an empty log has no rows to split; it is one (empty) phase.
+        let split = strata_rows(log, strata).unwrap_or_else(|_| vec![("phase 1".into(), None)]);
+        for (i, (name, rows)) in split.into_iter().enumerate() {
+            for &row in rows.iter().flatten() {
+                of_row[row as usize] = i as u32;
             }
-        }
-        let n = log.len();
-        let p = phases.clamp(1, n.max(1));
-        let mut of_row = vec![0u32; n];
-        for i in 0..p {
-            for slot in &mut of_row[i * n / p..(i + 1) * n / p] {
-                *slot = i as u32;
-            }
+            names.push(name);
         }
         DriftStrata {
-            names: (1..=p).map(|i| format!("phase {i}")).collect(),
+            names,
             of_row,
-            flag: format!("--strata phases:{p}"),
+            flag: format!("--strata {strata}"),
+            strata,
         }
     }
 
@@ -53,10 +52,9 @@ impl DriftStrata {
 
     /// "epoch" or "phase": what one stratum is called in figures.
     pub fn unit(&self) -> &'static str {
-        if self.flag.ends_with("epoch") {
-            "epoch"
-        } else {
-            "phase"
+        match self.strata {
+            Strata::Epoch => "epoch",
+            _ => "phase",
         }
     }
 
