@@ -16,7 +16,9 @@ use seqpoint::pick::Pick;
 use seqpoint::runlog::InputFormat;
 use seqpoint::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
 use seqpoint::select::plan::PlanRule;
-use seqpoint::select::{BinCount, SelectOptions, Strata, TargetRule};
+use seqpoint::select::{
+    BinCount, SelectOptions, Strata, TargetRule, DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT,
+};
 use seqpoint::{Cost, LoadOptions};
 
 #[derive(Debug, Parser)]
@@ -161,13 +163,13 @@ pub struct SelectArgs {
     #[arg(long, short = 'k', value_name = "K")]
     pub bins: Option<usize>,
     /// Error target in percent: the smallest K that meets it is chosen
-    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_TARGET_PCT)]
     pub target_error: f64,
     /// What must meet the target: error and 95% interval, or the measured error alone
     #[arg(long, value_enum, default_value = "interval")]
     pub target_by: TargetRule,
     /// Largest K tried for the error target
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = DEFAULT_MAX_BINS)]
     pub max_bins: usize,
     /// The first N iterations are never chosen (they still count in totals)
     #[arg(long, default_value_t = 0, value_name = "N")]

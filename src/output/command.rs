@@ -4,7 +4,7 @@
 use crate::binning::Method;
 use crate::pick::Pick;
 use crate::runlog::{InputFormat, LoadOptions};
-use crate::select::{BinCount, SelectOptions, Strata, TargetRule};
+use crate::select::{BinCount, SelectOptions, Strata, TargetRule, DEFAULT_MAX_BINS};
 
 /// Quote an argument for a POSIX shell only when it needs it.
 pub fn shell_word(word: &str) -> String {
@@ -58,7 +58,7 @@ pub fn select_command(
             if options.target_by == TargetRule::Measured {
                 flag("--target-by", "measured".into());
             }
-            if options.max_bins != 64 {
+            if options.max_bins != DEFAULT_MAX_BINS {
                 flag("--max-bins", options.max_bins.to_string());
             }
         }

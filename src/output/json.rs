@@ -91,7 +91,10 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             samples: selection.options.samples,
             strata: selection.options.strata.to_string(),
             target_met: selection.target.as_ref().map(|t| t.met),
-            advice: selection.target.as_ref().and_then(|t| t.advice.clone()),
+            advice: selection
+                .target
+                .as_ref()
+                .and_then(|t| t.advice.as_ref().map(ToString::to_string)),
             per_stratum: if selection.options.strata == crate::select::Strata::None {
                 Vec::new()
             } else {

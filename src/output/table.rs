@@ -2,11 +2,13 @@
 //! and naive baselines, the `project` report, and the number formats they share.
 
 use super::doc::ProjectionReport;
+use std::fmt;
+
 use crate::project::baselines::Baseline;
 use crate::project::Projection;
 use crate::runlog::RunLog;
 use crate::select::plan::{PlanRule, ProfilePlan};
-use crate::select::Selection;
+use crate::select::{Advice, MoreBins, Selection};
 
 /// Format a number with a sensible number of digits for a table.
 pub fn num(v: f64) -> String {
@@ -33,6 +35,40 @@ pub fn setting(v: f64) -> String {
         format!("{v}")
     } else {
         format!("{v:e}")
+    }
+}
+
+/// The advice for a missed target, in the words every output uses.
+impl fmt::Display for Advice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let best = &self.best;
+        write!(
+            f,
+            "no K up to {}{} meets {}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
+            self.max_bins,
+            if self.per_stratum { " per stratum" } else { "" },
+            setting(self.target_pct),
+            best.k,
+            best.worst_error_pct,
+            best.worst_half_width_pct
+        )?;
+        if let Some(samples) = self.samples {
+            write!(
+                f,
+                ", profile about {samples} iterations per SeqPoint (--samples {samples})"
+            )?;
+        }
+        match self.bins {
+            MoreBins::Unneeded => Ok(()),
+            MoreBins::Allow(max_bins) => write!(f, ", or allow more bins (--max-bins {max_bins})"),
+            MoreBins::CannotHelp(unique_keys) => {
+                write!(
+                f,
+                ", every {} already has its own bin (K = {unique_keys}), so more bins cannot help",
+                if unique_keys == 1 { "key" } else { "unique key" }
+            )
+            }
+        }
     }
 }
 
@@ -152,7 +188,10 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
                 setting(target.target_pct),
-                target.advice.clone().unwrap_or_default()
+                target
+                    .advice
+                    .as_ref()
+                    .map_or(String::new(), Advice::to_string)
             ));
         }
     }

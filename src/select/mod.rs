@@ -18,7 +18,12 @@ use crate::runlog::RunLog;
 
 pub use selectors::Selectors;
 pub use strata::{strata_rows, Strata, StrataGroups, StratumRows};
-pub use target::{CurvePoint, TargetOutcome, TargetRule};
+pub use target::{Advice, CurvePoint, MoreBins, TargetOutcome, TargetRule};
+
+/// The largest K tried for an error target unless the user says otherwise (`--max-bins`).
+pub const DEFAULT_MAX_BINS: usize = 64;
+/// The error target, in percent, unless the user says otherwise (`--target-error`).
+pub const DEFAULT_TARGET_PCT: f64 = 1.0;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BinCount {
@@ -48,8 +53,8 @@ impl Default for SelectOptions {
         SelectOptions {
             method: None,
             pick: None,
-            bins: BinCount::Target(1.0),
-            max_bins: 64,
+            bins: BinCount::Target(DEFAULT_TARGET_PCT),
+            max_bins: DEFAULT_MAX_BINS,
             target_by: TargetRule::Interval,
             warmup: 0,
             seed: 0,

@@ -65,7 +65,7 @@ pub struct TargetOutcome {
     pub rule: TargetRule,
     pub met: bool,
     /// What would meet the target when it is not met.
-    pub advice: Option<String>,
+    pub advice: Option<Advice>,
 }
 
 /// The error-target search for a run without strata, read off an error curve that covers
@@ -127,6 +127,33 @@ impl TargetChoice {
     }
 }
 
+/// What would meet a missed target, as data (`output::table` puts it into words, for the
+/// `select` table, the JSON document and the explorer alike).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Advice {
+    pub target_pct: f64,
+    /// The largest K tried, per stratum when `per_stratum`.
+    pub max_bins: usize,
+    pub per_stratum: bool,
+    /// The point that missed the target least.
+    pub best: CurvePoint,
+    /// Profile about this many iterations per SeqPoint (`--samples`): the interval is too wide.
+    pub samples: Option<u64>,
+    pub bins: MoreBins,
+}
+
+/// Whether more bins could help a missed target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoreBins {
+    /// Nothing to say about bins.
+    Unneeded,
+    /// Allow more bins: `--max-bins` this many.
+    Allow(usize),
+    /// Every unique key already has its own bin (K = this many): only the spread within keys
+    /// is left, so more bins cannot help.
+    CannotHelp(usize),
+}
+
 /// Say what would meet the target: more samples per SeqPoint when only the interval is too
 /// wide (the half-width shrinks with the square root of the samples), else more bins.
 /// `unique_keys`: the most key groups in a stratum; beyond it more bins change nothing.
@@ -135,44 +162,29 @@ pub(super) fn advice_for(
     target: f64,
     options: &SelectOptions,
     unique_keys: usize,
-) -> String {
-    let per_stratum = if options.strata == Strata::None {
-        ""
-    } else {
-        " per stratum"
-    };
-    let mut parts =
-        vec![format!(
-        "no K up to {}{per_stratum} meets {}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
-        options.max_bins,
-        crate::output::table::setting(target),
-        best.k, best.worst_error_pct, best.worst_half_width_pct
-    )];
-    if options.target_by == TargetRule::Interval && best.worst_half_width_pct > target {
-        let factor = (best.worst_half_width_pct / target).powi(2);
-        let samples = (options.samples as f64 * factor).ceil() as u64;
-        parts.push(format!(
-            "profile about {samples} iterations per SeqPoint (--samples {samples})"
-        ));
-    }
+) -> Advice {
+    let samples = (options.target_by == TargetRule::Interval && best.worst_half_width_pct > target)
+        .then(|| {
+            let factor = (best.worst_half_width_pct / target).powi(2);
+            (options.samples as f64 * factor).ceil() as u64
+        });
     let more_bins_possible = options.max_bins < unique_keys;
-    if more_bins_possible && (best.worst_error_pct > target || best.k >= options.max_bins) {
-        parts.push(format!(
-            "or allow more bins (--max-bins {})",
-            options.max_bins.saturating_mul(2).min(unique_keys)
-        ));
-    } else if !more_bins_possible && best.worst_error_pct > target {
-        // Every key has a bin of its own: what is left is the spread within keys.
-        parts.push(format!(
-            "every {} already has its own bin (K = {unique_keys}), so more bins cannot help",
-            if unique_keys == 1 {
-                "key"
-            } else {
-                "unique key"
-            }
-        ));
+    let bins =
+        if more_bins_possible && (best.worst_error_pct > target || best.k >= options.max_bins) {
+            MoreBins::Allow(options.max_bins.saturating_mul(2).min(unique_keys))
+        } else if !more_bins_possible && best.worst_error_pct > target {
+            MoreBins::CannotHelp(unique_keys)
+        } else {
+            MoreBins::Unneeded
+        };
+    Advice {
+        target_pct: target,
+        max_bins: options.max_bins,
+        per_stratum: options.strata != Strata::None,
+        best: *best,
+        samples,
+        bins,
     }
-    parts.join(", ")
 }
 
 /// The error-target search over strata: K per stratum, judged on the whole run.
@@ -310,7 +322,7 @@ mod tests {
             ..SelectOptions::default()
         };
         let selection = run_selection(&narrow, &options).unwrap();
-        let advice = selection.target.unwrap().advice.unwrap();
+        let advice = selection.target.unwrap().advice.unwrap().to_string();
         assert!(!advice.contains("--max-bins"), "{advice}");
         assert!(advice.contains("own bin (K = 3)"), "{advice}");
 
@@ -329,7 +341,8 @@ mod tests {
             .target
             .unwrap()
             .advice
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(advice.contains("--max-bins 8"), "{advice}");
     }
 
@@ -485,6 +498,6 @@ mod tests {
         let selection = run_selection(&log, &SelectOptions::default()).unwrap();
         let target = selection.target.unwrap();
         assert!(!target.met);
-        assert!(target.advice.unwrap().contains("--samples"));
+        assert!(target.advice.unwrap().to_string().contains("--samples"));
     }
 }

@@ -213,7 +213,10 @@ fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>> {
         Some(outcome) => Line::from(Span::styled(
             format!(
                 "✗ target {target}% not met: {}",
-                outcome.advice.clone().unwrap_or_default()
+                outcome
+                    .advice
+                    .as_ref()
+                    .map_or(String::new(), ToString::to_string)
             ),
             t.bad(),
         )),
