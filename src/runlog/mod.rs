@@ -3,6 +3,7 @@
 
 mod columns;
 mod compact;
+pub mod cost;
 mod error;
 mod fast;
 #[cfg(test)]
@@ -10,6 +11,7 @@ mod fast_tests;
 mod fields;
 mod progress;
 mod read;
+pub mod sample;
 
 /// Field parsers and input helpers shared with the other tabular readers (measurements).
 pub(crate) use columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
@@ -81,7 +83,7 @@ pub struct RunLog {
     pub configs: Vec<Configuration>,
     pub skipped: SkippedRows,
     /// Set when the log had no metric and a proxy cost was computed from the keys.
-    pub proxy: Option<crate::cost::Cost>,
+    pub proxy: Option<cost::Cost>,
 }
 
 impl RunLog {

@@ -4,11 +4,11 @@
 use std::io::Read;
 
 use super::columns::ColumnPlan;
+use super::cost::Cost;
 use super::error::{shown_value, LoadError};
 use super::fast;
 use super::progress::LoadProgress;
 use super::{ConfigRole, Configuration, Epochs, Iterations, MetricColumn, RunLog, SkippedRows};
-use crate::cost::Cost;
 
 /// How many skipped rows `--skip-bad` lists by line.
 const SKIPPED_LINES_SHOWN: usize = 5;
@@ -114,7 +114,7 @@ fn load_path_observed(
     options: &LoadOptions,
     progress: &LoadProgress,
 ) -> Result<RunLog, LoadError> {
-    if path != "-" && crate::sample::sample_bytes(path).is_none() {
+    if path != "-" && super::sample::sample_bytes(path).is_none() {
         if let Some(log) = fast_file(path, options, progress) {
             check_row_count(path, log.len(), MAX_ROWS)?;
             return Ok(log);
@@ -140,7 +140,7 @@ pub(crate) fn read_input(
     path: &str,
     format: Option<InputFormat>,
 ) -> Result<(std::borrow::Cow<'static, [u8]>, InputFormat), LoadError> {
-    if let Some(bytes) = crate::sample::sample_bytes(path) {
+    if let Some(bytes) = super::sample::sample_bytes(path) {
         return Ok((bytes.into(), format.unwrap_or(InputFormat::Csv)));
     }
     let raw = read_all(path)?;
