@@ -13,9 +13,11 @@ use super::columns::ColumnPlan;
 use super::fields::{
     parse_delimited, parse_jsonl, BlockOut, BlockStats, IterationTrack, JsonLayout, Layout,
 };
+use super::format::{format_from_extension, sniff_format, InputFormat};
 use super::progress::LoadProgress;
-use super::read::{format_from_extension, sniff_format, InputFormat, LoadOptions};
-use super::{ConfigRole, Configuration, Epochs, Iterations, MetricColumn, RunLog, SkippedRows};
+use super::{
+    ConfigRole, Configuration, Epochs, Iterations, LoadOptions, MetricColumn, RunLog, SkippedRows,
+};
 use crate::parallel::{run_jobs, zeroed_column};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";

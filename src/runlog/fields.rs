@@ -3,7 +3,7 @@
 //! the caller re-reads the file with the careful reader so messages stay exact.
 
 use super::columns::ColumnPlan;
-use super::read::{json_scalar_text, parse_count, parse_length, parse_metric};
+use super::parse::{json_scalar_text, parse_count, parse_length, parse_metric};
 
 /// The block cannot be read the fast way; the careful reader decides (and words any error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,24 +9,28 @@ mod fast;
 #[cfg(test)]
 mod fast_tests;
 mod fields;
+mod format;
+pub(crate) mod parse;
 mod progress;
 mod read;
 pub mod sample;
 
-/// Field parsers and input helpers shared with the other tabular readers (measurements).
-pub(crate) use columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
 pub use compact::{Epochs, Iterations};
 pub use error::{closest_name, LoadError, Location};
-pub(crate) use error::{printable, shown_value};
+pub use format::InputFormat;
 pub use progress::LoadProgress;
-pub(crate) use read::{
+pub use read::{load_bytes, load_path, load_run, load_run_with_progress, with_compare};
+
+// Field parsers and input helpers shared with the other tabular readers (measurements).
+// Kept for callers outside runlog until they import runlog::parse directly.
+pub(crate) use columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
+pub(crate) use error::{printable, shown_value};
+pub(crate) use parse::{
     csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
-    parse_count, parse_length, parse_metric, read_input, shown_path,
+    parse_count, parse_length, parse_metric,
 };
-pub use read::{
-    load_bytes, load_path, load_run, load_run_with_progress, with_compare, InputFormat, LoadOptions,
-};
+pub(crate) use read::{read_input, shown_path};
 
 /// Which configuration a metric was measured on: the run log itself, or `--compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -66,6 +70,21 @@ pub struct SkippedRows {
     pub count: u64,
     pub first_lines: Vec<u64>,
     pub first_reason: Option<String>,
+}
+
+/// What to read and how strictly.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Key column names; empty means `seq_len` and its aliases.
+    pub key: Vec<String>,
+    /// Metric column names; empty means `time_ms`/`energy_j` where present.
+    pub metrics: Vec<String>,
+    pub format: Option<InputFormat>,
+    pub skip_bad: bool,
+    /// A second configuration over the same iterations.
+    pub compare: Option<String>,
+    /// The proxy cost used when the log has no metric.
+    pub cost: cost::Cost,
 }
 
 /// A training run: per-iteration keys and the metrics of each configuration, as columns.

@@ -7,33 +7,18 @@ use super::columns::ColumnPlan;
 use super::cost::Cost;
 use super::error::{shown_value, LoadError};
 use super::fast;
+use super::format::{format_from_extension, sniff_format, InputFormat};
+use super::parse::{
+    csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
+    parse_count, parse_length, parse_metric,
+};
 use super::progress::LoadProgress;
-use super::{ConfigRole, Configuration, Epochs, Iterations, MetricColumn, RunLog, SkippedRows};
+use super::{
+    ConfigRole, Configuration, Epochs, Iterations, LoadOptions, MetricColumn, RunLog, SkippedRows,
+};
 
 /// How many skipped rows `--skip-bad` lists by line.
 const SKIPPED_LINES_SHOWN: usize = 5;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum InputFormat {
-    Csv,
-    Tsv,
-    Jsonl,
-}
-
-/// What to read and how strictly.
-#[derive(Debug, Clone, Default)]
-pub struct LoadOptions {
-    /// Key column names; empty means `seq_len` and its aliases.
-    pub key: Vec<String>,
-    /// Metric column names; empty means `time_ms`/`energy_j` where present.
-    pub metrics: Vec<String>,
-    pub format: Option<InputFormat>,
-    pub skip_bad: bool,
-    /// A second configuration over the same iterations.
-    pub compare: Option<String>,
-    /// The proxy cost used when the log has no metric.
-    pub cost: Cost,
-}
 
 /// Read the run log (and `--compare` log, if any) named in the options.
 pub fn load_run(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> {
@@ -227,28 +212,6 @@ fn gunzip(path: &str, raw: &[u8]) -> Result<Vec<u8>, LoadError> {
             )
         })?;
     Ok(out)
-}
-
-pub(super) fn format_from_extension(path: &str) -> Option<InputFormat> {
-    let lower = path.to_ascii_lowercase();
-    let ext = lower.rsplit('.').next()?;
-    match ext {
-        "csv" => Some(InputFormat::Csv),
-        "tsv" | "tab" => Some(InputFormat::Tsv),
-        "jsonl" | "ndjson" | "json" => Some(InputFormat::Jsonl),
-        _ => None,
-    }
-}
-
-/// Guess from the content: JSON Lines start with `{`, TSV headers hold tabs.
-pub(super) fn sniff_format(bytes: &[u8]) -> InputFormat {
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let first_line = body.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    match first_line.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'{') => InputFormat::Jsonl,
-        _ if first_line.contains(&b'\t') && !first_line.contains(&b',') => InputFormat::Tsv,
-        _ => InputFormat::Csv,
-    }
 }
 
 /// Rows a run log may have: rows are numbered with 32 bits in the key groups and the
@@ -497,77 +460,6 @@ impl RowSink {
     }
 }
 
-pub(crate) fn named(names: &[String], col: usize, message: String) -> String {
-    format!("column '{}': {message}", names[col].trim())
-}
-
-fn text(raw: &[u8]) -> Result<&str, String> {
-    std::str::from_utf8(raw)
-        .map(str::trim)
-        .map_err(|_| format!("found {} (not UTF-8 text)", shown_value(raw)))
-}
-
-/// A non-negative integer (iteration, epoch). Integral decimals like `12.0` are accepted.
-pub(crate) fn parse_count(raw: &[u8]) -> Result<u64, String> {
-    let s = text(raw)?;
-    if let Ok(v) = s.parse::<u64>() {
-        return Ok(v);
-    }
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 => Ok(v as u64),
-        _ => Err(format!(
-            "found {}, expected a non-negative integer",
-            shown_value(raw)
-        )),
-    }
-}
-
-/// A padded sequence length: a non-negative integer that fits in 32 bits.
-pub(crate) fn parse_length(raw: &[u8]) -> Result<u32, String> {
-    let expected = || {
-        format!(
-            "found {}, expected a non-negative integer length",
-            shown_value(raw)
-        )
-    };
-    let value = parse_count(raw).map_err(|_| expected())?;
-    u32::try_from(value).map_err(|_| {
-        format!(
-            "found {}, expected a length of at most {}",
-            shown_value(raw),
-            u32::MAX
-        )
-    })
-}
-
-/// A measured metric: a finite, non-negative number.
-pub(crate) fn parse_metric(raw: &[u8]) -> Result<f64, String> {
-    let s = text(raw)?;
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        Ok(v) if v.is_finite() => Err(format!(
-            "found {}, expected a non-negative number",
-            shown_value(raw)
-        )),
-        Ok(_) => Err(format!(
-            "found {}, expected a finite number (not NaN or infinity)",
-            shown_value(raw)
-        )),
-        Err(_) => Err(format!("found {}, expected a number", shown_value(raw))),
-    }
-}
-
-/// The raw records of CSV or TSV text, the header among them: rows of any length (a short
-/// row gets a message naming its line, not a parse error), quotes as the csv crate reads them.
-pub(crate) fn delimited_records(body: &[u8], delimiter: u8) -> csv::ByteRecordsIntoIter<&[u8]> {
-    csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(body)
-        .into_byte_records()
-}
-
 fn read_delimited(
     path: &str,
     body: &[u8],
@@ -633,18 +525,6 @@ fn read_delimited(
     Ok(plan)
 }
 
-pub(crate) fn csv_error_text(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::Utf8 { err, .. } => format!("field {} is not UTF-8 text", err.field() + 1),
-        _ => format!("unreadable row ({e})"),
-    }
-}
-
-pub(crate) fn csv_error(path: &str, e: &csv::Error) -> LoadError {
-    let line = e.position().map_or(1, |p| p.line());
-    LoadError::at(path, line, None, csv_error_text(e))
-}
-
 fn read_jsonl(
     path: &str,
     body: &[u8],
@@ -700,32 +580,6 @@ fn read_jsonl(
             "the file is empty; expected JSON objects",
         )),
     }
-}
-
-pub(crate) fn json_scalar_text(value: &serde_json::Value) -> Option<String> {
-    match value {
-        serde_json::Value::Number(n) => Some(n.to_string()),
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Bool(b) => Some(b.to_string()),
-        // Present but not a scalar: shown as written (`null`, `[1, 2]`), so the message says
-        // what was found rather than calling the field missing.
-        other => Some(other.to_string()),
-    }
-}
-
-/// The 1-based column where a field's value starts in a JSON line, for messages.
-pub(crate) fn json_field_column(line: &[u8], name: &str) -> Option<u64> {
-    let needle = format!("\"{name}\"");
-    let start = line
-        .windows(needle.len())
-        .position(|w| w == needle.as_bytes())?;
-    let after = start + needle.len();
-    let colon = line[after..].iter().position(|&b| b == b':')? + after;
-    let value = line[colon + 1..]
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .map_or(colon + 1, |p| p + colon + 1);
-    Some(value as u64 + 1)
 }
 
 /// Attach a second configuration's metrics, row-aligned by iteration.
@@ -956,14 +810,5 @@ mod tests {
     fn bom_crlf_and_quotes_are_fine() {
         let log = csv("\u{feff}seq_len,\"time_ms\"\r\n\"10\",1.5\r\n").unwrap();
         assert_eq!(log.keys, vec![10]);
-    }
-
-    #[test]
-    fn sniffing_and_extensions() {
-        assert_eq!(sniff_format(b"{\"a\":1}"), InputFormat::Jsonl);
-        assert_eq!(sniff_format(b"a\tb\n1\t2"), InputFormat::Tsv);
-        assert_eq!(sniff_format(b"a,b\n"), InputFormat::Csv);
-        assert_eq!(format_from_extension("x/run.TSV"), Some(InputFormat::Tsv));
-        assert_eq!(format_from_extension("run"), None);
     }
 }
