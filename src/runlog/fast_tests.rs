@@ -5,8 +5,8 @@ use std::io::Write;
 
 use proptest::prelude::*;
 
+use super::careful::load_bytes_careful;
 use super::fast::{read_plain_tuned, Source, Tuning};
-use super::read::load_bytes_careful;
 use super::*;
 use crate::genlog::{log_bytes, write_log, GenFormat, GenSpec};
 

@@ -1,6 +1,12 @@
 //! Reading run logs: one row per training iteration, columnar in memory.
-//! Formats: CSV, TSV, JSON Lines, each optionally gzip-compressed; see `read`.
+//! Formats: CSV, TSV, JSON Lines, each optionally gzip-compressed; see `format`.
+//!
+//! `load` holds the entry points and `input` gets the bytes. `fast` reads large plain logs in
+//! parallel and leaves anything unusual to `careful`, the record-by-record reader whose messages
+//! name line and column; both use the field parsers in `parse`. `align` attaches `--compare`.
 
+mod align;
+mod careful;
 mod columns;
 mod compact;
 pub mod cost;
@@ -10,27 +16,29 @@ mod fast;
 mod fast_tests;
 mod fields;
 mod format;
+pub(crate) mod input;
+mod load;
 pub(crate) mod parse;
 mod progress;
-mod read;
 pub mod sample;
 
+pub use align::with_compare;
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
 pub use compact::{Epochs, Iterations};
 pub use error::{closest_name, LoadError, Location};
 pub use format::InputFormat;
+pub use load::{load_bytes, load_path, load_run, load_run_with_progress};
 pub use progress::LoadProgress;
-pub use read::{load_bytes, load_path, load_run, load_run_with_progress, with_compare};
 
 // Field parsers and input helpers shared with the other tabular readers (measurements).
 // Kept for callers outside runlog until they import runlog::parse directly.
 pub(crate) use columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
 pub(crate) use error::{printable, shown_value};
+pub(crate) use input::{read_input, shown_path};
 pub(crate) use parse::{
     csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
     parse_count, parse_length, parse_metric,
 };
-pub(crate) use read::{read_input, shown_path};
 
 /// Which configuration a metric was measured on: the run log itself, or `--compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
