@@ -12,9 +12,6 @@ mod compact;
 pub mod cost;
 mod error;
 mod fast;
-#[cfg(test)]
-mod fast_tests;
-mod fields;
 mod format;
 pub(crate) mod input;
 mod load;

@@ -4,15 +4,19 @@
 // Files are read in chunks at offsets, never whole, so memory holds the columns and a few
 // buffers. gzip is decompressed on one thread while another parses.
 
+mod fields;
+#[cfg(test)]
+mod tests;
+
 use std::fs::File;
 use std::io::Read;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 
-use super::columns::ColumnPlan;
-use super::fields::{
+use self::fields::{
     parse_delimited, parse_jsonl, BlockOut, BlockStats, IterationTrack, JsonLayout, Layout,
 };
+use super::columns::ColumnPlan;
 use super::format::{format_from_extension, sniff_format, InputFormat};
 use super::progress::LoadProgress;
 use super::{
