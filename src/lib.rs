@@ -7,7 +7,6 @@
 //! `report::run_checks` runs the sanity checks before profiling; `synth` makes seeded test logs.
 
 pub mod binning;
-pub mod cost;
 pub mod groups;
 pub mod output;
 pub mod parallel;
@@ -16,7 +15,6 @@ pub mod plot;
 pub mod project;
 pub mod report;
 pub mod runlog;
-pub mod sample;
 pub mod select;
 pub mod stats;
 pub mod tui;
@@ -47,5 +45,6 @@ pub use binning::Method;
 pub use cost::Cost;
 pub use groups::KeyGroups;
 pub use pick::{Pick, SeqPoint};
+pub use runlog::{cost, sample};
 pub use runlog::{load_run, LoadError, LoadOptions, RunLog};
 pub use select::{run_selection, BinCount, SelectOptions, Selection, Strata, TargetRule};

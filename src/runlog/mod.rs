@@ -1,29 +1,40 @@
 //! Reading run logs: one row per training iteration, columnar in memory.
-//! Formats: CSV, TSV, JSON Lines, each optionally gzip-compressed; see `read`.
+//! Formats: CSV, TSV, JSON Lines, each optionally gzip-compressed; see `format`.
+//!
+//! `load` holds the entry points and `input` gets the bytes. `fast` reads large plain logs in
+//! parallel and leaves anything unusual to `careful`, the record-by-record reader whose messages
+//! name line and column; both use the field parsers in `parse`. `align` attaches `--compare`.
 
+mod align;
+mod careful;
 mod columns;
 mod compact;
+pub mod cost;
 mod error;
 mod fast;
-#[cfg(test)]
-mod fast_tests;
-mod fields;
+mod format;
+pub(crate) mod input;
+mod load;
+pub(crate) mod parse;
 mod progress;
-mod read;
+pub mod sample;
 
-/// Field parsers and input helpers shared with the other tabular readers (measurements).
-pub(crate) use columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
+pub use align::with_compare;
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
 pub use compact::{Epochs, Iterations};
 pub use error::{closest_name, LoadError, Location};
-pub(crate) use error::{printable, shown_value};
+pub use format::InputFormat;
+pub use load::{load_bytes, load_path, load_run, load_run_with_progress};
 pub use progress::LoadProgress;
-pub(crate) use read::{
+
+// Field parsers and input helpers shared with the other tabular readers (measurements).
+// Kept for callers outside runlog until they import runlog::parse directly.
+pub(crate) use columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
+pub(crate) use error::{printable, shown_value};
+pub(crate) use input::{read_input, shown_path};
+pub(crate) use parse::{
     csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
-    parse_count, parse_length, parse_metric, read_input, shown_path,
-};
-pub use read::{
-    load_bytes, load_path, load_run, load_run_with_progress, with_compare, InputFormat, LoadOptions,
+    parse_count, parse_length, parse_metric,
 };
 
 /// Which configuration a metric was measured on: the run log itself, or `--compare`.
@@ -66,6 +77,21 @@ pub struct SkippedRows {
     pub first_reason: Option<String>,
 }
 
+/// What to read and how strictly.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Key column names; empty means `seq_len` and its aliases.
+    pub key: Vec<String>,
+    /// Metric column names; empty means `time_ms`/`energy_j` where present.
+    pub metrics: Vec<String>,
+    pub format: Option<InputFormat>,
+    pub skip_bad: bool,
+    /// A second configuration over the same iterations.
+    pub compare: Option<String>,
+    /// The proxy cost used when the log has no metric.
+    pub cost: cost::Cost,
+}
+
 /// A training run: per-iteration keys and the metrics of each configuration, as columns.
 /// Rows are in ascending iteration order. Iterations and epochs are stored compactly (a formula,
 /// runs): read them with `iteration(row)` / `epoch(row)`.
@@ -81,7 +107,7 @@ pub struct RunLog {
     pub configs: Vec<Configuration>,
     pub skipped: SkippedRows,
     /// Set when the log had no metric and a proxy cost was computed from the keys.
-    pub proxy: Option<crate::cost::Cost>,
+    pub proxy: Option<cost::Cost>,
 }
 
 impl RunLog {

@@ -2,8 +2,8 @@
 //! preallocated column slices, numbers without allocation. Anything unusual is an `Anomaly`, and
 //! the caller re-reads the file with the careful reader so messages stay exact.
 
-use super::columns::ColumnPlan;
-use super::read::{json_scalar_text, parse_count, parse_length, parse_metric};
+use crate::runlog::columns::ColumnPlan;
+use crate::runlog::parse::{json_scalar_text, parse_count, parse_length, parse_metric};
 
 /// The block cannot be read the fast way; the careful reader decides (and words any error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,10 +5,10 @@ use std::io::Write;
 
 use proptest::prelude::*;
 
-use super::fast::{read_plain_tuned, Source, Tuning};
-use super::read::load_bytes_careful;
-use super::*;
+use super::{read_plain_tuned, Source, Tuning};
 use crate::genlog::{log_bytes, write_log, GenFormat, GenSpec};
+use crate::runlog::careful::load_bytes_careful;
+use crate::runlog::*;
 
 fn fast(
     bytes: &[u8],

@@ -4,18 +4,24 @@
 // Files are read in chunks at offsets, never whole, so memory holds the columns and a few
 // buffers. gzip is decompressed on one thread while another parses.
 
+mod fields;
+#[cfg(test)]
+mod tests;
+
 use std::fs::File;
 use std::io::Read;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 
-use super::columns::ColumnPlan;
-use super::fields::{
+use self::fields::{
     parse_delimited, parse_jsonl, BlockOut, BlockStats, IterationTrack, JsonLayout, Layout,
 };
+use super::columns::ColumnPlan;
+use super::format::{format_from_extension, sniff_format, InputFormat};
 use super::progress::LoadProgress;
-use super::read::{format_from_extension, sniff_format, InputFormat, LoadOptions};
-use super::{ConfigRole, Configuration, Epochs, Iterations, MetricColumn, RunLog, SkippedRows};
+use super::{
+    ConfigRole, Configuration, Epochs, Iterations, LoadOptions, MetricColumn, RunLog, SkippedRows,
+};
 use crate::parallel::{run_jobs, zeroed_column};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -317,6 +323,43 @@ fn finish(
         skipped: SkippedRows::default(),
         proxy: None,
     })
+}
+
+/// The fast reader on a regular file, reading it in chunks (never whole). `None` when it
+/// cannot be used; the caller then reads the file the careful way.
+pub fn read_file(path: &str, options: &LoadOptions, progress: &LoadProgress) -> Option<RunLog> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let len = meta.len();
+    let mut magic = [0u8; 2];
+    if len >= 2 {
+        file.read_exact_at(&mut magic, 0).ok()?;
+    }
+    if magic == [0x1f, 0x8b] {
+        return read_gzip(path, &file, options.format, options, progress);
+    }
+    let format = match options.format.or_else(|| format_from_extension(path)) {
+        Some(format) => format,
+        None => {
+            // Sniffing looks at the first line: it must be all there.
+            let mut head = vec![0u8; len.min(1 << 20) as usize];
+            file.read_exact_at(&mut head, 0).ok()?;
+            if head.len() as u64 != len && !head.contains(&b'\n') {
+                return None;
+            }
+            sniff_format(&head)
+        }
+    };
+    read_plain(
+        path,
+        &Source::File { file: &file, len },
+        format,
+        options,
+        progress,
+    )
 }
 
 /// Chunk size and thread count, chosen from the input's size unless a test sets them.

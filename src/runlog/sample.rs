@@ -3,8 +3,8 @@
 
 pub const SAMPLE_NAME: &str = "sample:speech_t1.csv";
 pub const SAMPLE_COMPARE_NAME: &str = "sample:speech_t2.csv";
-const SAMPLE_T1: &[u8] = include_bytes!("../assets/speech_t1.csv");
-const SAMPLE_T2: &[u8] = include_bytes!("../assets/speech_t2.csv");
+const SAMPLE_T1: &[u8] = include_bytes!("../../assets/speech_t1.csv");
+const SAMPLE_T2: &[u8] = include_bytes!("../../assets/speech_t2.csv");
 
 /// The bytes of a bundled file by its `sample:` name.
 pub fn sample_bytes(name: &str) -> Option<&'static [u8]> {

@@ -1,0 +1,451 @@
+//! The careful reader: rows sorted by iteration, duplicates found, every bad field reported by
+//! line and column (or skipped under `--skip-bad`). Slower, so it reads what the fast one declines.
+
+use super::columns::ColumnPlan;
+use super::error::{shown_value, LoadError};
+use super::format::InputFormat;
+use super::parse::{
+    csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
+    parse_count, parse_length, parse_metric,
+};
+use super::{
+    ConfigRole, Configuration, Epochs, Iterations, LoadOptions, MetricColumn, RunLog, SkippedRows,
+};
+
+/// How many skipped rows `--skip-bad` lists by line.
+const SKIPPED_LINES_SHOWN: usize = 5;
+
+/// The careful reader: record by record through the csv crate or serde_json, with exact error
+/// locations and `--skip-bad`. The fast reader falls back to it on anything unusual.
+pub(super) fn load_bytes_careful(
+    path: &str,
+    bytes: &[u8],
+    format: InputFormat,
+    options: &LoadOptions,
+) -> Result<RunLog, LoadError> {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if body.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(LoadError::file(
+            path,
+            "the file is empty; expected a header row and one row per iteration",
+        ));
+    }
+    let mut sink = RowSink::default();
+    let plan = match format {
+        InputFormat::Csv => read_delimited(path, body, b',', options, &mut sink)?,
+        InputFormat::Tsv => read_delimited(path, body, b'\t', options, &mut sink)?,
+        InputFormat::Jsonl => read_jsonl(path, body, options, &mut sink)?,
+    };
+    sink.finish(path, plan)
+}
+
+/// Parsed columns, grown row by row. A row is pushed whole or not at all.
+#[derive(Default)]
+struct RowSink {
+    iterations: Vec<u64>,
+    epochs: Vec<u32>,
+    keys: Vec<u32>,
+    metrics: Vec<Vec<f64>>,
+    lines: Vec<u64>,
+    data_rows_seen: u64,
+    skipped: SkippedRows,
+}
+
+/// A bad field: its 0-based column and the message.
+type FieldError = (usize, String);
+
+impl RowSink {
+    fn push<'a>(
+        &mut self,
+        plan: &ColumnPlan,
+        line: u64,
+        field: impl Fn(usize) -> Option<&'a [u8]>,
+        names: &[String],
+    ) -> Result<(), FieldError> {
+        let ordinal = self.data_rows_seen;
+        self.data_rows_seen += 1;
+        let get = |col: usize| {
+            field(col).ok_or_else(|| {
+                (
+                    col,
+                    format!("column '{}' is missing in this row", names[col].trim()),
+                )
+            })
+        };
+        let iteration = match plan.iteration {
+            Some(col) => parse_count(get(col)?).map_err(|m| (col, named(names, col, m)))?,
+            None => ordinal,
+        };
+        let epoch = match plan.epoch {
+            Some(col) => Some(
+                parse_count(get(col)?)
+                    .and_then(|v| {
+                        u32::try_from(v).map_err(|_| "expected an epoch below 2^32".into())
+                    })
+                    .map_err(|m| (col, named(names, col, m)))?,
+            ),
+            None => None,
+        };
+        let mut key = [0u32; 2];
+        for (slot, &col) in plan.keys.iter().enumerate() {
+            key[slot] = parse_length(get(col)?).map_err(|m| (col, named(names, col, m)))?;
+        }
+        let mut metric = [0f64; 8];
+        let mut extra = Vec::new();
+        for (slot, &col) in plan.metrics.iter().enumerate() {
+            let value = parse_metric(get(col)?).map_err(|m| (col, named(names, col, m)))?;
+            if slot < metric.len() {
+                metric[slot] = value;
+            } else {
+                extra.push(value);
+            }
+        }
+        self.iterations.push(iteration);
+        if let Some(epoch) = epoch {
+            self.epochs.push(epoch);
+        }
+        self.keys.extend_from_slice(&key[..plan.keys.len()]);
+        if self.metrics.len() < plan.metrics.len() {
+            self.metrics.resize(plan.metrics.len(), Vec::new());
+        }
+        for (slot, column) in self.metrics.iter_mut().enumerate() {
+            column.push(if slot < metric.len() {
+                metric[slot]
+            } else {
+                extra[slot - metric.len()]
+            });
+        }
+        self.lines.push(line);
+        Ok(())
+    }
+
+    /// Record a bad row: skip it under `--skip-bad`, else fail with its location.
+    fn reject(
+        &mut self,
+        path: &str,
+        line: u64,
+        column: Option<u64>,
+        message: String,
+        skip_bad: bool,
+    ) -> Result<(), LoadError> {
+        if !skip_bad {
+            return Err(LoadError::at(path, line, column, message));
+        }
+        self.skipped.count += 1;
+        if self.skipped.first_lines.len() < SKIPPED_LINES_SHOWN {
+            self.skipped.first_lines.push(line);
+        }
+        if self.skipped.first_reason.is_none() {
+            self.skipped.first_reason =
+                Some(LoadError::at(path, line, column, message).to_string());
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, path: &str, plan: ColumnPlan) -> Result<RunLog, LoadError> {
+        if self.iterations.is_empty() {
+            let message = if self.skipped.count > 0 {
+                format!(
+                    "every row was bad ({} skipped, first: {})",
+                    self.skipped.count,
+                    self.skipped.first_reason.clone().unwrap_or_default()
+                )
+            } else {
+                "the file has a header but no rows; expected one row per iteration".to_string()
+            };
+            return Err(LoadError::file(path, message));
+        }
+        let dims = plan.keys.len();
+        if !self.iterations.windows(2).all(|w| w[0] < w[1]) {
+            let mut order: Vec<usize> = (0..self.iterations.len()).collect();
+            order.sort_by_key(|&r| (self.iterations[r], self.lines[r]));
+            self.check_duplicates(path, &order)?;
+            self.iterations = order.iter().map(|&r| self.iterations[r]).collect();
+            if !self.epochs.is_empty() {
+                self.epochs = order.iter().map(|&r| self.epochs[r]).collect();
+            }
+            self.keys = order
+                .iter()
+                .flat_map(|&r| self.keys[r * dims..(r + 1) * dims].iter().copied())
+                .collect();
+            for column in &mut self.metrics {
+                *column = order.iter().map(|&r| column[r]).collect();
+            }
+        }
+        let metrics = plan
+            .metric_names
+            .iter()
+            .cloned()
+            .zip(
+                self.metrics
+                    .into_iter()
+                    .chain(std::iter::repeat(Vec::new())),
+            )
+            .map(|(name, values)| MetricColumn { name, values })
+            .collect();
+        Ok(RunLog {
+            source: path.to_string(),
+            key_names: plan.key_names,
+            iterations: Iterations::from_vec(self.iterations),
+            epochs: plan.epoch.map(|_| Epochs::from_vec(&self.epochs)),
+            keys: self.keys,
+            configs: vec![Configuration {
+                role: ConfigRole::Baseline,
+                source: path.to_string(),
+                metrics,
+            }],
+            skipped: self.skipped,
+            proxy: None,
+        })
+    }
+
+    fn check_duplicates(&self, path: &str, order: &[usize]) -> Result<(), LoadError> {
+        for pair in order.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if self.iterations[a] == self.iterations[b] {
+                let (first, second) = (
+                    self.lines[a].min(self.lines[b]),
+                    self.lines[a].max(self.lines[b]),
+                );
+                return Err(LoadError::at(
+                    path,
+                    second,
+                    None,
+                    format!(
+                        "duplicate iteration {} (also on line {first}); expected each iteration once",
+                        self.iterations[a]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_delimited(
+    path: &str,
+    body: &[u8],
+    delimiter: u8,
+    options: &LoadOptions,
+    sink: &mut RowSink,
+) -> Result<ColumnPlan, LoadError> {
+    let mut records = delimited_records(body, delimiter);
+    let header_record = match records.next() {
+        Some(Ok(record)) => record,
+        Some(Err(e)) => return Err(csv_error(path, &e)),
+        None => {
+            return Err(LoadError::file(
+                path,
+                "the file is empty; expected a header row",
+            ))
+        }
+    };
+    let header: Vec<String> = header_record
+        .iter()
+        .enumerate()
+        .map(|(i, field)| {
+            std::str::from_utf8(field)
+                .map(|s| s.trim().to_string())
+                .map_err(|_| {
+                    LoadError::at(
+                        path,
+                        1,
+                        Some(i as u64 + 1),
+                        format!("header {} is not UTF-8 text", shown_value(field)),
+                    )
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    let plan = ColumnPlan::resolve(path, &header, &options.key, &options.metrics)?;
+    for record in records {
+        let record = match record {
+            Ok(record) => record,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                sink.reject(path, line, None, csv_error_text(&e), options.skip_bad)?;
+                continue;
+            }
+        };
+        let line = record.position().map_or(0, |p| p.line());
+        if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if record.len() != plan.width {
+            let message = format!(
+                "expected {} fields as in the header, found {}",
+                plan.width,
+                record.len()
+            );
+            let column = record.len().min(plan.width) as u64 + 1;
+            sink.reject(path, line, Some(column), message, options.skip_bad)?;
+            continue;
+        }
+        if let Err((col, message)) = sink.push(&plan, line, |c| record.get(c), &header) {
+            sink.reject(path, line, Some(col as u64 + 1), message, options.skip_bad)?;
+        }
+    }
+    Ok(plan)
+}
+
+fn read_jsonl(
+    path: &str,
+    body: &[u8],
+    options: &LoadOptions,
+    sink: &mut RowSink,
+) -> Result<ColumnPlan, LoadError> {
+    let mut plan: Option<(ColumnPlan, Vec<String>)> = None;
+    for (index, raw_line) in body.split(|&b| b == b'\n').enumerate() {
+        let line_no = index as u64 + 1;
+        let line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let object: serde_json::Map<String, serde_json::Value> = match serde_json::from_slice(line)
+        {
+            Ok(object) => object,
+            Err(e) => {
+                // serde_json counts within this one line and may say column 0: keep its reason,
+                // drop its own "at line 1 column N", point at our line and a 1-based column.
+                let reason = e.to_string();
+                let reason = reason
+                    .rsplit_once(" at line ")
+                    .map_or(reason.as_str(), |(r, _)| r);
+                let message = format!("expected one JSON object per line ({reason})");
+                let column = Some(e.column().max(1) as u64);
+                if plan.is_none() {
+                    return Err(LoadError::at(path, line_no, column, message));
+                }
+                sink.reject(path, line_no, column, message, options.skip_bad)?;
+                continue;
+            }
+        };
+        if plan.is_none() {
+            let names: Vec<String> = object.keys().cloned().collect();
+            let resolved = ColumnPlan::resolve(path, &names, &options.key, &options.metrics)?;
+            plan = Some((resolved, names));
+        }
+        let (resolved, names) = plan.as_ref().expect("plan set above");
+        let values: Vec<Option<String>> = names
+            .iter()
+            .map(|name| object.get(name).and_then(json_scalar_text))
+            .collect();
+        let field = |col: usize| values[col].as_deref().map(str::as_bytes);
+        if let Err((col, message)) = sink.push(resolved, line_no, field, names) {
+            let column = json_field_column(line, &names[col]);
+            sink.reject(path, line_no, column, message, options.skip_bad)?;
+        }
+    }
+    match plan {
+        Some((plan, _)) => Ok(plan),
+        None => Err(LoadError::file(
+            path,
+            "the file is empty; expected JSON objects",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::load_bytes;
+
+    fn csv(text: &str) -> Result<RunLog, LoadError> {
+        load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+    }
+
+    #[test]
+    fn reads_columns_and_sorts_by_iteration() {
+        let log = csv("iteration,seq_len,time_ms\n2,30,3.0\n0,10,1.0\n1,20,2.5\n").unwrap();
+        assert_eq!(log.iterations.to_vec(), vec![0, 1, 2]);
+        assert_eq!(log.keys, vec![10, 20, 30]);
+        assert_eq!(log.configs[0].metrics[0].values, vec![1.0, 2.5, 3.0]);
+        assert_eq!(log.epochs, None);
+    }
+
+    #[test]
+    fn bad_length_names_line_column_value() {
+        let err = csv("iteration,seq_len,time_ms\n0,10,1\n1,-4,2\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv:3:2: column 'seq_len': found \"-4\", expected a non-negative integer length"
+        );
+    }
+
+    #[test]
+    fn nan_metric_is_rejected() {
+        let err = csv("seq_len,time_ms\n10,NaN\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv:2:2: column 'time_ms': found \"NaN\", expected a finite number (not NaN or infinity)"
+        );
+    }
+
+    #[test]
+    fn duplicate_iteration_is_rejected() {
+        let err = csv("iteration,seq_len\n0,10\n1,20\n0,30\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv:4: duplicate iteration 0 (also on line 2); expected each iteration once"
+        );
+    }
+
+    #[test]
+    fn skip_bad_counts_rows() {
+        let options = LoadOptions {
+            skip_bad: true,
+            ..LoadOptions::default()
+        };
+        let text = "seq_len,time_ms\n10,1\nx,2\n20,-1\n30,3\n";
+        let log = load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap();
+        assert_eq!(log.keys, vec![10, 30]);
+        assert_eq!(log.skipped.count, 2);
+        assert_eq!(log.skipped.first_lines, vec![3, 4]);
+        // Without an iteration column the iteration is the data row's ordinal, skipped rows included.
+        assert_eq!(log.iterations.to_vec(), vec![0, 3]);
+    }
+
+    #[test]
+    fn jsonl_reads_numbers_and_points_at_fields() {
+        let text = "{\"iteration\": 0, \"seq_len\": 5, \"time_ms\": 1.5}\n\n{\"iteration\": 1, \"seq_len\": \"7\", \"time_ms\": -2}\n";
+        let err = load_bytes(
+            "t.jsonl",
+            text.as_bytes(),
+            InputFormat::Jsonl,
+            &LoadOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.jsonl:3:45: column 'time_ms': found \"-2\", expected a non-negative number"
+        );
+        let ok = "{\"seq_len\": 5, \"time_ms\": 1.5}\n{\"seq_len\": 7, \"time_ms\": 2}\n";
+        let log = load_bytes(
+            "t.jsonl",
+            ok.as_bytes(),
+            InputFormat::Jsonl,
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(log.keys, vec![5, 7]);
+    }
+
+    #[test]
+    fn short_row_says_how_many_fields() {
+        let err = csv("seq_len,time_ms\n10\n").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv:2:2: expected 2 fields as in the header, found 1"
+        );
+    }
+
+    #[test]
+    fn bom_crlf_and_quotes_are_fine() {
+        let log = csv("\u{feff}seq_len,\"time_ms\"\r\n\"10\",1.5\r\n").unwrap();
+        assert_eq!(log.keys, vec![10]);
+    }
+}

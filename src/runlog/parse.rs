@@ -1,0 +1,113 @@
+//! Field parsers shared by the run-log readers and the measurements reader: counts, lengths
+//! and metrics from raw bytes, CSV records and JSON scalars, each error worded the same way.
+
+use super::error::{shown_value, LoadError};
+
+pub(crate) fn named(names: &[String], col: usize, message: String) -> String {
+    format!("column '{}': {message}", names[col].trim())
+}
+
+fn text(raw: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(raw)
+        .map(str::trim)
+        .map_err(|_| format!("found {} (not UTF-8 text)", shown_value(raw)))
+}
+
+/// A non-negative integer (iteration, epoch). Integral decimals like `12.0` are accepted.
+pub(crate) fn parse_count(raw: &[u8]) -> Result<u64, String> {
+    let s = text(raw)?;
+    if let Ok(v) = s.parse::<u64>() {
+        return Ok(v);
+    }
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < 1.8e19 => Ok(v as u64),
+        _ => Err(format!(
+            "found {}, expected a non-negative integer",
+            shown_value(raw)
+        )),
+    }
+}
+
+/// A padded sequence length: a non-negative integer that fits in 32 bits.
+pub(crate) fn parse_length(raw: &[u8]) -> Result<u32, String> {
+    let expected = || {
+        format!(
+            "found {}, expected a non-negative integer length",
+            shown_value(raw)
+        )
+    };
+    let value = parse_count(raw).map_err(|_| expected())?;
+    u32::try_from(value).map_err(|_| {
+        format!(
+            "found {}, expected a length of at most {}",
+            shown_value(raw),
+            u32::MAX
+        )
+    })
+}
+
+/// A measured metric: a finite, non-negative number.
+pub(crate) fn parse_metric(raw: &[u8]) -> Result<f64, String> {
+    let s = text(raw)?;
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(v) if v.is_finite() => Err(format!(
+            "found {}, expected a non-negative number",
+            shown_value(raw)
+        )),
+        Ok(_) => Err(format!(
+            "found {}, expected a finite number (not NaN or infinity)",
+            shown_value(raw)
+        )),
+        Err(_) => Err(format!("found {}, expected a number", shown_value(raw))),
+    }
+}
+
+/// The raw records of CSV or TSV text, the header among them: rows of any length (a short
+/// row gets a message naming its line, not a parse error), quotes as the csv crate reads them.
+pub(crate) fn delimited_records(body: &[u8], delimiter: u8) -> csv::ByteRecordsIntoIter<&[u8]> {
+    csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(body)
+        .into_byte_records()
+}
+
+pub(crate) fn csv_error_text(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Utf8 { err, .. } => format!("field {} is not UTF-8 text", err.field() + 1),
+        _ => format!("unreadable row ({e})"),
+    }
+}
+
+pub(crate) fn csv_error(path: &str, e: &csv::Error) -> LoadError {
+    let line = e.position().map_or(1, |p| p.line());
+    LoadError::at(path, line, None, csv_error_text(e))
+}
+
+pub(crate) fn json_scalar_text(value: &serde_json::Value) -> Option<String> {
+    match value {
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Bool(b) => Some(b.to_string()),
+        // Present but not a scalar: shown as written (`null`, `[1, 2]`), so the message says
+        // what was found rather than calling the field missing.
+        other => Some(other.to_string()),
+    }
+}
+
+/// The 1-based column where a field's value starts in a JSON line, for messages.
+pub(crate) fn json_field_column(line: &[u8], name: &str) -> Option<u64> {
+    let needle = format!("\"{name}\"");
+    let start = line
+        .windows(needle.len())
+        .position(|w| w == needle.as_bytes())?;
+    let after = start + needle.len();
+    let colon = line[after..].iter().position(|&b| b == b':')? + after;
+    let value = line[colon + 1..]
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(colon + 1, |p| p + colon + 1);
+    Some(value as u64 + 1)
+}
