@@ -60,7 +60,7 @@ pub fn parse_select_doc(path: &str, bytes: &[u8]) -> Result<SelectDoc, ProjectEr
     // a hostile file cannot send escape sequences to the terminal.
     let document = |message: String| ProjectError::Document {
         path: path.to_string(),
-        message: crate::runlog::printable(&message),
+        message: crate::runlog::error::printable(&message),
     };
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         LoadError::at(

@@ -8,11 +8,14 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::output::doc::SelectDoc;
-use crate::runlog::{
-    column_list, csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text,
-    missing_column, named, parse_count, parse_length, parse_metric, printable, read_input,
-    shown_value, InputFormat, LoadError, DEFAULT_METRICS, ITERATION_ALIASES, KEY_ALIASES,
+use crate::runlog::columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
+use crate::runlog::error::{printable, shown_value};
+use crate::runlog::input::{read_input, shown_path};
+use crate::runlog::parse::{
+    csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
+    parse_count, parse_length, parse_metric,
 };
+use crate::runlog::{InputFormat, LoadError, KEY_ALIASES};
 
 /// Column names that hold a SeqPoint's id.
 pub const SEQPOINT_ALIASES: &[&str] = &["seqpoint", "seqpoint_id"];
@@ -296,13 +299,7 @@ pub fn read_measured(
     options: &MeasuredOptions,
 ) -> Result<Measurements, LoadError> {
     let (bytes, format) = read_input(path, options.format)?;
-    parse_measured(
-        crate::runlog::shown_path(path),
-        &bytes,
-        format,
-        doc,
-        options,
-    )
+    parse_measured(shown_path(path), &bytes, format, doc, options)
 }
 
 /// A row's fields by column, and where a column sits on the row's line (for messages).

@@ -3,14 +3,15 @@
 //!
 //! `load` holds the entry points and `input` gets the bytes. `fast` reads large plain logs in
 //! parallel and leaves anything unusual to `careful`, the record-by-record reader whose messages
-//! name line and column; both use the field parsers in `parse`. `align` attaches `--compare`.
+//! name line and column; both use the field parsers in `parse`, which the measurements reader
+//! (`project::measured`) shares with `input`, `columns` and `error`. `align` attaches `--compare`.
 
 mod align;
 mod careful;
-mod columns;
+pub(crate) mod columns;
 mod compact;
 pub mod cost;
-mod error;
+pub(crate) mod error;
 mod fast;
 mod format;
 pub(crate) mod input;
@@ -26,16 +27,6 @@ pub use error::{closest_name, LoadError, Location};
 pub use format::InputFormat;
 pub use load::{load_bytes, load_path, load_run, load_run_with_progress};
 pub use progress::LoadProgress;
-
-// Field parsers and input helpers shared with the other tabular readers (measurements).
-// Kept for callers outside runlog until they import runlog::parse directly.
-pub(crate) use columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
-pub(crate) use error::{printable, shown_value};
-pub(crate) use input::{read_input, shown_path};
-pub(crate) use parse::{
-    csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
-    parse_count, parse_length, parse_metric,
-};
 
 /// Which configuration a metric was measured on: the run log itself, or `--compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
