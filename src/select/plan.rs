@@ -1,15 +1,17 @@
 //! Profiling plans: how many iterations to profile per SeqPoint (M each, a budget spread by
 //! Neyman allocation, or the cheapest plan meeting an error target) and which iterations.
 
+use std::ops::ControlFlow;
+
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{
-    method_and_pick, run_selection, strata_rows, BinCount, SelectError, SelectOptions, Selection,
-    Strata,
+    check_options, strata_rows, BinCount, SelectError, SelectOptions, Selection, Selectors,
+    StrataGroups,
 };
 use crate::groups::KeyGroups;
-use crate::pick::{PickSettings, Selector, SeqPoint};
+use crate::pick::SeqPoint;
 use crate::project::{actual_totals, project_planned, Projection};
 use crate::runlog::RunLog;
 use crate::stats::variance_of_half_width;
@@ -141,11 +143,16 @@ pub fn bin_rows(log: &RunLog, selection: &Selection) -> Result<Vec<Vec<u32>>, Se
         .iter()
         .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
         .collect();
-    Ok(selection
+    Ok(bin_rows_in(&groups, selection))
+}
+
+/// `bin_rows` from the key groups of each stratum the selection was made on.
+fn bin_rows_in(groups: &[KeyGroups], selection: &Selection) -> Vec<Vec<u32>> {
+    selection
         .seqpoints
         .iter()
         .map(|sp| rows_of_bin(&groups[sp.stratum.unwrap_or(0)], sp))
-        .collect())
+        .collect()
 }
 
 fn rows_of_bin(groups: &KeyGroups, sp: &SeqPoint) -> Vec<u32> {
@@ -244,12 +251,21 @@ pub fn plan_selection(
     selection: &Selection,
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
-    let rows = bin_rows(log, selection)?;
+    plan_rows(log, selection, &bin_rows(log, selection)?, rule)
+}
+
+/// `plan_selection` given every row of each SeqPoint's bin (`bin_rows`).
+fn plan_rows(
+    log: &RunLog,
+    selection: &Selection,
+    rows: &[Vec<u32>],
+    rule: PlanRule,
+) -> Result<ProfilePlan, SelectError> {
     let warmup = selection.options.warmup;
     let seqpoints = &selection.seqpoints;
     let candidates: Vec<Vec<u32>> = seqpoints
         .iter()
-        .zip(&rows)
+        .zip(rows)
         .map(|(sp, rows)| extra_candidates(rows, sp, warmup))
         .collect();
     let caps: Vec<u64> = candidates.iter().map(|c| c.len() as u64 + 1).collect();
@@ -344,52 +360,30 @@ fn plan_projection(
 
 /// The cheapest plan whose 95% interval meets `target_pct` on every configuration and
 /// metric: for each K up to `--max-bins`, the samples per bin it needs; the K needing the
-/// fewest profiled iterations in all wins (ties: fewer bins).
+/// fewest profiled iterations in all wins (ties: fewer bins). One pass over the rows: the
+/// key groups, selectors and DP table serve every K and the chosen selection.
 pub fn cheapest_plan(
     log: &RunLog,
     options: &SelectOptions,
     target_pct: f64,
 ) -> Result<(Selection, ProfilePlan), SelectError> {
-    if !(target_pct > 0.0 && target_pct.is_finite()) {
-        return Err(SelectError::Invalid(format!(
-            "--target-error must be a positive percentage, got {target_pct}"
-        )));
-    }
-    let (method, pick) = method_and_pick(log, options);
-    let max_bins = options.max_bins.max(1);
-    let settings = PickSettings {
-        method,
-        pick,
-        warmup: options.warmup,
-        seed: options.seed,
-        max_bins,
+    let searched = SelectOptions {
+        bins: BinCount::Target(target_pct),
+        ..options.clone()
     };
-    let strata = strata_rows(log, options.strata)?;
-    let groups: Vec<KeyGroups> = strata
-        .iter()
-        .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
-        .collect();
-    let selectors: Vec<Selector> = groups
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            let stratum = (options.strata != Strata::None).then_some(i);
-            Selector::new(log, g, settings, stratum)
-        })
-        .collect::<Result<_, _>>()?;
-    let actual = actual_totals(log);
-    let largest = max_bins.min(groups.iter().map(KeyGroups::len).max().unwrap_or(1));
+    check_options(log, &searched)?;
+    let strata = StrataGroups::new(log, options.strata, options.warmup)?;
+    let selectors = Selectors::new(log, &strata, &searched)?;
+    let actual = strata.actual();
+    let largest = options.max_bins.max(1).min(strata.largest());
     let mut best: Option<(u64, usize)> = None;
     for k in 1..=largest {
-        let mut sps = Vec::new();
-        let mut caps = Vec::new();
-        for (selector, g) in selectors.iter().zip(&groups) {
-            for sp in selector.select(k)? {
-                caps.push(cap_of(g, &sp, options.warmup));
-                sps.push(sp);
-            }
-        }
-        let cost: u64 = samples_for_target(&sps, &caps, &actual, target_pct)
+        let seqpoints = selectors.seqpoints(k)?;
+        let caps: Vec<u64> = seqpoints
+            .iter()
+            .map(|sp| cap_of(&strata.groups[sp.stratum.unwrap_or(0)], sp, options.warmup))
+            .collect();
+        let cost: u64 = samples_for_target(&seqpoints, &caps, actual, target_pct)
             .iter()
             .sum();
         if best.is_none_or(|(c, _)| cost < c) {
@@ -401,8 +395,13 @@ pub fn cheapest_plan(
         bins: BinCount::Fixed(k),
         ..options.clone()
     };
-    let selection = run_selection(log, &fixed)?;
-    let plan = plan_selection(log, &selection, PlanRule::Target(target_pct))?;
+    let mut go_on = |_, _| ControlFlow::Continue(());
+    let curve = selectors.curve(&fixed, &mut go_on)?.expect("never stopped");
+    let selection = selectors
+        .choose(&fixed, curve, &mut go_on)?
+        .expect("never stopped");
+    let rows = bin_rows_in(&strata.groups, &selection);
+    let plan = plan_rows(log, &selection, &rows, PlanRule::Target(target_pct))?;
     Ok((selection, plan))
 }
 

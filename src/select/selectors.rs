@@ -128,11 +128,17 @@ impl<'a> Selectors<'a> {
     }
 
     /// The same K in every stratum, projected over the whole run.
-    pub fn curve_point(&self, k: usize, samples: u64) -> Result<CurvePoint, SelectError> {
+    /// The SeqPoints of the same K in every stratum, in stratum order.
+    pub fn seqpoints(&self, k: usize) -> Result<Vec<SeqPoint>, SelectError> {
         let mut seqpoints = Vec::new();
         for selector in &self.selectors {
             seqpoints.extend(selector.select(k)?);
         }
+        Ok(seqpoints)
+    }
+
+    pub fn curve_point(&self, k: usize, samples: u64) -> Result<CurvePoint, SelectError> {
+        let seqpoints = self.seqpoints(k)?;
         Ok(CurvePoint::of(
             self.log,
             &self.strata.actual,
