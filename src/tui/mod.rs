@@ -7,6 +7,7 @@
 pub mod app;
 pub mod compute;
 pub mod input;
+pub mod keymap;
 pub mod save;
 pub mod terminal;
 pub mod ui;

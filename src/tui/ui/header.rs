@@ -8,6 +8,7 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::tui::app::App;
+use crate::tui::keymap;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let log = &app.session.log;
@@ -120,25 +121,13 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             if status.error { t.bad() } else { t.good() },
         )
     } else {
-        // The most used keys first; `?` lists them all.
-        let mut keys = vec![
-            ("h/l", "K"),
-            ("t/T", "target"),
-            ("a", "auto"),
-            ("m", "method"),
-            ("p", "pick"),
-            ("Tab", "view"),
-            ("e", "export"),
-        ];
-        if area.width >= 110 {
-            keys.extend([("y", "command"), ("g", "log"), ("c", "measure")]);
-        }
-        keys.extend([("?", "help"), ("q", "quit")]);
+        // The most used keys; `?` lists them all.
+        let keys = keymap::footer_hints(area.width >= 110);
         let mut spans = vec![Span::raw(" ")];
-        for (i, (key, what)) in keys.iter().enumerate() {
-            spans.push(Span::styled(*key, t.key()));
+        for (i, hint) in keys.iter().enumerate() {
+            spans.push(Span::styled(hint.label, t.key()));
             let gap = if i + 1 < keys.len() { "  " } else { "" };
-            spans.push(Span::styled(format!(" {what}{gap}"), t.dim()));
+            spans.push(Span::styled(format!(" {}{gap}", hint.what), t.dim()));
         }
         Line::from(spans)
     };
