@@ -227,6 +227,13 @@ pub struct ExportPlan {
     pub overwrite: bool,
 }
 
+/// An export whose documents a worker is making; the footer says so until they are written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exporting {
+    pub id: u64,
+    pub json_path: PathBuf,
+}
+
 /// A message in the footer until the next key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Status {
@@ -308,6 +315,7 @@ pub struct App<'a> {
     pub status: Option<Status>,
     pub shown: Option<Shown>,
     pub pending: Option<Pending>,
+    pub exporting: Option<Exporting>,
     /// False under NO_COLOR: no colour at all, only characters and bold/reverse.
     pub colour: bool,
     pub quit: bool,
@@ -328,6 +336,7 @@ impl<'a> App<'a> {
             status: None,
             shown: None,
             pending: None,
+            exporting: None,
             colour,
             quit: false,
             prepared: Vec::new(),

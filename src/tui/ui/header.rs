@@ -1,5 +1,6 @@
 //! The header (the run: file, iterations, unique keys, epochs, metrics, configurations; and
-//! the current settings) and the footer (progress, messages, or the main keys).
+//! the current settings) and the footer (an export being made, progress, messages, or the
+//! main keys).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -103,7 +104,13 @@ pub fn bar(done: usize, total: usize, width: usize) -> String {
 }
 
 pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let line = if let Some(pending) = &app.pending {
+    let line = if let Some(exporting) = &app.exporting {
+        Line::from(vec![
+            Span::styled(" ⟳ exporting", t.key()),
+            Span::raw(format!(" {}", exporting.json_path.display())),
+            Span::styled("  Esc cancels", t.dim()),
+        ])
+    } else if let Some(pending) = &app.pending {
         let count = if pending.total > 0 {
             format!(" {}/{} ", pending.done, pending.total)
         } else {
