@@ -1,5 +1,6 @@
-//! The interactive explorer: `App` (state) <- `update` (actions) <- `input` (keys), drawn by
-//! `ui`; slow recomputation runs on a worker thread (`compute`), the terminal in `terminal`.
+//! The interactive explorer: `App` (state) <- `update` (actions) <- `input` (keys, bound in
+//! `keymap`), drawn by `ui`; slow recomputation (`compute`) and the making of an export's
+//! documents (`save`) run on worker threads, the terminal in `terminal`.
 //!
 //! `run` is the event loop; `press` and `settle` drive the same state without a terminal
 //! (tests, examples, benchmarks).
