@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use ratatui::widgets::TableState;
 
-use super::ui::curve::BaselineSeries;
 use crate::binning::Method;
 use crate::command::select_command;
 use crate::groups::KeyGroups;
@@ -16,8 +15,8 @@ use crate::runlog::{LoadOptions, RunLog};
 use crate::sample::sample_bytes;
 use crate::select::Pick;
 use crate::selection::{
-    check_options, BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors,
-    StrataGroups,
+    check_options, method_and_pick, BinCount, CurvePoint, SelectError, SelectOptions, Selection,
+    Selectors, StrataGroups,
 };
 
 /// Error targets that `t` / `T` step through, in percent.
@@ -156,18 +155,14 @@ impl Settings {
     /// The command line's choices, with its defaults resolved as `select` resolves them.
     pub fn initial(session: &Session) -> Self {
         let base = &session.base;
-        let log = &session.log;
         let (k, target_pct, auto) = match base.bins {
             BinCount::Fixed(k) => (k.clamp(1, session.max_k()), 1.0, false),
             BinCount::Target(t) => (1, t, true),
         };
+        let (method, pick) = method_and_pick(&session.log, base);
         Settings {
-            method: base.method.unwrap_or(Method::default_for(log.dims())),
-            pick: base.pick.unwrap_or(if log.proxy.is_some() {
-                Pick::Median
-            } else {
-                Pick::NearestMean
-            }),
+            method,
+            pick,
             k,
             target_pct,
             auto,
@@ -232,6 +227,13 @@ pub struct ExportPlan {
     pub overwrite: bool,
 }
 
+/// An export whose documents a worker is making; the footer says so until they are written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exporting {
+    pub id: u64,
+    pub json_path: PathBuf,
+}
+
 /// A message in the footer until the next key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Status {
@@ -263,6 +265,16 @@ impl Pending {
     pub fn cancel(&self) {
         self.cancel.store(true, Ordering::Relaxed);
     }
+}
+
+/// A naive baseline's worst error per profiling budget (K iterations), drawn with `glyph`.
+/// `name` is short (`first-N`): the legend adds the error at the current K.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineSeries {
+    pub name: String,
+    pub glyph: char,
+    /// `(K, worst error %)`.
+    pub points: Vec<(usize, f64)>,
 }
 
 /// Selectors for one method and pick, built once, with their error-versus-K curve.
@@ -303,6 +315,7 @@ pub struct App<'a> {
     pub status: Option<Status>,
     pub shown: Option<Shown>,
     pub pending: Option<Pending>,
+    pub exporting: Option<Exporting>,
     /// False under NO_COLOR: no colour at all, only characters and bold/reverse.
     pub colour: bool,
     pub quit: bool,
@@ -323,6 +336,7 @@ impl<'a> App<'a> {
             status: None,
             shown: None,
             pending: None,
+            exporting: None,
             colour,
             quit: false,
             prepared: Vec::new(),

@@ -5,8 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::app::{Prepared, Session, Settings};
-use super::ui::curve::BaselineSeries;
+use super::app::{BaselineSeries, Prepared, Session, Settings};
 use crate::baselines::{Baseline, Baselines, RANDOM_DRAWS};
 use crate::selection::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 

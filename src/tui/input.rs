@@ -1,9 +1,11 @@
 //! Keys to actions: what each key means depends only on which popup is open, so this is a
-//! plain function of the key and the overlay, tested without a terminal.
+//! plain function of the key and the overlay, tested without a terminal. The bindings are
+//! `keymap`'s tables; only the export prompt's line editing is written here.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::app::Overlay;
+use super::keymap;
 
 /// Everything a key can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,73 +54,46 @@ pub enum Action {
     DeclineOverwrite,
 }
 
+impl Action {
+    /// Moves the table's selection, or scrolls the detail.
+    pub fn moves(self) -> bool {
+        matches!(
+            self,
+            Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::First
+                | Action::Last
+        )
+    }
+}
+
 /// The action for a key press in the current overlay; `None` for keys that mean nothing.
 pub fn action_for(key: KeyEvent, overlay: &Overlay) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('C')) {
-        return Some(Action::Quit);
+    let code = key.code;
+    if let Some(action) = keymap::lookup(keymap::ANYWHERE, code, ctrl) {
+        return Some(action);
     }
     match overlay {
-        Overlay::Export(prompt) if prompt.confirm.is_some() => match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => Some(Action::ConfirmOverwrite),
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
-                Some(Action::DeclineOverwrite)
-            }
-            _ => None,
-        },
+        Overlay::Export(prompt) if prompt.confirm.is_some() => {
+            keymap::lookup(keymap::OVERWRITE, code, ctrl)
+        }
         Overlay::Export(_) => prompt_key(key, ctrl),
-        Overlay::Help | Overlay::Command => match key.code {
-            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') | KeyCode::Char('?') => {
-                Some(Action::Close)
-            }
-            KeyCode::Char('y') if matches!(overlay, Overlay::Command) => Some(Action::Close),
-            _ => None,
-        },
-        Overlay::Detail { .. } => match key.code {
-            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => Some(Action::Close),
-            _ => navigation(key.code),
-        },
-        Overlay::None => main_key(key.code),
+        Overlay::Help => keymap::lookup(keymap::HELP, code, ctrl),
+        Overlay::Command => keymap::lookup(keymap::COMMAND, code, ctrl),
+        Overlay::Detail { .. } => {
+            keymap::lookup(keymap::DETAIL, code, ctrl).or_else(|| keymap::movement(code))
+        }
+        Overlay::None => keymap::lookup(keymap::MAIN, code, ctrl),
     }
 }
 
-fn navigation(code: KeyCode) -> Option<Action> {
-    Some(match code {
-        KeyCode::Up | KeyCode::Char('k') => Action::Up,
-        KeyCode::Down | KeyCode::Char('j') => Action::Down,
-        KeyCode::PageUp => Action::PageUp,
-        KeyCode::PageDown => Action::PageDown,
-        KeyCode::Home => Action::First,
-        KeyCode::End => Action::Last,
-        _ => return None,
-    })
-}
-
-fn main_key(code: KeyCode) -> Option<Action> {
-    Some(match code {
-        KeyCode::Left | KeyCode::Char('h') => Action::FewerBins,
-        KeyCode::Right | KeyCode::Char('l') => Action::MoreBins,
-        KeyCode::Char('t') => Action::LowerTarget,
-        KeyCode::Char('T') => Action::RaiseTarget,
-        KeyCode::Char('a') => Action::ToggleAuto,
-        KeyCode::Char('m') => Action::CycleMethod,
-        KeyCode::Char('p') => Action::CyclePick,
-        KeyCode::Char('g') => Action::ToggleLogScale,
-        KeyCode::Char('c') => Action::CycleMeasure,
-        KeyCode::Tab => Action::NextView,
-        KeyCode::BackTab => Action::PreviousView,
-        KeyCode::Char('e') => Action::Export,
-        KeyCode::Char('y') => Action::ShowCommand,
-        KeyCode::Char('?') => Action::Help,
-        KeyCode::Char('q') | KeyCode::Esc => Action::Quit,
-        KeyCode::Enter => Action::Open,
-        other => return navigation(other),
-    })
-}
-
+/// The export prompt: letters are text, so its keys are not a table of single keys.
 fn prompt_key(key: KeyEvent, ctrl: bool) -> Option<Action> {
     Some(match key.code {
         KeyCode::Char('u') if ctrl => Action::ClearInput,

@@ -1,5 +1,6 @@
-//! The interactive explorer: `App` (state) <- `update` (actions) <- `input` (keys), drawn by
-//! `ui`; slow recomputation runs on a worker thread (`compute`), the terminal in `terminal`.
+//! The interactive explorer: `App` (state) <- `update` (actions) <- `input` (keys, bound in
+//! `keymap`), drawn by `ui`; slow recomputation (`compute`) and the making of an export's
+//! documents (`save`) run on worker threads, the terminal in `terminal`.
 //!
 //! `run` is the event loop; `press` and `settle` drive the same state without a terminal
 //! (tests, examples, benchmarks).
@@ -7,6 +8,7 @@
 pub mod app;
 pub mod compute;
 pub mod input;
+pub mod keymap;
 pub mod save;
 pub mod terminal;
 pub mod ui;
@@ -21,6 +23,7 @@ use ratatui::crossterm::event::{self, Event, KeyEvent};
 
 pub use app::{App, Session};
 use compute::{Done, Job};
+use save::ExportJob;
 use terminal::{TerminalGuard, WORKER_THREAD};
 use update::Effect;
 
@@ -56,6 +59,11 @@ enum Message<'a> {
         id: u64,
         settings: app::Settings,
         selection: Box<crate::selection::Selection>,
+    },
+    /// An export's documents, ready to write (or why not).
+    ExportMade {
+        id: u64,
+        made: Box<Result<app::ExportPlan, String>>,
     },
 }
 
@@ -119,6 +127,11 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
                     next = update::finished(app, done);
                 }
             }
+            Effect::MakeExport(job) => {
+                let id = job.id;
+                let made = job.make(app.session);
+                next = update::export_made(app, id, made);
+            }
             Effect::Export(plan) => update::exported(app, save::write_export(plan)),
         }
     }
@@ -127,6 +140,9 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
 fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Message<'static>>) {
     match effect {
         Effect::Compute(job) => spawn(job, app.session, sender.clone()),
+        Effect::MakeExport(job) => spawn_export(job, app.session, sender.clone()),
+        // The documents are made: writing them is quick, and stays here so that quitting
+        // never cuts a write short.
         Effect::Export(plan) => update::exported(app, save::write_export(plan)),
     }
 }
@@ -155,6 +171,11 @@ fn receive(
             } => update::interim(app, id, settings, *selection),
             Message::Done(done) => {
                 if let Some(effect) = update::finished(app, *done) {
+                    next = Some(effect);
+                }
+            }
+            Message::ExportMade { id, made } => {
+                if let Some(effect) = update::export_made(app, id, *made) {
                     next = Some(effect);
                 }
             }
@@ -214,6 +235,29 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
             prepared: None,
             selection: Err(format!("cannot start a worker thread: {e}")),
         })));
+    }
+}
+
+/// Make an export's documents on a worker; they come back as `Message::ExportMade`.
+fn spawn_export(job: Box<ExportJob>, session: &'static Session, sender: Sender<Message<'static>>) {
+    let id = job.id;
+    let failure = sender.clone();
+    let worker = move || {
+        let made = std::panic::catch_unwind(AssertUnwindSafe(|| job.make(session)))
+            .unwrap_or_else(|payload| Err(format!("internal error: {}", panic_text(&payload))));
+        let _ = sender.send(Message::ExportMade {
+            id,
+            made: Box::new(made),
+        });
+    };
+    if let Err(e) = std::thread::Builder::new()
+        .name(WORKER_THREAD.into())
+        .spawn(worker)
+    {
+        let _ = failure.send(Message::ExportMade {
+            id,
+            made: Box::new(Err(format!("cannot start a worker thread: {e}"))),
+        });
     }
 }
 

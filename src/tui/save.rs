@@ -1,11 +1,46 @@
-//! Writing an export: the JSON document and the CSV list, each atomically, and neither when
-//! one of them exists and overwriting was not confirmed.
+//! An export: its documents made off the UI thread (`ExportJob`), then the JSON document and
+//! the CSV list written, each atomically, and neither when one of them exists and overwriting
+//! was not confirmed.
 
 use std::path::{Path, PathBuf};
 
-use super::app::ExportPlan;
+use super::app::{ExportPlan, Session};
 use super::update::ExportOutcome;
-use crate::export::write_atomically;
+use crate::export::{select_csv, select_json, write_atomically};
+use crate::plan::plan_selection;
+use crate::selection::Selection;
+
+/// The documents of an export, to make on a worker: the JSON regroups the whole run for its
+/// unique keys and sums every row for the naive baselines (seconds on a large run).
+pub struct ExportJob {
+    pub id: u64,
+    pub json_path: PathBuf,
+    pub csv_path: PathBuf,
+    /// The selection on screen when the user asked (the prompt keeps the settings fixed).
+    pub selection: Selection,
+    /// The `seqpoint select` line the JSON records.
+    pub command: String,
+}
+
+impl ExportJob {
+    /// Both documents, as `select` writes them; nothing is written yet.
+    pub fn make(self, session: &Session) -> Result<ExportPlan, String> {
+        let log = &session.log;
+        // As `select` does: with --samples M the plan lists every iteration to profile.
+        let plan = session
+            .plan
+            .map(|rule| plan_selection(log, &self.selection, rule))
+            .transpose()
+            .map_err(|e| e.to_string())?;
+        Ok(ExportPlan {
+            json: select_json(log, &self.selection, plan.as_ref(), Some(self.command)),
+            csv: select_csv(log, &self.selection, plan.as_ref()),
+            json_path: self.json_path,
+            csv_path: self.csv_path,
+            overwrite: false,
+        })
+    }
+}
 
 /// Write both files of `plan`; reports where they went as absolute paths.
 pub fn write_export(plan: ExportPlan) -> ExportOutcome {

@@ -7,13 +7,12 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use super::app::{
-    App, ExportPlan, ExportPrompt, Measure, Overlay, Overwrite, Pending, Settings, Shown, Status,
-    View, TARGETS,
+    App, ExportPlan, ExportPrompt, Exporting, Measure, Overlay, Overwrite, Pending, Settings,
+    Shown, Status, View, TARGETS,
 };
 use super::compute::{Done, Job};
 use super::input::Action;
-use crate::export::{select_csv, select_json};
-use crate::plan::plan_selection;
+use super::save::ExportJob;
 use crate::select::Pick;
 use crate::selection::Selection;
 
@@ -21,6 +20,9 @@ use crate::selection::Selection;
 pub enum Effect<'a> {
     /// Recompute off the UI thread; the result comes back through `finished`.
     Compute(Job<'a>),
+    /// Make the export's documents off the UI thread; they come back through `export_made`.
+    /// Boxed: it carries a selection, and effects are moved around often.
+    MakeExport(Box<ExportJob>),
     /// Write the export; the outcome comes back through `exported`.
     Export(ExportPlan),
 }
@@ -119,6 +121,10 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
             None
         }
         Action::Close => {
+            if let Overlay::Export(_) = app.overlay {
+                // Leaving the prompt while the documents are made cancels the export.
+                app.exporting = None;
+            }
             app.overlay = Overlay::None;
             None
         }
@@ -257,6 +263,26 @@ pub fn finished<'a>(app: &mut App<'a>, done: Done<'a>) -> Option<Effect<'a>> {
         None
     } else {
         recompute(app)
+    }
+}
+
+/// The export's documents were made (or could not be): write them, unless the prompt was
+/// left meanwhile.
+pub fn export_made<'a>(
+    app: &mut App<'a>,
+    id: u64,
+    made: Result<ExportPlan, String>,
+) -> Option<Effect<'a>> {
+    if app.exporting.as_ref().is_none_or(|e| e.id != id) {
+        return None;
+    }
+    app.exporting = None;
+    match made {
+        Ok(plan) => Some(Effect::Export(plan)),
+        Err(e) => {
+            say_error(app, &e);
+            None
+        }
     }
 }
 
@@ -433,6 +459,10 @@ fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     let Overlay::Export(prompt) = &app.overlay else {
         return None;
     };
+    if app.exporting.is_some() {
+        // Already making the documents; the footer says so.
+        return None;
+    }
     let (json_path, csv_path) = match export_paths(&prompt.input) {
         Ok(paths) => paths,
         Err(e) => {
@@ -440,31 +470,89 @@ fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
             return None;
         }
     };
-    let Some(selection) = app.current() else {
+    let Some(selection) = app.current().cloned() else {
         say_error(app, "still computing: export once the new result is shown");
         return None;
     };
-    let session = app.session;
-    // As `select` does: with --samples M the plan lists every iteration to profile.
-    let plan = match session
-        .plan
-        .map(|rule| plan_selection(&session.log, selection, rule))
-    {
-        Some(Err(e)) => {
-            say_error(app, &e.to_string());
-            return None;
-        }
-        Some(Ok(plan)) => Some(plan),
-        None => None,
-    };
-    let command = session.command(&app.settings);
-    let json = select_json(&session.log, selection, plan.as_ref(), Some(command));
-    let csv = select_csv(&session.log, selection, plan.as_ref());
-    Some(Effect::Export(ExportPlan {
+    let job = ExportJob {
+        id: app.next_job_id(),
         json_path,
         csv_path,
-        json,
-        csv,
-        overwrite: false,
-    }))
+        selection,
+        command: app.session.command(&app.settings),
+    };
+    app.exporting = Some(Exporting {
+        id: job.id,
+        json_path: job.json_path.clone(),
+    });
+    Some(Effect::MakeExport(Box::new(job)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::SAMPLE_NAME;
+    use crate::selection::{BinCount, SelectOptions};
+    use crate::tui::app::Session;
+    use crate::{load_run, LoadOptions};
+
+    fn session() -> Session {
+        let load = LoadOptions::default();
+        let log = load_run(SAMPLE_NAME, &load).unwrap();
+        let base = SelectOptions {
+            bins: BinCount::Fixed(4),
+            ..SelectOptions::default()
+        };
+        Session::new(SAMPLE_NAME.into(), load, log, base).unwrap()
+    }
+
+    /// Opens the export prompt at `path` and presses Enter: the job that makes the documents.
+    fn submit(app: &mut App, path: &std::path::Path) -> ExportJob {
+        assert!(update(app, Action::Export).is_none());
+        if let Overlay::Export(prompt) = &mut app.overlay {
+            prompt.input = path.display().to_string();
+        }
+        match update(app, Action::Submit) {
+            Some(Effect::MakeExport(job)) => *job,
+            _ => panic!("no export job"),
+        }
+    }
+
+    #[test]
+    fn the_documents_are_made_off_the_ui_thread_then_written() {
+        let session = session();
+        let mut app = App::new(&session, false);
+        let effect = recompute(&mut app);
+        crate::tui::settle(&mut app, effect);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+
+        let job = submit(&mut app, &path);
+        assert_eq!(app.exporting.as_ref().map(|e| e.id), Some(job.id));
+        // A second Enter while the documents are made starts nothing.
+        assert!(update(&mut app, Action::Submit).is_none());
+        let want = crate::export::select_json(
+            &session.log,
+            app.current().unwrap(),
+            None,
+            Some(session.command(&app.settings)),
+        );
+        let id = job.id;
+        match export_made(&mut app, id, job.make(&session)) {
+            Some(Effect::Export(plan)) => {
+                assert_eq!(plan.json, want);
+                assert!(!plan.overwrite, "the overwrite question still comes first");
+            }
+            _ => panic!("the made documents are not written"),
+        }
+        assert!(app.exporting.is_none());
+
+        // Leaving the prompt while they are made cancels the export: nothing is written.
+        let job = submit(&mut app, &path);
+        update(&mut app, Action::Close);
+        assert!(app.exporting.is_none());
+        let id = job.id;
+        assert!(export_made(&mut app, id, job.make(&session)).is_none());
+        assert!(!path.exists());
+    }
 }

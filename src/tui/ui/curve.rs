@@ -8,16 +8,7 @@ use ratatui::widgets::Widget;
 
 use super::theme::Theme;
 use crate::selection::CurvePoint;
-
-/// A naive baseline's worst error per profiling budget (K iterations), drawn with `glyph`.
-/// `name` is short (`first-N`): the legend adds the error at the current K.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BaselineSeries {
-    pub name: String,
-    pub glyph: char,
-    /// `(K, worst error %)`.
-    pub points: Vec<(usize, f64)>,
-}
+use crate::tui::app::BaselineSeries;
 
 /// The y axis spans 0 to this many targets: the target sits a third of the way up, and
 /// what matters (below or above it) is readable; larger values are clipped with `↑`.

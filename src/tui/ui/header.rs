@@ -1,5 +1,6 @@
 //! The header (the run: file, iterations, unique keys, epochs, metrics, configurations; and
-//! the current settings) and the footer (progress, messages, or the main keys).
+//! the current settings) and the footer (an export being made, progress, messages, or the
+//! main keys).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -8,6 +9,7 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::tui::app::App;
+use crate::tui::keymap;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let log = &app.session.log;
@@ -102,7 +104,13 @@ pub fn bar(done: usize, total: usize, width: usize) -> String {
 }
 
 pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let line = if let Some(pending) = &app.pending {
+    let line = if let Some(exporting) = &app.exporting {
+        Line::from(vec![
+            Span::styled(" ⟳ exporting", t.key()),
+            Span::raw(format!(" {}", exporting.json_path.display())),
+            Span::styled("  Esc cancels", t.dim()),
+        ])
+    } else if let Some(pending) = &app.pending {
         let count = if pending.total > 0 {
             format!(" {}/{} ", pending.done, pending.total)
         } else {
@@ -120,25 +128,13 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             if status.error { t.bad() } else { t.good() },
         )
     } else {
-        // The most used keys first; `?` lists them all.
-        let mut keys = vec![
-            ("h/l", "K"),
-            ("t/T", "target"),
-            ("a", "auto"),
-            ("m", "method"),
-            ("p", "pick"),
-            ("Tab", "view"),
-            ("e", "export"),
-        ];
-        if area.width >= 110 {
-            keys.extend([("y", "command"), ("g", "log"), ("c", "measure")]);
-        }
-        keys.extend([("?", "help"), ("q", "quit")]);
+        // The most used keys; `?` lists them all.
+        let keys = keymap::footer_hints(area.width >= 110);
         let mut spans = vec![Span::raw(" ")];
-        for (i, (key, what)) in keys.iter().enumerate() {
-            spans.push(Span::styled(*key, t.key()));
+        for (i, hint) in keys.iter().enumerate() {
+            spans.push(Span::styled(hint.label, t.key()));
             let gap = if i + 1 < keys.len() { "  " } else { "" };
-            spans.push(Span::styled(format!(" {what}{gap}"), t.dim()));
+            spans.push(Span::styled(format!(" {}{gap}", hint.what), t.dim()));
         }
         Line::from(spans)
     };
