@@ -409,6 +409,7 @@ pub fn cheapest_plan(
 mod tests {
     use super::*;
     use crate::project::{project_total_planned, stratum_variance};
+    use crate::select::run_selection;
     use crate::stats::Z95;
 
     use crate::runlog::test_log as log;
