@@ -77,7 +77,7 @@ pub fn select_command(
     if options.strata != Strata::None {
         flag("--strata", options.strata.to_string());
     }
-    if load.cost != crate::cost::Cost::Linear {
+    if load.cost != crate::runlog::cost::Cost::Linear {
         flag("--cost", load.cost.to_string());
     }
     if load.skip_bad {

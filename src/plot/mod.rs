@@ -233,8 +233,8 @@ fn chart_builder<'a, 'b>(body: &'a Area<'b>) -> ChartBuilder<'a, 'b, SVGBackend<
 mod tests {
     use super::*;
     use crate::groups::KeyGroups;
+    use crate::runlog::sample::SAMPLE_NAME;
     use crate::runlog::{load_bytes, load_run, InputFormat, LoadOptions};
-    use crate::sample::SAMPLE_NAME;
     use crate::select::BinCount;
     use crate::select::{run_selection, SelectOptions, Strata};
 
@@ -303,7 +303,7 @@ mod tests {
         let log = load_run(
             SAMPLE_NAME,
             &LoadOptions {
-                compare: Some(crate::sample::SAMPLE_COMPARE_NAME.into()),
+                compare: Some(crate::runlog::sample::SAMPLE_COMPARE_NAME.into()),
                 ..LoadOptions::default()
             },
         )

@@ -219,16 +219,12 @@ impl<'a> Context<'a> {
     }
 
     fn key_text(&self, group: usize) -> String {
-        key_text(self.groups.key(group))
+        crate::output::table::key_text(self.groups.key(group))
     }
 
     fn key_name(&self) -> String {
         self.log.key_names.join(",")
     }
-}
-
-pub(crate) fn key_text(key: &[u32]) -> String {
-    key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
 }
 
 /// Row -> index of its key group (in `KeyGroups` order).

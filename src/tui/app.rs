@@ -8,15 +8,15 @@ use std::sync::Arc;
 use ratatui::widgets::TableState;
 
 use crate::binning::Method;
-use crate::command::select_command;
 use crate::groups::KeyGroups;
-use crate::plan::PlanRule;
+use crate::output::command::select_command;
+use crate::pick::Pick;
+use crate::runlog::sample::sample_bytes;
 use crate::runlog::{LoadOptions, RunLog};
-use crate::sample::sample_bytes;
-use crate::select::Pick;
-use crate::selection::{
+use crate::select::plan::PlanRule;
+use crate::select::{
     check_options, method_and_pick, BinCount, CurvePoint, SelectError, SelectOptions, Selection,
-    Selectors, StrataGroups,
+    Selectors, StrataGroups, DEFAULT_TARGET_PCT,
 };
 
 /// Error targets that `t` / `T` step through, in percent.
@@ -156,7 +156,7 @@ impl Settings {
     pub fn initial(session: &Session) -> Self {
         let base = &session.base;
         let (k, target_pct, auto) = match base.bins {
-            BinCount::Fixed(k) => (k.clamp(1, session.max_k()), 1.0, false),
+            BinCount::Fixed(k) => (k.clamp(1, session.max_k()), DEFAULT_TARGET_PCT, false),
             BinCount::Target(t) => (1, t, true),
         };
         let (method, pick) = method_and_pick(&session.log, base);

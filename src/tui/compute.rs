@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::{BaselineSeries, Prepared, Session, Settings};
-use crate::baselines::{Baseline, Baselines, RANDOM_DRAWS};
-use crate::selection::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
+use crate::project::baselines::{Baseline, Baselines, RANDOM_DRAWS};
+use crate::select::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 
 /// One recomputation: everything missing for `settings`, reusing `prepared` when given.
 pub struct Job<'a> {
@@ -26,9 +26,10 @@ pub struct Done<'a> {
     pub selection: Result<Selection, String>,
 }
 
-/// What the job is doing, for the progress line.
-pub const PREPARING: &str = "preparing bins";
-pub const CURVE: &str = "error curve";
+/// What the job is doing, for the progress line (the stages it shares with `select` are
+/// named there).
+pub const PREPARING: &str = crate::select::PREPARING_BINS;
+pub const CURVE: &str = crate::select::ERROR_CURVE;
 pub const SEARCH: &str = "auto-K search";
 pub const SELECTING: &str = "selecting";
 

@@ -58,7 +58,7 @@ enum Message<'a> {
     Interim {
         id: u64,
         settings: app::Settings,
-        selection: Box<crate::selection::Selection>,
+        selection: Box<crate::select::Selection>,
     },
     /// An export's documents, ready to write (or why not).
     ExportMade {

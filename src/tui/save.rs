@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use super::app::{ExportPlan, Session};
 use super::update::ExportOutcome;
-use crate::export::{select_csv, select_json, write_atomically};
-use crate::plan::plan_selection;
-use crate::selection::Selection;
+use crate::output::{atomic::write_atomically, csv::select_csv, json::select_json};
+use crate::select::plan::plan_selection;
+use crate::select::Selection;
 
 /// The documents of an export, to make on a worker: the JSON regroups the whole run for its
 /// unique keys and sums every row for the naive baselines (seconds on a large run).

@@ -13,8 +13,8 @@ use super::app::{
 use super::compute::{Done, Job};
 use super::input::Action;
 use super::save::ExportJob;
-use crate::select::Pick;
-use crate::selection::Selection;
+use crate::pick::Pick;
+use crate::select::Selection;
 
 /// Work the run loop carries out for `update`.
 pub enum Effect<'a> {
@@ -491,8 +491,8 @@ fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::SAMPLE_NAME;
-    use crate::selection::{BinCount, SelectOptions};
+    use crate::runlog::sample::SAMPLE_NAME;
+    use crate::select::{BinCount, SelectOptions};
     use crate::tui::app::Session;
     use crate::{load_run, LoadOptions};
 
@@ -531,7 +531,7 @@ mod tests {
         assert_eq!(app.exporting.as_ref().map(|e| e.id), Some(job.id));
         // A second Enter while the documents are made starts nothing.
         assert!(update(&mut app, Action::Submit).is_none());
-        let want = crate::export::select_json(
+        let want = crate::output::json::select_json(
             &session.log,
             app.current().unwrap(),
             None,

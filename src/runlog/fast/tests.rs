@@ -6,9 +6,9 @@ use std::io::Write;
 use proptest::prelude::*;
 
 use super::{read_plain_tuned, Source, Tuning};
-use crate::genlog::{log_bytes, write_log, GenFormat, GenSpec};
 use crate::runlog::careful::load_bytes_careful;
 use crate::runlog::*;
+use crate::testkit::scale::{log_bytes, write_log, GenFormat, GenSpec};
 
 fn fast(
     bytes: &[u8],

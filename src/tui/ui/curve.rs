@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::theme::Theme;
-use crate::selection::CurvePoint;
+use crate::select::CurvePoint;
 use crate::tui::app::BaselineSeries;
 
 /// The y axis spans 0 to this many targets: the target sits a third of the way up, and

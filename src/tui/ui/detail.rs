@@ -6,9 +6,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::table::{bin_text, key_text};
+use super::table::bin_text;
 use super::theme::Theme;
-use crate::text::num;
+use crate::output::table::key_text;
+use crate::output::table::num;
 use crate::tui::app::{App, Overlay};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {

@@ -8,7 +8,7 @@ use ratatui::widgets::Widget;
 use super::histogram::{column_of, column_ranges};
 use super::theme::Theme;
 use crate::groups::KeyGroups;
-use crate::select::SeqPoint;
+use crate::pick::SeqPoint;
 use crate::tui::app::Measure;
 
 /// Shades from empty to densest: readable without colour.

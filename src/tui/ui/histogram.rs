@@ -7,8 +7,8 @@ use ratatui::widgets::Widget;
 
 use super::theme::Theme;
 use crate::groups::KeyGroups;
-use crate::select::SeqPoint;
-use crate::text::num;
+use crate::output::table::num;
+use crate::pick::SeqPoint;
 use crate::tui::app::Measure;
 
 const EIGHTHS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];

@@ -6,11 +6,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::table::key_text;
 use super::theme::Theme;
+use crate::output::table::key_text;
+use crate::output::table::num;
 use crate::runlog::ConfigRole;
-use crate::selection::{Selection, TargetRule};
-use crate::text::num;
+use crate::select::{Selection, TargetRule};
 use crate::tui::app::App;
 
 /// A percentage for the table, flagged with `!` when over the target.

@@ -7,15 +7,11 @@ use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
 use super::theme::Theme;
-use crate::select::SeqPoint;
-use crate::text::num;
+use crate::output::table::{key_text, num};
+use crate::pick::SeqPoint;
 use crate::tui::app::App;
 
 const SPACING: u16 = 2;
-
-pub fn key_text(key: &[u32]) -> String {
-    key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
-}
 
 pub fn bin_text(sp: &SeqPoint) -> String {
     if sp.bin_min == sp.bin_max {
