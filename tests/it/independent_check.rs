@@ -2,9 +2,7 @@
 //! bins and speedup in the JSON are recomputed here from the raw CSV with plain code that
 //! shares nothing with the library.
 
-mod common;
-
-use common::json_output;
+use crate::common::json_output;
 use std::collections::BTreeMap;
 
 use serde_json::Value;

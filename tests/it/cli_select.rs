@@ -4,14 +4,12 @@
 //! input, each with its exact message, exit code 1 and nothing on standard output; and
 //! `--skip-bad` reporting how many rows it skipped and where the first ones were.
 
-mod common;
-
 use std::io::Write;
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use common::seqpoint_in;
+use crate::common::seqpoint_in;
 
 /// A scratch folder holding the named files.
 fn folder(files: &[(&str, &[u8])]) -> tempfile::TempDir {

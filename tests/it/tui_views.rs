@@ -1,9 +1,9 @@
 //! Rendered frames of every view and popup at 80x24 (the smallest supported) and 120x40,
 //! as snapshots; the too-small message; no colour at all under NO_COLOR.
 
-mod common;
-
-use common::{ch, frame, key, press, sample_session, started, terminal, translation_session};
+use crate::common::{
+    self, ch, frame, key, press, sample_session, started, terminal, translation_session,
+};
 use insta::assert_snapshot;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;

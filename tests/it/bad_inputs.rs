@@ -2,11 +2,9 @@
 //! binary: each bad file gives exactly the message a user sees and exit code 1; files that are
 //! merely unusual (BOM, CRLF, quotes, spaces, gzip) select exactly what the plain file selects.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 
-use common::{corpus, permissions_do_not_bite, select_in_corpus, seqpoint_in};
+use crate::common::{corpus, permissions_do_not_bite, select_in_corpus, seqpoint_in};
 
 /// `(arguments after "select", exact standard error)`. Every case also gets `-k 2 --format csv`.
 const BAD: &[(&[&str], &str)] = &[

@@ -2,12 +2,10 @@
 //! read-only folder or a full disk is a clear error that leaves the earlier file intact and no
 //! temporary file behind. Runs the real binary on the bundled sample.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
-use common::{permissions_do_not_bite, seqpoint_in};
+use crate::common::{permissions_do_not_bite, seqpoint_in};
 
 const EARLIER: &str = "{\"earlier\": true}\n";
 

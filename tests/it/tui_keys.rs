@@ -1,11 +1,9 @@
 //! The explorer without a terminal: every key's effect on the state, every recomputation
 //! checked against `seqpoint select`'s pipeline, and exports checked byte for byte.
 
-mod common;
-
 use std::path::Path;
 
-use common::{ch, key, press, sample_session, started, translation_session, type_text};
+use crate::common::{ch, key, press, sample_session, started, translation_session, type_text};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use seqpoint::binning::Method;
 use seqpoint::command::select_command;

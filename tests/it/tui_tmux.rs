@@ -393,7 +393,7 @@ fn a_panic_restores_the_terminal_and_prints_its_message() {
     let pane = Pane::start(100, 30, dir.path());
     let me = std::env::current_exe().unwrap();
     pane.run(&format!(
-        "SEQPOINT_PANIC_HELPER=1 {} --exact panic_helper --nocapture --test-threads 1; echo \"exit=$?\"",
+        "SEQPOINT_PANIC_HELPER=1 {} --exact tui_tmux::panic_helper --nocapture --test-threads 1; echo \"exit=$?\"",
         me.display()
     ));
     let screen = pane.wait_for("the exit status", printed_exit);

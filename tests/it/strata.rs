@@ -2,9 +2,7 @@
 //! sequence length alone misproject its speedup; SeqPoints per epoch (`--strata epoch`) do not.
 //! Logs come from `seqpoint::synth`, the same generator as `examples/gen_drift.rs`.
 
-mod common;
-
-use common::json_output;
+use crate::common::json_output;
 use serde_json::Value;
 
 use seqpoint::report::{run_checks, Check, ReportOptions, Verdict};

@@ -1,10 +1,8 @@
 //! Two-length keys (`--key src_len,tgt_len`) on a generated translation-like run: k-means
 //! bins scaled per length, and `report` saying whether one length alone would do.
 
-mod common;
-
+use crate::common::json_output;
 use assert_cmd::Command;
-use common::json_output;
 
 use seqpoint::report::{run_checks, Check, Finding, ReportOptions};
 use seqpoint::runlog::{load_bytes, InputFormat};

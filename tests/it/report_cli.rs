@@ -2,10 +2,8 @@
 //! several metrics, and clear errors on bad input. Figures on the bundled sample (real
 //! measurements) are checked against values computed independently of this code.
 
-mod common;
-
+use crate::common::json_output;
 use assert_cmd::Command;
-use common::json_output;
 use predicates::prelude::*;
 use serde_json::Value;
 

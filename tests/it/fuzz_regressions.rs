@@ -11,7 +11,7 @@ use seqpoint::runlog::{load_bytes, InputFormat, LoadOptions};
 
 // The fuzz targets' own helpers (control byte, invariants, message checks): the fuzz crate
 // is a separate workspace, so its file is compiled in here rather than depended on.
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod fuzz_checks;
 
 use fuzz_checks::{check_message, load_and_check, measured_setup, split};

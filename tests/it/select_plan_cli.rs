@@ -1,9 +1,7 @@
 //! `select` with profiling plans (`--samples`, `--budget`, `--plan`) and the naive
 //! baselines beside SeqPoints, on the real 1- and 2-thread logs.
 
-mod common;
-
-use common::json_output;
+use crate::common::json_output;
 use std::collections::HashMap;
 
 use assert_cmd::Command;

@@ -1,0 +1,23 @@
+//! seqpoint's integration tests, linked as one binary: one module per area (CLI commands, bad
+//! inputs, explorer keys/views/terminal, properties, fuzz crashes), helpers in `common`.
+
+mod common;
+
+mod bad_inputs;
+mod cli_select;
+mod export_safety;
+mod figures_cli;
+mod fuzz_regressions;
+mod independent_check;
+mod interval_coverage;
+mod large_numbers;
+mod project_cli;
+mod properties;
+mod python_logger;
+mod report_cli;
+mod select_plan_cli;
+mod strata;
+mod tui_keys;
+mod tui_tmux;
+mod tui_views;
+mod two_length;
