@@ -14,10 +14,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use seqpoint::binning::{Method, OptimalTable, Solver};
-use seqpoint::genlog::{write_log, GenFormat, GenSpec};
 use seqpoint::pick::Pick;
 use seqpoint::runlog::MetricColumn;
 use seqpoint::select::{run_selection_on, BinCount, SelectOptions, Strata, StrataGroups};
+use seqpoint::testkit::scale::{write_log, GenFormat, GenSpec};
 use seqpoint::{Cost, KeyGroups, LoadOptions, RunLog};
 
 fn cpu_seconds() -> f64 {

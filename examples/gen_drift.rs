@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Parser;
 use seqpoint::output::atomic::write_atomically;
-use seqpoint::synth::{drift_run, translation_run, DriftSpec, TranslationSpec};
+use seqpoint::testkit::models::{drift_run, translation_run, DriftSpec, TranslationSpec};
 
 #[derive(Debug, Parser)]
 #[command(

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Parser;
-use seqpoint::genlog::{write_log, GenFormat, GenSpec};
+use seqpoint::testkit::scale::{write_log, GenFormat, GenSpec};
 
 #[derive(Debug, Parser)]
 #[command(about = "Write a synthetic run log (seeded) for benchmarks and tests")]

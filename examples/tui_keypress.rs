@@ -9,7 +9,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 
-use seqpoint::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
+use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
 use seqpoint::tui::{self, App, Session};
 use seqpoint::{load_run, BinCount, LoadOptions, SelectOptions};
 

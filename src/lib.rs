@@ -1,10 +1,26 @@
 //! seqpoint: find the few training iterations worth profiling in a sequence-model training
 //! run, and project whole-run time, energy and speedups from them (the SeqPoint method).
 //!
-//! Data flows as plain values: `runlog` (read) -> `groups` (KeyGroups) -> `binning` ->
-//! `select` (SeqPoints) -> `project` (totals, errors, intervals) -> `export`.
-//! `selection::run_selection` runs the whole chain; the CLI and TUI only call it.
-//! `report::run_checks` runs the sanity checks before profiling; `synth` makes seeded test logs.
+//! The pipeline, each stage a plain function or value, in the order data flows:
+//!
+//! 1. [`runlog`] reads a run log (CSV, TSV, JSON Lines, gzip) into a columnar [`RunLog`].
+//! 2. [`select::StrataGroups`] cuts it into strata (`--strata`) and, in one pass over the rows,
+//!    builds each stratum's [`groups::KeyGroups`] (per-key counts and moments) and the
+//!    [`pick::Candidates`] (each key's iterations, nearest its median first).
+//! 3. [`select::Selectors`] fixes a [`binning`] method and a [`pick`] rule per stratum; asked
+//!    for K, it bins the key groups and picks one SeqPoint per bin, in O(key groups).
+//! 4. [`project`] projects the run from those SeqPoints (totals, speedups, 95% intervals; the
+//!    one variance is in `project::estimate`, the interval arithmetic in [`stats`]).
+//! 5. `Selectors::curve` and `Selectors::choose` try every K and apply the error target
+//!    (`select::target`: rules, and advice as data), giving a [`Selection`];
+//!    [`run_selection`] runs steps 2-5. `select::plan` spreads extra profiled iterations.
+//! 6. [`output`] writes it: the typed documents, JSON, CSV, text tables, the equivalent
+//!    command line, atomic files.
+//!
+//! After profiling, `project::document` reads a SeqPoints file and `project::measured` the
+//! measurements, and projects the run on the new configuration. [`report`] checks a run log
+//! before profiling. The binary's `cli`, the [`tui`] and [`plot`] only call these
+//! stages; [`parallel`] holds the thread helpers. `testkit` (hidden) makes synthetic logs.
 
 pub mod binning;
 pub mod groups;
@@ -22,29 +38,9 @@ pub mod tui;
 #[doc(hidden)]
 pub mod testkit;
 
-// Old paths, kept while callers move to the new layout.
-#[doc(hidden)]
-pub mod export {
-    pub use crate::output::atomic::*;
-    pub use crate::output::csv::*;
-    pub use crate::output::doc::*;
-    pub use crate::output::json::*;
-}
-#[doc(hidden)]
-pub use output::{command, table as text, table as project_text};
-#[doc(hidden)]
-pub use project::{baselines, document as projection_workflow, measured, stratified};
-#[doc(hidden)]
-pub use select as selection;
-#[doc(hidden)]
-pub use select::{coverage, plan};
-#[doc(hidden)]
-pub use testkit::{models as synth, scale as genlog};
-
 pub use binning::Method;
-pub use cost::Cost;
 pub use groups::KeyGroups;
 pub use pick::{Pick, SeqPoint};
-pub use runlog::{cost, sample};
+pub use runlog::cost::Cost;
 pub use runlog::{load_run, LoadError, LoadOptions, RunLog};
 pub use select::{run_selection, BinCount, SelectOptions, Selection, Strata, TargetRule};

@@ -10,9 +10,7 @@ mod target;
 use std::ops::ControlFlow;
 
 use crate::binning::{BinningError, Method};
-// Old paths of the picker's types, kept while callers move to `crate::pick`.
-#[doc(hidden)]
-pub use crate::pick::{Candidates, Pick, PickSettings, Selector, SeqPoint};
+use crate::pick::{Pick, SeqPoint};
 use crate::project::Projection;
 use crate::runlog::RunLog;
 

@@ -41,7 +41,7 @@ fn an_existing_file_is_kept_without_force() {
         .success()
         .stderr("wrote seqpoints.json\n");
     let text = std::fs::read_to_string(dir.path().join("seqpoints.json")).unwrap();
-    let doc: seqpoint::export::SelectDoc = serde_json::from_str(&text).unwrap();
+    let doc: seqpoint::output::doc::SelectDoc = serde_json::from_str(&text).unwrap();
     assert_eq!(doc.seqpoints.len(), 2);
     assert_eq!(files_in(dir.path()), ["seqpoints.json"]);
 }

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use seqpoint::export::SelectDoc;
-use seqpoint::measured::{parse_measured, MeasuredOptions};
-use seqpoint::projection_workflow::parse_select_doc;
+use seqpoint::output::doc::SelectDoc;
+use seqpoint::project::document::parse_select_doc;
+use seqpoint::project::measured::{parse_measured, MeasuredOptions};
 use seqpoint::runlog::{load_bytes, InputFormat, LoadOptions};
 
 // The fuzz targets' own helpers (control byte, invariants, message checks): the fuzz crate

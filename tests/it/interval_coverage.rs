@@ -3,9 +3,9 @@
 //! does, and count how often the interval holds the actual total. The same check must fail
 //! for wrong variance formulas, or it would prove nothing.
 
-use seqpoint::coverage::{interval_coverage, Coverage, CoverageCheck};
 use seqpoint::project::{stratum_variance, StratumVariance};
-use seqpoint::selection::{run_selection, BinCount, SelectOptions};
+use seqpoint::select::coverage::{interval_coverage, Coverage, CoverageCheck};
+use seqpoint::select::{run_selection, BinCount, SelectOptions};
 use seqpoint::{load_run, LoadOptions, RunLog};
 
 const TRIALS: u32 = 1000;

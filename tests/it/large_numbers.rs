@@ -5,7 +5,7 @@
 
 use seqpoint::project::actual_totals;
 use seqpoint::runlog::{ConfigRole, Configuration, MetricColumn, SkippedRows};
-use seqpoint::selection::{BinCount, SelectOptions};
+use seqpoint::select::{BinCount, SelectOptions};
 use seqpoint::stats::compensated_sum;
 use seqpoint::{run_selection, KeyGroups, Method, RunLog};
 

@@ -7,13 +7,13 @@
 use proptest::prelude::*;
 
 use seqpoint::binning::{objective, Binner, Method};
-use seqpoint::export::{select_document, SelectDoc};
-use seqpoint::measured::{Identified, Measurements, Sample};
+use seqpoint::output::{doc::SelectDoc, json::select_document};
+use seqpoint::pick::{Pick, PickSettings, Selector};
+use seqpoint::project::document::{parse_select_doc, project_measurements, ProjectOptions};
+use seqpoint::project::measured::{Identified, Measurements, Sample};
 use seqpoint::project::{actual_totals, project};
-use seqpoint::projection_workflow::{parse_select_doc, project_measurements, ProjectOptions};
 use seqpoint::runlog::{load_bytes, InputFormat, LoadOptions};
-use seqpoint::select::{Pick, PickSettings, Selector};
-use seqpoint::selection::{BinCount, SelectOptions, Strata, TargetRule};
+use seqpoint::select::{BinCount, SelectOptions, Strata, TargetRule};
 use seqpoint::{run_selection, KeyGroups, RunLog};
 
 /// A random run: keys from a small range (so they repeat), a metric that is a function of

@@ -8,8 +8,8 @@ use predicates::prelude::*;
 use serde_json::Value;
 
 use seqpoint::report::{run_checks, Check, ReportOptions, Verdict};
-use seqpoint::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
-use seqpoint::synth::{drift_run, DriftSpec};
+use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
+use seqpoint::testkit::models::{drift_run, DriftSpec};
 use seqpoint::{load_run, LoadOptions};
 
 fn seqpoint() -> Command {

@@ -1,12 +1,12 @@
 //! A design whose speedup grows over training (computation-reuse-like): SeqPoints chosen by
 //! sequence length alone misproject its speedup; SeqPoints per epoch (`--strata epoch`) do not.
-//! Logs come from `seqpoint::synth`, the same generator as `examples/gen_drift.rs`.
+//! Logs come from `seqpoint::testkit::models`, the same generator as `examples/gen_drift.rs`.
 
 use crate::common::json_output;
 use serde_json::Value;
 
 use seqpoint::report::{run_checks, Check, ReportOptions, Verdict};
-use seqpoint::synth::{drift_run, DriftSpec, SynthPair};
+use seqpoint::testkit::models::{drift_run, DriftSpec, SynthPair};
 use seqpoint::{run_selection, BinCount, LoadOptions, RunLog, SelectOptions, Selection, Strata};
 
 const TARGET: f64 = 1.0;

@@ -6,7 +6,7 @@ use assert_cmd::Command;
 
 use seqpoint::report::{run_checks, Check, Finding, ReportOptions};
 use seqpoint::runlog::{load_bytes, InputFormat};
-use seqpoint::synth::{load_translation, translation_run, TranslationSpec};
+use seqpoint::testkit::models::{load_translation, translation_run, TranslationSpec};
 use seqpoint::{run_selection, BinCount, LoadOptions, Method, RunLog, SelectOptions};
 
 /// Small enough that k-means over every K stays quick in a debug build.
