@@ -66,6 +66,14 @@ pub fn interval(value: f64, variance: f64) -> [f64; 2] {
     [value - half, value + half]
 }
 
+/// Half-width of the 95% interval as a percentage of `value` (0 for a zero value).
+pub fn half_width_pct(value: f64, variance: f64) -> f64 {
+    if value == 0.0 {
+        return 0.0;
+    }
+    100.0 * Z95 * variance.max(0.0).sqrt() / value.abs()
+}
+
 /// The variance whose 95% interval has this half-width (the inverse of `half_width`).
 pub fn variance_of_half_width(half: f64) -> f64 {
     (half / Z95).powi(2)

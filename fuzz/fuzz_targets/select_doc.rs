@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         .map(|sp| {
             let values: Option<Vec<f64>> = metric_names
                 .iter()
-                .map(|m| sp.metrics.get(m).and_then(|v| v.as_f64()))
+                .map(|m| sp.metrics.get(m).copied())
                 .collect();
             values.map_or_else(Vec::new, |values| {
                 vec![Sample {

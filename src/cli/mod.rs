@@ -13,8 +13,8 @@ use clap::{Args, Parser, Subcommand};
 
 use seqpoint::binning::Method;
 use seqpoint::pick::Pick;
-use seqpoint::runlog::InputFormat;
 use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
+use seqpoint::runlog::InputFormat;
 use seqpoint::select::plan::PlanRule;
 use seqpoint::select::{
     BinCount, SelectOptions, Strata, TargetRule, DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT,

@@ -2,11 +2,15 @@
 //! `seqpoint-projection/1` (what `project` found) and `seqpoint-report/1` (the checks).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 use crate::report::Finding;
+use crate::runlog::ConfigRole;
 
 pub const SCHEMA: &str = "seqpoint/1";
+
+/// `selection.cost` of a run whose metrics were measured (otherwise the proxy cost's name).
+pub const MEASURED_COST: &str = "measured";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InputDoc {
@@ -74,11 +78,13 @@ pub struct SeqPointDoc {
     pub weight: u64,
     pub bin: BinRange,
     pub alternates: Vec<u64>,
-    pub metrics: Map<String, Value>,
+    /// The SeqPoint's own iteration's values, by metric.
+    pub metrics: BTreeMap<String, f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compare_metrics: Option<Map<String, Value>>,
+    pub compare_metrics: Option<BTreeMap<String, f64>>,
+    /// Its bin's statistics on the baseline, by metric.
     #[serde(default)]
-    pub bin_stats: Map<String, Value>,
+    pub bin_stats: BTreeMap<String, BinStats>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,12 +93,12 @@ pub struct SelectDoc {
     pub input: InputDoc,
     pub selection: SelectionDoc,
     pub seqpoints: Vec<SeqPointDoc>,
-    pub projection: Vec<Value>,
-    pub speedup: Option<Value>,
+    pub projection: Vec<TotalDoc>,
+    pub speedup: Option<SpeedupDoc>,
     /// The speedup of every metric (`speedup` is the first of these), so that time and energy
     /// are both reported.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub speedups: Vec<Value>,
+    pub speedups: Vec<SpeedupDoc>,
     /// Infinite when the SeqPoints' own metric is zero; JSON has no infinity, so it is written
     /// as `null` and read back as infinity.
     #[serde(deserialize_with = "null_as_infinity")]
@@ -105,6 +111,37 @@ pub struct SelectDoc {
     /// Naive ways to pick the same number of iterations, and their errors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub baselines: Vec<crate::project::baselines::Baseline>,
+}
+
+impl SelectionDoc {
+    /// Whether the SeqPoints were chosen on a proxy cost (no metric was measured).
+    pub fn is_proxy(&self) -> bool {
+        self.cost != MEASURED_COST
+    }
+}
+
+/// One configuration's projected total of one metric against its actual total. Fields stand
+/// in the order the format has always written them; a figure that is not a number (an error
+/// against a zero total) is `null`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TotalDoc {
+    pub actual: Option<f64>,
+    pub config: ConfigRole,
+    pub error_pct: Option<f64>,
+    pub interval: [f64; 2],
+    pub metric: String,
+    pub projected: f64,
+}
+
+/// The projected speedup of one metric (baseline over compare). A speedup over a zero total
+/// is not a number: its figures are then `null`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpeedupDoc {
+    pub actual: Option<f64>,
+    pub error_pct: Option<f64>,
+    pub interval: [Option<f64>; 2],
+    pub metric: String,
+    pub projected: Option<f64>,
 }
 
 /// How many iterations to profile per SeqPoint, and which.
@@ -126,9 +163,9 @@ pub struct PlanDoc {
     pub profile: Vec<ProfileRowDoc>,
     /// Projected from the planned iterations' logged values, intervals for this plan.
     #[serde(default)]
-    pub projection: Vec<Value>,
+    pub projection: Vec<TotalDoc>,
     #[serde(default)]
-    pub speedup: Option<Value>,
+    pub speedup: Option<SpeedupDoc>,
     #[serde(default)]
     pub profiling_reduction: Option<f64>,
 }

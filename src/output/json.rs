@@ -1,11 +1,11 @@
 //! The JSON files: a selection as its `seqpoint/1` document, with its plan and the naive
 //! baselines at the same budget.
 
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 use super::doc::{
     BinRange, BinStats, InputDoc, PlanDoc, PlannedBinDoc, ProfileRowDoc, SelectDoc, SelectionDoc,
-    SeqPointDoc, SCHEMA,
+    SeqPointDoc, SpeedupDoc, TotalDoc, MEASURED_COST, SCHEMA,
 };
 use super::doc::{ReportDoc, ReportInput, REPORT_SCHEMA};
 use crate::project::{SpeedupRow, TotalRow};
@@ -14,20 +14,34 @@ use crate::runlog::RunLog;
 use crate::select::plan::{PlanRule, ProfilePlan};
 use crate::select::{BinCount, Selection};
 
-fn metric_map(names: &[String], values: &[f64]) -> Map<String, Value> {
-    names
-        .iter()
-        .zip(values)
-        .map(|(n, v)| (n.clone(), Value::from(*v)))
-        .collect()
+fn metric_map(names: &[String], values: &[f64]) -> BTreeMap<String, f64> {
+    names.iter().cloned().zip(values.iter().copied()).collect()
 }
 
-fn total_value(row: &TotalRow) -> Value {
-    serde_json::to_value(row).expect("plain data serialises")
+/// A figure as the document holds it: `None` (written `null`) when it is not a number.
+fn number(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
 }
 
-fn speedup_value(row: &SpeedupRow) -> Value {
-    serde_json::to_value(row).expect("plain data serialises")
+fn total_doc(row: &TotalRow) -> TotalDoc {
+    TotalDoc {
+        actual: row.actual.and_then(number),
+        config: row.config,
+        error_pct: row.error_pct.and_then(number),
+        interval: row.interval,
+        metric: row.metric.clone(),
+        projected: row.projected,
+    }
+}
+
+fn speedup_doc(row: &SpeedupRow) -> SpeedupDoc {
+    SpeedupDoc {
+        actual: row.actual.and_then(number),
+        error_pct: row.error_pct.and_then(number),
+        interval: row.interval.map(number),
+        metric: row.metric.clone(),
+        projected: number(row.projected),
+    }
 }
 
 /// The `seqpoint/1` document for a selection. `command` records how to reproduce it.
@@ -61,7 +75,7 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                         mean: moments.mean,
                         sd: moments.sample_variance().sqrt(),
                     };
-                    (n.clone(), serde_json::to_value(stats).expect("plain data"))
+                    (n.clone(), stats)
                 })
                 .collect(),
         })
@@ -85,7 +99,9 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                 BinCount::Target(t) => Some(t),
                 BinCount::Fixed(_) => None,
             },
-            cost: log.proxy.map_or("measured".to_string(), |c| c.to_string()),
+            cost: log
+                .proxy
+                .map_or(MEASURED_COST.to_string(), |c| c.to_string()),
             warmup: selection.options.warmup,
             seed: selection.options.seed,
             samples: selection.options.samples,
@@ -102,18 +118,13 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             },
         },
         seqpoints,
-        projection: selection
-            .projection
-            .totals
-            .iter()
-            .map(total_value)
-            .collect(),
-        speedup: selection.projection.speedups.first().map(speedup_value),
+        projection: selection.projection.totals.iter().map(total_doc).collect(),
+        speedup: selection.projection.speedups.first().map(speedup_doc),
         speedups: selection
             .projection
             .speedups
             .iter()
-            .map(speedup_value)
+            .map(speedup_doc)
             .collect(),
         profiling_reduction: selection.projection.profiling_reduction,
         command,
@@ -158,8 +169,8 @@ pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) ->
         iterations: plan.iterations(),
         bins,
         profile,
-        projection: plan.projection.totals.iter().map(total_value).collect(),
-        speedup: plan.projection.speedups.first().map(speedup_value),
+        projection: plan.projection.totals.iter().map(total_doc).collect(),
+        speedup: plan.projection.speedups.first().map(speedup_doc),
         profiling_reduction: Some(plan.projection.profiling_reduction),
     }
 }

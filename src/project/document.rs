@@ -5,8 +5,6 @@
 //! reads the document, scales weights to the run's length, handles SeqPoints left out, and
 //! sets the result against the baseline totals stored in the document.
 
-use serde::Deserialize;
-
 use crate::output::doc::{
     MetricProjection, MissingBin, ProjectionReport, SelectDoc, PROJECTION_SCHEMA, SCHEMA,
 };
@@ -95,18 +93,9 @@ pub fn parse_select_doc(path: &str, bytes: &[u8]) -> Result<SelectDoc, ProjectEr
 
 /// Baseline total and variance of one metric from the document (`actual` is exact).
 fn baseline_of(doc: &SelectDoc, metric: &str) -> Option<(f64, f64, &'static str)> {
-    #[derive(Deserialize)]
-    struct Row {
-        metric: String,
-        config: ConfigRole,
-        actual: Option<f64>,
-        projected: f64,
-        interval: [f64; 2],
-    }
     let row = doc
         .projection
         .iter()
-        .filter_map(|v| serde_json::from_value::<Row>(v.clone()).ok())
         .find(|r| r.config == ConfigRole::Baseline && r.metric == metric)?;
     Some(match row.actual {
         Some(actual) => (actual, 0.0, "actual"),
@@ -121,10 +110,9 @@ fn baseline_of(doc: &SelectDoc, metric: &str) -> Option<(f64, f64, &'static str)
 /// does not have borrows the relative spread of the document's first metric when that is a
 /// proxy cost (SeqPoints chosen before any profiling).
 fn bin_stats(doc: &SelectDoc, metric: &str) -> Result<Vec<(f64, f64, f64)>, ProjectError> {
-    let proxy = doc.selection.cost != "measured";
     let source = if doc.input.metrics.iter().any(|m| m == metric) {
         metric.to_string()
-    } else if proxy && !doc.input.metrics.is_empty() {
+    } else if doc.selection.is_proxy() && !doc.input.metrics.is_empty() {
         doc.input.metrics[0].clone()
     } else {
         return Err(ProjectError::Invalid(format!(
@@ -136,19 +124,13 @@ fn bin_stats(doc: &SelectDoc, metric: &str) -> Result<Vec<(f64, f64, f64)>, Proj
     doc.seqpoints
         .iter()
         .map(|sp| {
-            let stats = sp
-                .bin_stats
-                .get(&source)
-                .and_then(|v| {
-                    serde_json::from_value::<crate::output::doc::BinStats>(v.clone()).ok()
-                })
-                .ok_or_else(|| {
-                    ProjectError::Invalid(format!(
-                        "SeqPoint {} has no bin_stats for '{source}' in the SeqPoints file; \
+            let stats = sp.bin_stats.get(&source).ok_or_else(|| {
+                ProjectError::Invalid(format!(
+                    "SeqPoint {} has no bin_stats for '{source}' in the SeqPoints file; \
                          select again with this version of seqpoint",
-                        sp.id
-                    ))
-                })?;
+                    sp.id
+                ))
+            })?;
             Ok((stats.count as f64, stats.mean, stats.sd))
         })
         .collect()
@@ -525,13 +507,10 @@ mod tests {
         )
         .unwrap();
         // The same baseline total, now only projected with a 95% half-width of Z95 * 1.
-        let row = doc.projection[0].as_object_mut().unwrap();
-        row.insert("actual".into(), serde_json::Value::Null);
-        row.insert("projected".into(), 20.0.into());
-        row.insert(
-            "interval".into(),
-            serde_json::json!([20.0 - Z95, 20.0 + Z95]),
-        );
+        let row = &mut doc.projection[0];
+        row.actual = None;
+        row.projected = 20.0;
+        row.interval = [20.0 - Z95, 20.0 + Z95];
         let report = run(
             &doc,
             "seqpoint,time_ms\n0,1\n1,3\n",

@@ -2,7 +2,7 @@
 //! speedup (delta method): every interval the tool prints comes from here or `stratified`.
 
 use crate::pick::SeqPoint;
-use crate::stats::{compensated_sum, half_width, interval};
+use crate::stats::{compensated_sum, half_width_pct, interval};
 
 /// A projected total with its variance (from sampling `samples` iterations per bin).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -18,10 +18,7 @@ impl Estimate {
 
     /// Half-width of the 95% interval as a percentage of the estimate.
     pub fn half_width_pct(&self) -> f64 {
-        if self.value == 0.0 {
-            return 0.0;
-        }
-        100.0 * half_width(self.variance) / self.value.abs()
+        half_width_pct(self.value, self.variance)
     }
 }
 

@@ -20,7 +20,7 @@ pub use estimate::{
 };
 
 /// One configuration and metric: projected against actual.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TotalRow {
     pub metric: String,
     pub config: ConfigRole,
@@ -28,11 +28,10 @@ pub struct TotalRow {
     pub projected: f64,
     pub error_pct: Option<f64>,
     pub interval: [f64; 2],
-    #[serde(skip)]
     pub half_width_pct: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SpeedupRow {
     pub metric: String,
     pub actual: Option<f64>,

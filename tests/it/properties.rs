@@ -270,7 +270,7 @@ proptest! {
             prop_assert_eq!(read.weight, sp.weight);
             prop_assert_eq!(&read.key, &sp.key);
             prop_assert_eq!(&read.alternates, &sp.alternates);
-            prop_assert_eq!(read.metrics["time_ms"].as_f64(), Some(sp.values[0][0]));
+            prop_assert_eq!(read.metrics.get("time_ms").copied(), Some(sp.values[0][0]));
         }
         prop_assert_eq!(back.input.iterations, log.len() as u64);
     }
