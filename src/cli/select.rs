@@ -9,7 +9,7 @@ use super::{OutputFormat, RunArgs, SelectArgs};
 use seqpoint::output::table::{baselines_table, plan_table};
 use seqpoint::output::table::{selection_table, skipped_note};
 use seqpoint::output::{csv::select_csv, json::select_json};
-use seqpoint::project::baselines::{all_baselines, RANDOM_DRAWS};
+use seqpoint::project::baselines::{Baselines, RANDOM_DRAWS};
 use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanRule};
 
 #[derive(Debug, Args)]
@@ -66,9 +66,10 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
             eprintln!("note: {note}");
         }
     }
+    let baselines = Baselines::new(&log);
     Ok(match format {
         OutputFormat::Table => {
-            let baselines = all_baselines(&log, profiled as usize, options.warmup, options.seed);
+            let baselines = baselines.all(profiled as usize, options.warmup, options.seed);
             let mut text = selection_table(&log, &selection);
             if let Some(plan) = &plan {
                 text.push_str(&plan_table(&log, &selection, plan));
@@ -84,7 +85,7 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
             ));
             text
         }
-        OutputFormat::Json => select_json(&log, &selection, plan.as_ref(), None),
+        OutputFormat::Json => select_json(&log, &selection, plan.as_ref(), None, &baselines),
         OutputFormat::Csv => select_csv(&log, &selection, plan.as_ref()),
     })
 }

@@ -8,6 +8,7 @@ use super::doc::{
     SeqPointDoc, SpeedupDoc, TotalDoc, MEASURED_COST, SCHEMA,
 };
 use super::doc::{ReportDoc, ReportInput, REPORT_SCHEMA};
+use crate::project::baselines::Baselines;
 use crate::project::{SpeedupRow, TotalRow};
 use crate::report::Finding;
 use crate::runlog::RunLog;
@@ -47,7 +48,6 @@ fn speedup_doc(row: &SpeedupRow) -> SpeedupDoc {
 /// The `seqpoint/1` document for a selection. `command` records how to reproduce it.
 pub fn select_document(log: &RunLog, selection: &Selection, command: Option<String>) -> SelectDoc {
     let names = log.metric_names();
-    let unique_keys = crate::groups::KeyGroups::from_log(log).len() as u64;
     let seqpoints = selection
         .seqpoints
         .iter()
@@ -87,7 +87,7 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             iterations: log.len() as u64,
             epochs: log.epoch_count(),
             key: log.key_names.clone(),
-            unique_keys,
+            unique_keys: selection.unique_keys as u64,
             metrics: names.clone(),
             compare: log.compare().map(|c| c.source.clone()),
         },
@@ -183,17 +183,13 @@ pub fn select_json(
     selection: &Selection,
     plan: Option<&ProfilePlan>,
     command: Option<String>,
+    baselines: &Baselines,
 ) -> String {
     let profiled = plan.map_or(selection.bins() as u64, ProfilePlan::iterations);
     let options = &selection.options;
     let mut doc = select_document(log, selection, command);
     doc.plan = plan.map(|p| plan_document(log, selection, p));
-    doc.baselines = crate::project::baselines::all_baselines(
-        log,
-        profiled as usize,
-        options.warmup,
-        options.seed,
-    );
+    doc.baselines = baselines.all(profiled as usize, options.warmup, options.seed);
     serde_json::to_string_pretty(&doc).expect("plain data serialises") + "\n"
 }
 

@@ -89,6 +89,8 @@ pub struct Selection {
     pub strata: Vec<StratumOutcome>,
     /// Error and interval for every K with the same K in every stratum.
     pub curve: Vec<CurvePoint>,
+    /// Distinct keys in the whole run.
+    pub unique_keys: usize,
 }
 
 impl Selection {

@@ -254,6 +254,22 @@ pub fn plan_selection(
     plan_rows(log, selection, &bin_rows(log, selection)?, rule)
 }
 
+/// `plan_selection` over the key groups the selection was made on: no pass over the rows
+/// (the explorer keeps them).
+pub fn plan_selection_on(
+    log: &RunLog,
+    strata: &StrataGroups,
+    selection: &Selection,
+    rule: PlanRule,
+) -> Result<ProfilePlan, SelectError> {
+    plan_rows(
+        log,
+        selection,
+        &bin_rows_in(&strata.groups, selection),
+        rule,
+    )
+}
+
 /// `plan_selection` given every row of each SeqPoint's bin (`bin_rows`).
 fn plan_rows(
     log: &RunLog,

@@ -303,6 +303,7 @@ impl<'a> Selectors<'a> {
             target,
             strata: outcomes,
             curve,
+            unique_keys: strata.unique_keys(),
         }))
     }
 }

@@ -105,6 +105,22 @@ fn totals_of(groups: &KeyGroups) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// Distinct keys over every stratum's key groups: O(groups), no pass over the rows.
+fn distinct_keys(groups: &[KeyGroups]) -> usize {
+    match groups {
+        [one] => one.len(),
+        _ => {
+            let mut keys: Vec<&[u32]> = groups
+                .iter()
+                .flat_map(|g| (0..g.len()).map(|i| g.key(i)))
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys.len()
+        }
+    }
+}
+
 /// Metrics so large that a total or a bin's `w^2 s^2` would overflow f64 turn every error and
 /// interval into NaN: refuse them up front, naming the value and the iteration that holds it.
 fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
@@ -151,6 +167,8 @@ pub struct StrataGroups {
     /// so that a recompute never passes over them again), and each stratum's.
     pub(super) actual: Vec<Vec<f64>>,
     pub(super) stratum_actual: Vec<Vec<Vec<f64>>>,
+    /// Distinct keys in the whole run (a key seen in two strata counts once).
+    unique_keys: usize,
     /// Exact DP tables by (stratum, largest K), kept so that a later `Selectors` with
     /// `optimal` (another pick, a K change through `run_selection_on`) does not rebuild them.
     tables: Mutex<HashMap<(usize, usize), Arc<OptimalTable>>>,
@@ -165,6 +183,7 @@ impl StrataGroups {
             .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
             .collect();
         let stratum_actual = groups.iter().map(totals_of).collect();
+        let unique_keys = distinct_keys(&groups);
         Ok(StrataGroups {
             candidates: groups
                 .iter()
@@ -176,8 +195,14 @@ impl StrataGroups {
             split: strata != Strata::None,
             actual: actual_totals(log),
             stratum_actual,
+            unique_keys,
             tables: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Distinct keys in the whole run.
+    pub fn unique_keys(&self) -> usize {
+        self.unique_keys
     }
 
     /// A kept DP table of `stratum` covering at least `max_bins` bins.
@@ -209,6 +234,18 @@ impl StrataGroups {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runlog::test_log as log;
+
+    #[test]
+    fn a_key_in_two_strata_counts_once() {
+        // Keys 1 and 2 in phase 1, keys 2 and 3 in phase 2: three distinct keys, not four.
+        let log = log("seq_len,time_ms\n1,1\n2,2\n2,2\n3,3\n");
+        for strata in [Strata::None, Strata::Phases(2), Strata::Phases(4)] {
+            let groups = StrataGroups::new(&log, strata, 0).unwrap();
+            assert_eq!(groups.unique_keys(), 3, "{strata}");
+            assert_eq!(groups.unique_keys(), KeyGroups::from_log(&log).len());
+        }
+    }
 
     #[test]
     fn strata_parse() {

@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use super::app::{ExportPlan, Session};
 use super::update::ExportOutcome;
 use crate::output::{atomic::write_atomically, csv::select_csv, json::select_json};
-use crate::select::plan::plan_selection;
+use crate::project::baselines::Baselines;
+use crate::select::plan::plan_selection_on;
 use crate::select::Selection;
 
-/// The documents of an export, to make on a worker: the JSON regroups the whole run for its
-/// unique keys and sums every row for the naive baselines (seconds on a large run).
+/// The documents of an export, to make on a worker: the naive baselines and a plan's draws
+/// still take a moment on a large run, though both reuse the session's key groups and totals.
 pub struct ExportJob {
     pub id: u64,
     pub json_path: PathBuf,
@@ -29,11 +30,17 @@ impl ExportJob {
         // As `select` does: with --samples M the plan lists every iteration to profile.
         let plan = session
             .plan
-            .map(|rule| plan_selection(log, &self.selection, rule))
+            .map(|rule| plan_selection_on(log, &session.strata, &self.selection, rule))
             .transpose()
             .map_err(|e| e.to_string())?;
         Ok(ExportPlan {
-            json: select_json(log, &self.selection, plan.as_ref(), Some(self.command)),
+            json: select_json(
+                log,
+                &self.selection,
+                plan.as_ref(),
+                Some(self.command),
+                &Baselines::with_actual(log, session.strata.actual().to_vec()),
+            ),
             csv: select_csv(log, &self.selection, plan.as_ref()),
             json_path: self.json_path,
             csv_path: self.csv_path,

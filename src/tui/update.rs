@@ -536,6 +536,7 @@ mod tests {
             app.current().unwrap(),
             None,
             Some(session.command(&app.settings)),
+            &crate::project::baselines::Baselines::new(&session.log),
         );
         let id = job.id;
         match export_made(&mut app, id, job.make(&session)) {

@@ -9,6 +9,7 @@ use seqpoint::binning::Method;
 use seqpoint::output::command::select_command;
 use seqpoint::output::json::select_json;
 use seqpoint::pick::Pick;
+use seqpoint::project::baselines::Baselines;
 use seqpoint::tui::app::{Measure, Overlay, View};
 use seqpoint::tui::{self, App};
 use seqpoint::{run_selection, BinCount, SelectOptions, Selection};
@@ -491,10 +492,11 @@ fn export_with_samples_lists_every_iteration_to_profile_as_select_does() {
 fn every_recomputation_also_equals_the_library_document() {
     let session = sample_session(fixed(9, 16));
     let app = started(&session);
+    let baselines = Baselines::new(&session.log);
     let want = expected(&app);
     assert_eq!(
-        select_json(&session.log, app.current().unwrap(), None, None),
-        select_json(&session.log, &want, None, None)
+        select_json(&session.log, app.current().unwrap(), None, None, &baselines),
+        select_json(&session.log, &want, None, None, &baselines)
     );
 }
 
