@@ -11,7 +11,6 @@ use seqpoint::project::measured::parse_measured;
 use seqpoint::project::document::{
     parse_select_doc, project_measurements, ProjectOptions, RunLength,
 };
-use seqpoint::runlog::InputFormat;
 
 fn doc() -> &'static SelectDoc {
     static DOC: OnceLock<SelectDoc> = OnceLock::new();
