@@ -521,6 +521,11 @@ fn summarise_batch(
     BatchStats { moments, cross }
 }
 
+/// A key as people read it in tables and messages: `312`, or `312x48` for two lengths.
+pub fn key_text(key: &[u32]) -> String {
+    key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

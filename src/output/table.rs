@@ -4,6 +4,7 @@
 use super::doc::ProjectionReport;
 use std::fmt;
 
+use crate::groups::key_text;
 use crate::project::baselines::Baseline;
 use crate::project::Projection;
 use crate::runlog::RunLog;
@@ -70,11 +71,6 @@ impl fmt::Display for Advice {
             }
         }
     }
-}
-
-/// A key as the tables show it: `312`, or `312x48` for two lengths.
-pub fn key_text(key: &[u32]) -> String {
-    key.iter().map(u32::to_string).collect::<Vec<_>>().join("x")
 }
 
 /// What `--skip-bad` dropped: how many rows, the first few line numbers, the first reason.

@@ -219,7 +219,7 @@ impl<'a> Context<'a> {
     }
 
     fn key_text(&self, group: usize) -> String {
-        crate::output::table::key_text(self.groups.key(group))
+        crate::groups::key_text(self.groups.key(group))
     }
 
     fn key_name(&self) -> String {

@@ -5,69 +5,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::app::Overlay;
-use super::keymap;
-
-/// Everything a key can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    /// K down / up (leaves auto-K at the K it found).
-    FewerBins,
-    MoreBins,
-    /// Error target down / up one step.
-    LowerTarget,
-    RaiseTarget,
-    ToggleAuto,
-    CycleMethod,
-    CyclePick,
-    ToggleLogScale,
-    /// Iterations per key, or a metric's total per key.
-    CycleMeasure,
-    NextView,
-    PreviousView,
-    Export,
-    ShowCommand,
-    Help,
-    Quit,
-    /// Table and detail navigation.
-    Up,
-    Down,
-    PageUp,
-    PageDown,
-    First,
-    Last,
-    /// Enter: open the selected SeqPoint's detail.
-    Open,
-    /// Leave a popup (Esc in a popup).
-    Close,
-    /// The export prompt's line editing.
-    Type(char),
-    Erase,
-    EraseForward,
-    CursorLeft,
-    CursorRight,
-    CursorStart,
-    CursorEnd,
-    ClearInput,
-    Submit,
-    /// The overwrite question.
-    ConfirmOverwrite,
-    DeclineOverwrite,
-}
-
-impl Action {
-    /// Moves the table's selection, or scrolls the detail.
-    pub fn moves(self) -> bool {
-        matches!(
-            self,
-            Action::Up
-                | Action::Down
-                | Action::PageUp
-                | Action::PageDown
-                | Action::First
-                | Action::Last
-        )
-    }
-}
+use super::keymap::{self, Action};
 
 /// The action for a key press in the current overlay; `None` for keys that mean nothing.
 pub fn action_for(key: KeyEvent, overlay: &Overlay) -> Option<Action> {

@@ -5,11 +5,25 @@
 use std::path::{Path, PathBuf};
 
 use super::app::{ExportPlan, Session};
-use super::update::ExportOutcome;
 use crate::output::{atomic::write_atomically, csv::select_csv, json::select_json};
 use crate::project::baselines::Baselines;
 use crate::select::plan::plan_selection_on;
 use crate::select::Selection;
+
+/// How writing an export went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportOutcome {
+    Written {
+        json: PathBuf,
+        csv: PathBuf,
+    },
+    /// Nothing was written: these files exist and overwriting was not confirmed.
+    Exists {
+        plan: ExportPlan,
+        existing: Vec<PathBuf>,
+    },
+    Failed(String),
+}
 
 /// The documents of an export, to make on a worker: the naive baselines and a plan's draws
 /// still take a moment on a large run, though both reuse the session's key groups and totals.

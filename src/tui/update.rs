@@ -11,8 +11,8 @@ use super::app::{
     Shown, Status, View, TARGETS,
 };
 use super::compute::{Done, Job};
-use super::input::Action;
-use super::save::ExportJob;
+use super::keymap::Action;
+use super::save::{ExportJob, ExportOutcome};
 use crate::pick::Pick;
 use crate::select::Selection;
 
@@ -25,21 +25,6 @@ pub enum Effect<'a> {
     MakeExport(Box<ExportJob>),
     /// Write the export; the outcome comes back through `exported`.
     Export(ExportPlan),
-}
-
-/// How writing an export went.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ExportOutcome {
-    Written {
-        json: PathBuf,
-        csv: PathBuf,
-    },
-    /// Nothing was written: these files exist and overwriting was not confirmed.
-    Exists {
-        plan: ExportPlan,
-        existing: Vec<PathBuf>,
-    },
-    Failed(String),
 }
 
 /// Rows a page key moves.

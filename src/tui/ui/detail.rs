@@ -8,7 +8,7 @@ use ratatui::Frame;
 
 use super::table::bin_text;
 use super::theme::Theme;
-use crate::output::table::key_text;
+use crate::groups::key_text;
 use crate::output::table::num;
 use crate::tui::app::{App, Overlay};
 

@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
 use super::theme::Theme;
-use crate::output::table::key_text;
+use crate::groups::key_text;
 use crate::output::table::num;
 use crate::runlog::ConfigRole;
 use crate::select::{Selection, TargetRule};

@@ -7,7 +7,8 @@ use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
 use super::theme::Theme;
-use crate::output::table::{key_text, num};
+use crate::groups::key_text;
+use crate::output::table::num;
 use crate::pick::SeqPoint;
 use crate::tui::app::App;
 
