@@ -1,6 +1,8 @@
 //! The pick: a representative key per bin, one concrete iteration of
 //! that key to profile, alternates, and the bin's pooled statistics for projection.
 
+use std::borrow::Cow;
+
 use crate::binning::{Binner, BinningError, Bins, Method};
 use crate::groups::{KeyGroups, Moments};
 use crate::runlog::RunLog;
@@ -285,7 +287,7 @@ pub struct PickSettings {
 pub struct Selector<'a> {
     log: &'a RunLog,
     groups: &'a KeyGroups,
-    candidates: std::borrow::Cow<'a, Candidates>,
+    candidates: Cow<'a, Candidates>,
     binner: Binner<'a>,
     pick: Pick,
     stratum: Option<usize>,
@@ -298,14 +300,8 @@ impl<'a> Selector<'a> {
         settings: PickSettings,
         stratum: Option<usize>,
     ) -> Result<Self, BinningError> {
-        Ok(Selector {
-            log,
-            groups,
-            candidates: std::borrow::Cow::Owned(Candidates::new(log, groups, settings.warmup)),
-            binner: Binner::new(groups, settings.method, settings.seed, settings.max_bins)?,
-            pick: settings.pick,
-            stratum,
-        })
+        let candidates = Cow::Owned(Candidates::new(log, groups, settings.warmup));
+        Self::build(log, groups, candidates, None, settings, stratum)
     }
 
     /// A selector over candidates built earlier (for `settings.warmup`) and, for `optimal`,
@@ -319,10 +315,28 @@ impl<'a> Selector<'a> {
         settings: PickSettings,
         stratum: Option<usize>,
     ) -> Result<Self, BinningError> {
+        Self::build(
+            log,
+            groups,
+            Cow::Borrowed(candidates),
+            table,
+            settings,
+            stratum,
+        )
+    }
+
+    fn build(
+        log: &'a RunLog,
+        groups: &'a KeyGroups,
+        candidates: Cow<'a, Candidates>,
+        table: Option<std::sync::Arc<crate::binning::OptimalTable>>,
+        settings: PickSettings,
+        stratum: Option<usize>,
+    ) -> Result<Self, BinningError> {
         Ok(Selector {
             log,
             groups,
-            candidates: std::borrow::Cow::Borrowed(candidates),
+            candidates,
             binner: Binner::with_table(
                 groups,
                 settings.method,

@@ -9,11 +9,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::output::doc::SelectDoc;
 use crate::runlog::columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
-use crate::runlog::error::{printable, shown_value};
+use crate::runlog::error::printable;
 use crate::runlog::input::{read_input, shown_path};
 use crate::runlog::parse::{
-    csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
-    parse_count, parse_length, parse_metric,
+    csv_error, csv_error_text, delimited_records, header_names, is_blank, json_field_column,
+    json_scalar_text, jsonl_lines, named, parse_count, parse_length, parse_metric, width_error,
 };
 use crate::runlog::{InputFormat, LoadError, KEY_ALIASES};
 
@@ -405,22 +405,7 @@ impl Reader<'_> {
             Some(Err(e)) => return Err(csv_error(self.path, &e)),
             None => return Ok(()),
         };
-        self.header = header
-            .iter()
-            .enumerate()
-            .map(|(i, field)| {
-                std::str::from_utf8(field)
-                    .map(|s| s.trim().to_string())
-                    .map_err(|_| {
-                        LoadError::at(
-                            self.path,
-                            1,
-                            Some(i as u64 + 1),
-                            format!("header {} is not UTF-8 text", shown_value(field)),
-                        )
-                    })
-            })
-            .collect::<Result<_, _>>()?;
+        self.header = header_names(self.path, &header)?;
         self.columns = Some(resolve(self.path, &self.header, self.doc, options)?);
         for record in records {
             let record = record.map_err(|e| {
@@ -428,20 +413,12 @@ impl Reader<'_> {
                 LoadError::at(self.path, line, None, csv_error_text(&e))
             })?;
             let line = record.position().map_or(0, |p| p.line());
-            if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
+            if is_blank(&record) {
                 continue;
             }
             if record.len() != self.header.len() {
-                return Err(LoadError::at(
-                    self.path,
-                    line,
-                    Some(record.len().min(self.header.len()) as u64 + 1),
-                    format!(
-                        "expected {} fields as in the header, found {}",
-                        self.header.len(),
-                        record.len()
-                    ),
-                ));
+                let (column, message) = width_error(record.len(), self.header.len());
+                return Err(LoadError::at(self.path, line, Some(column), message));
             }
             let (seqpoint, sample) = self.parse_row(line, &CsvRow(&record))?;
             self.samples[seqpoint].push(sample);
@@ -450,12 +427,7 @@ impl Reader<'_> {
     }
 
     fn jsonl(&mut self, body: &[u8], options: &MeasuredOptions) -> Result<(), LoadError> {
-        for (index, raw) in body.split(|&b| b == b'\n').enumerate() {
-            let line_no = index as u64 + 1;
-            let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
+        for (line_no, line) in jsonl_lines(body) {
             let object: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(line)
                 .map_err(|e| {
                 LoadError::at(

@@ -2,11 +2,11 @@
 //! line and column (or skipped under `--skip-bad`). Slower, so it reads what the fast one declines.
 
 use super::columns::ColumnPlan;
-use super::error::{shown_value, LoadError};
+use super::error::LoadError;
 use super::format::InputFormat;
 use super::parse::{
-    csv_error, csv_error_text, delimited_records, json_field_column, json_scalar_text, named,
-    parse_count, parse_length, parse_metric,
+    csv_error, csv_error_text, delimited_records, header_names, is_blank, json_field_column,
+    json_scalar_text, jsonl_lines, named, parse_count, parse_length, parse_metric, width_error,
 };
 use super::{
     ConfigRole, Configuration, Epochs, Iterations, LoadOptions, MetricColumn, RunLog, SkippedRows,
@@ -240,22 +240,7 @@ fn read_delimited(
             ))
         }
     };
-    let header: Vec<String> = header_record
-        .iter()
-        .enumerate()
-        .map(|(i, field)| {
-            std::str::from_utf8(field)
-                .map(|s| s.trim().to_string())
-                .map_err(|_| {
-                    LoadError::at(
-                        path,
-                        1,
-                        Some(i as u64 + 1),
-                        format!("header {} is not UTF-8 text", shown_value(field)),
-                    )
-                })
-        })
-        .collect::<Result<_, _>>()?;
+    let header = header_names(path, &header_record)?;
     let plan = ColumnPlan::resolve(path, &header, &options.key, &options.metrics)?;
     for record in records {
         let record = match record {
@@ -267,16 +252,11 @@ fn read_delimited(
             }
         };
         let line = record.position().map_or(0, |p| p.line());
-        if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
+        if is_blank(&record) {
             continue;
         }
         if record.len() != plan.width {
-            let message = format!(
-                "expected {} fields as in the header, found {}",
-                plan.width,
-                record.len()
-            );
-            let column = record.len().min(plan.width) as u64 + 1;
+            let (column, message) = width_error(record.len(), plan.width);
             sink.reject(path, line, Some(column), message, options.skip_bad)?;
             continue;
         }
@@ -294,12 +274,7 @@ fn read_jsonl(
     sink: &mut RowSink,
 ) -> Result<ColumnPlan, LoadError> {
     let mut plan: Option<(ColumnPlan, Vec<String>)> = None;
-    for (index, raw_line) in body.split(|&b| b == b'\n').enumerate() {
-        let line_no = index as u64 + 1;
-        let line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    for (line_no, line) in jsonl_lines(body) {
         let object: serde_json::Map<String, serde_json::Value> = match serde_json::from_slice(line)
         {
             Ok(object) => object,

@@ -111,3 +111,46 @@ pub(crate) fn json_field_column(line: &[u8], name: &str) -> Option<u64> {
         .map_or(colon + 1, |p| p + colon + 1);
     Some(value as u64 + 1)
 }
+
+/// The header row's names, trimmed; a name that is not UTF-8 is an error at line 1.
+pub(crate) fn header_names(path: &str, header: &csv::ByteRecord) -> Result<Vec<String>, LoadError> {
+    header
+        .iter()
+        .enumerate()
+        .map(|(i, field)| {
+            std::str::from_utf8(field)
+                .map(|s| s.trim().to_string())
+                .map_err(|_| {
+                    LoadError::at(
+                        path,
+                        1,
+                        Some(i as u64 + 1),
+                        format!("header {} is not UTF-8 text", shown_value(field)),
+                    )
+                })
+        })
+        .collect()
+}
+
+/// A record that is only white space: a blank line, skipped.
+pub(crate) fn is_blank(record: &csv::ByteRecord) -> bool {
+    record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace)
+}
+
+/// A record with another number of fields than the header: the 1-based column where it
+/// differs and the message.
+pub(crate) fn width_error(fields: usize, width: usize) -> (u64, String) {
+    (
+        fields.min(width) as u64 + 1,
+        format!("expected {width} fields as in the header, found {fields}"),
+    )
+}
+
+/// The lines of a JSON Lines body that hold something, with their 1-based numbers (a final
+/// `\r` dropped, blank lines skipped).
+pub(crate) fn jsonl_lines(body: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
+    body.split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(index, raw)| (index as u64 + 1, raw.strip_suffix(b"\r").unwrap_or(raw)))
+        .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
+}
