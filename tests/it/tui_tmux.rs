@@ -106,8 +106,10 @@ impl Pane {
         self.wait_for("the main screen", |_| self.flag("alternate_on") == "0");
         assert_eq!(self.flag("cursor_flag"), "1", "the cursor is visible again");
         self.run("clear; stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo)'");
+        // Both lines, not just the first: the pane may be read between them.
         let screen = self.wait_for("stty's answer", |s| {
-            s.lines().any(|l| l.trim().ends_with("icanon"))
+            let ends = |word| s.lines().any(|l: &str| l.trim().ends_with(word));
+            ends("icanon") && ends("echo")
         });
         let modes: Vec<&str> = screen
             .lines()
