@@ -9,7 +9,7 @@ use crate::project::baselines::Baseline;
 use crate::project::Projection;
 use crate::runlog::RunLog;
 use crate::select::plan::{PlanRule, ProfilePlan};
-use crate::select::{Advice, MoreBins, Selection};
+use crate::select::{Advice, MoreBins, Selection, TargetRule};
 
 /// Format a number with a sensible number of digits for a table.
 pub fn num(v: f64) -> String {
@@ -36,6 +36,14 @@ pub fn setting(v: f64) -> String {
         format!("{v}")
     } else {
         format!("{v:e}")
+    }
+}
+
+/// What must meet the error target, in the words every output uses.
+pub fn rule_text(rule: TargetRule) -> &'static str {
+    match rule {
+        TargetRule::Interval => "error and 95% interval",
+        TargetRule::Measured => "measured error",
     }
 }
 
@@ -170,10 +178,7 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
         log.len()
     ));
     if let Some(target) = &selection.target {
-        let rule = match target.rule {
-            crate::select::TargetRule::Interval => "error and 95% interval",
-            crate::select::TargetRule::Measured => "measured error",
-        };
+        let rule = rule_text(target.rule);
         if target.met {
             out.push_str(&format!(
                 "target {}% met ({rule}) with K = {}\n",

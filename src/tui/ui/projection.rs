@@ -8,7 +8,7 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::output::table::num;
+use crate::output::table::{num, rule_text};
 use crate::runlog::ConfigRole;
 use crate::select::{Selection, TargetRule};
 use crate::tui::app::App;
@@ -200,10 +200,7 @@ fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>> {
             }
         )),
     ])];
-    let rule = match app.session.base.target_by {
-        TargetRule::Interval => "error and 95% interval",
-        TargetRule::Measured => "measured error",
-    };
+    let rule = rule_text(app.session.base.target_by);
     let target = app.settings.target_pct;
     let verdict = match &selection.target {
         Some(outcome) if outcome.met => Line::from(vec![
