@@ -32,27 +32,41 @@ impl Moments {
 
     /// Pool groups into one summary (exact for count, sum, mean, m2; median left at 0).
     pub fn pooled<'a>(parts: impl IntoIterator<Item = &'a Moments> + Clone) -> Moments {
+        let totals = parts
+            .clone()
+            .into_iter()
+            .map(|p| (p.count, p.sum, p.min, p.max));
+        Moments::summed(totals, |mean| {
+            parts
+                .into_iter()
+                .map(|p| p.m2 + p.count as f64 * (p.mean - mean).powi(2))
+                .sum()
+        })
+    }
+
+    /// Values summarised in two passes: `parts` gives each part's (count, sum, min, max),
+    /// then `squares_around(mean)` their squared deviations from the mean (median left at 0).
+    fn summed(
+        parts: impl Iterator<Item = (u64, f64, f64, f64)>,
+        squares_around: impl FnOnce(f64) -> f64,
+    ) -> Moments {
         let mut count = 0u64;
         let mut sum = CompensatedSum::default();
         let mut min = f64::INFINITY;
         let mut max = f64::NEG_INFINITY;
-        for p in parts.clone() {
-            count += p.count;
-            sum.add(p.sum);
-            min = min.min(p.min);
-            max = max.max(p.max);
+        for (n, part_sum, part_min, part_max) in parts {
+            count += n;
+            sum.add(part_sum);
+            min = min.min(part_min);
+            max = max.max(part_max);
         }
         let sum = sum.value();
         let mean = if count > 0 { sum / count as f64 } else { 0.0 };
-        let m2 = parts
-            .into_iter()
-            .map(|p| p.m2 + p.count as f64 * (p.mean - mean).powi(2))
-            .sum();
         Moments {
             count,
             sum,
             mean,
-            m2,
+            m2: squares_around(mean),
             min,
             max,
             median: 0.0,
@@ -480,26 +494,10 @@ fn summarise_batch(
         let span = offsets[g] - base..offsets[g + 1] - base;
         for (c, column) in values.iter().enumerate() {
             let part = &column[span.clone()];
-            let mut sum = CompensatedSum::default();
-            let mut min = f64::INFINITY;
-            let mut max = f64::NEG_INFINITY;
-            for &v in part {
-                sum.add(v);
-                min = min.min(v);
-                max = max.max(v);
-            }
-            let sum = sum.value();
-            let mean = sum / part.len() as f64;
-            let m2 = part.iter().map(|v| (v - mean).powi(2)).sum();
-            moments[c].push(Moments {
-                count: part.len() as u64,
-                sum,
-                mean,
-                m2,
-                min,
-                max,
-                median: 0.0,
-            });
+            moments[c].push(Moments::summed(
+                part.iter().map(|&v| (1, v, v, v)),
+                |mean| part.iter().map(|v| (v - mean).powi(2)).sum(),
+            ));
         }
         for (p, &(a, b)) in pairs.iter().enumerate() {
             let (mean_a, mean_b) = (

@@ -1,5 +1,10 @@
-//! The whole `select` pipeline over plain data: strata, bin count (fixed or by error
-//! target), SeqPoints and their projection. The CLI and TUI both call `run_selection`.
+//! The whole `select` pipeline over plain data: the options, the `Selection` it makes and
+//! `run_selection`, which the CLI calls (the explorer runs the same stages one by one).
+//!
+//! `strata` prepares the key groups of each stratum (one pass over the rows); `selectors`
+//! bins and picks for any K, draws the error curve and chooses K; `target` holds the error
+//! target's rules and advice; `plan` spreads extra profiled iterations over the SeqPoints;
+//! `coverage` checks by redraws that the intervals hold what they claim.
 
 pub mod coverage;
 pub mod plan;
