@@ -187,6 +187,13 @@ fn receive(
 fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'static>>) {
     let (id, settings) = (job.id, job.settings);
     let failure = sender.clone();
+    // What the loop is told when the job cannot finish.
+    let failed = move |reason| Done {
+        id,
+        settings,
+        prepared: None,
+        selection: Err(reason),
+    };
     let worker = move || {
         let mut last = Instant::now();
         let progress_sender = sender.clone();
@@ -209,33 +216,16 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
                 selection: Box::new(selection),
             });
         };
-        let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            job.run_with_interim(session, &mut report, &mut interim)
-        }));
-        let done = match result {
+        let done = match caught(|| job.run_with_interim(session, &mut report, &mut interim)) {
             Ok(Some(done)) => done,
             Ok(None) => return,
-            Err(payload) => Done {
-                id,
-                settings,
-                prepared: None,
-                selection: Err(format!("internal error: {}", panic_text(&payload))),
-            },
+            Err(reason) => failed(reason),
         };
         let _ = sender.send(Message::Done(Box::new(done)));
     };
-    if let Err(e) = std::thread::Builder::new()
-        .name(WORKER_THREAD.into())
-        .spawn(worker)
-    {
-        // No thread to be had: say so rather than wait for a result that never comes.
-        let _ = failure.send(Message::Done(Box::new(Done {
-            id,
-            settings,
-            prepared: None,
-            selection: Err(format!("cannot start a worker thread: {e}")),
-        })));
-    }
+    start_worker(&failure, worker, |reason| {
+        Message::Done(Box::new(failed(reason)))
+    });
 }
 
 /// Make an export's documents on a worker; they come back as `Message::ExportMade`.
@@ -243,22 +233,37 @@ fn spawn_export(job: Box<ExportJob>, session: &'static Session, sender: Sender<M
     let id = job.id;
     let failure = sender.clone();
     let worker = move || {
-        let made = std::panic::catch_unwind(AssertUnwindSafe(|| job.make(session)))
-            .unwrap_or_else(|payload| Err(format!("internal error: {}", panic_text(&payload))));
+        let made = caught(|| job.make(session)).and_then(|made| made);
         let _ = sender.send(Message::ExportMade {
             id,
             made: Box::new(made),
         });
     };
+    start_worker(&failure, worker, |reason| Message::ExportMade {
+        id,
+        made: Box::new(Err(reason)),
+    });
+}
+
+/// Run `work` on a worker thread. When no thread can be had, send `failed(reason)` instead,
+/// so that the loop is not left waiting for a result that never comes.
+fn start_worker(
+    sender: &Sender<Message<'static>>,
+    work: impl FnOnce() + Send + 'static,
+    failed: impl FnOnce(String) -> Message<'static>,
+) {
     if let Err(e) = std::thread::Builder::new()
         .name(WORKER_THREAD.into())
-        .spawn(worker)
+        .spawn(work)
     {
-        let _ = failure.send(Message::ExportMade {
-            id,
-            made: Box::new(Err(format!("cannot start a worker thread: {e}"))),
-        });
+        let _ = sender.send(failed(format!("cannot start a worker thread: {e}")));
     }
+}
+
+/// `work`'s result, or a panic inside it as an error to show (the explorer keeps running).
+fn caught<T>(work: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(AssertUnwindSafe(work))
+        .map_err(|payload| format!("internal error: {}", panic_text(&payload)))
 }
 
 fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
