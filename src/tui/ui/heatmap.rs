@@ -5,10 +5,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
+use super::distribution::Distribution;
 use super::histogram::{column_of, column_ranges};
-use super::theme::Theme;
 use crate::groups::KeyGroups;
-use crate::pick::SeqPoint;
 use crate::tui::app::Measure;
 
 /// Shades from empty to densest: readable without colour.
@@ -83,35 +82,30 @@ impl Grid {
 }
 
 pub struct HeatMap<'a> {
-    pub groups: &'a KeyGroups,
+    pub shown: Distribution<'a>,
     pub key_names: &'a [String],
-    pub measure: Measure,
-    pub log_scale: bool,
-    pub seqpoints: &'a [SeqPoint],
     /// Bin of each key group, when the bins are over these groups (no strata).
     pub cluster_of: Option<Vec<usize>>,
-    pub selected: Option<usize>,
-    pub theme: Theme,
 }
 
 impl Widget for HeatMap<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        if area.height < 4 || area.width < 12 || self.groups.is_empty() {
+        if !self.shown.fits(area) {
             return;
         }
-        let t = self.theme;
-        let y_lo = (0..self.groups.len())
-            .map(|g| self.groups.key(g)[1])
+        let t = self.shown.theme;
+        let y_lo = (0..self.shown.groups.len())
+            .map(|g| self.shown.groups.key(g)[1])
             .min()
             .unwrap_or(0);
-        let y_hi = (0..self.groups.len())
-            .map(|g| self.groups.key(g)[1])
+        let y_hi = (0..self.shown.groups.len())
+            .map(|g| self.shown.groups.key(g)[1])
             .max()
             .unwrap_or(0);
         let gutter = (y_hi.to_string().len().max(y_lo.to_string().len()) + 1) as u16;
         let columns = (area.width - gutter) as usize;
         let rows = (area.height - 2) as usize;
-        let grid = Grid::new(self.groups, self.measure, columns, rows);
+        let grid = Grid::new(self.shown.groups, self.shown.measure, columns, rows);
         let max = grid.values.iter().copied().fold(0.0, f64::max);
         let plot_x = area.x + gutter;
         let bottom = area.y + rows as u16 - 1;
@@ -134,7 +128,7 @@ impl Widget for HeatMap<'_> {
         for row in 0..rows {
             for col in 0..columns {
                 let cell = row * columns + col;
-                let level = shade(grid.values[cell], max, self.log_scale);
+                let level = shade(grid.values[cell], max, self.shown.log_scale);
                 if level == 0 {
                     continue;
                 }
@@ -150,9 +144,9 @@ impl Widget for HeatMap<'_> {
                 );
             }
         }
-        for (i, sp) in self.seqpoints.iter().enumerate() {
+        for (i, sp) in self.shown.seqpoints.iter().enumerate() {
             let (col, row) = grid.cell_of(&sp.key);
-            let style = if Some(i) == self.selected {
+            let style = if Some(i) == self.shown.selected {
                 t.seqpoint().patch(t.selected())
             } else {
                 t.seqpoint()

@@ -5,10 +5,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
-use super::theme::Theme;
+use super::distribution::Distribution;
 use crate::groups::KeyGroups;
 use crate::output::table::num;
-use crate::pick::SeqPoint;
 use crate::tui::app::Measure;
 
 const EIGHTHS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
@@ -66,33 +65,28 @@ pub fn eighths(value: f64, max: f64, rows: usize, log_scale: bool) -> usize {
 }
 
 pub struct Histogram<'a> {
-    pub groups: &'a KeyGroups,
+    pub shown: Distribution<'a>,
     pub key_name: &'a str,
-    pub measure: Measure,
-    pub log_scale: bool,
-    pub seqpoints: &'a [SeqPoint],
     /// Bin boundaries are drawn only when every bin is over the same key groups (no strata).
     pub draw_bins: bool,
-    pub selected: Option<usize>,
-    pub theme: Theme,
 }
 
 impl Widget for Histogram<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        if area.height < 4 || area.width < 12 || self.groups.is_empty() {
+        if !self.shown.fits(area) {
             return;
         }
-        let t = self.theme;
-        let lo = self.groups.keys[0];
-        let hi = *self.groups.keys.last().unwrap_or(&lo);
+        let t = self.shown.theme;
+        let lo = self.shown.groups.keys[0];
+        let hi = *self.shown.groups.keys.last().unwrap_or(&lo);
         let bar_rows = (area.height - 3) as usize;
         // Left gutter: the top value's label and the axis.
         let probe = column_values(
-            self.groups,
-            self.measure,
+            self.shown.groups,
+            self.shown.measure,
             &column_ranges(lo, hi, area.width as usize),
         );
-        let top_label = |max: f64| match self.measure {
+        let top_label = |max: f64| match self.shown.measure {
             Measure::Iterations => format!("{}", max as u64),
             Measure::Metric(_) => num(max),
         };
@@ -100,12 +94,16 @@ impl Widget for Histogram<'_> {
         let plot_x = area.x + gutter;
         let width = (area.width - gutter) as usize;
         let ranges = column_ranges(lo, hi, width);
-        let values = column_values(self.groups, self.measure, &ranges);
+        let values = column_values(self.shown.groups, self.shown.measure, &ranges);
         let max = values.iter().copied().fold(0.0, f64::max);
         let axis_y = area.y + bar_rows as u16;
 
         let mut boundaries: Vec<u32> = if self.draw_bins {
-            self.seqpoints.iter().map(|sp| sp.bin_min[0]).collect()
+            self.shown
+                .seqpoints
+                .iter()
+                .map(|sp| sp.bin_min[0])
+                .collect()
         } else {
             Vec::new()
         };
@@ -138,7 +136,7 @@ impl Widget for Histogram<'_> {
         // Bars, and boundaries where no bar covers them.
         for (c, &value) in values.iter().enumerate() {
             let x = plot_x + c as u16;
-            let height = eighths(value, max, bar_rows, self.log_scale);
+            let height = eighths(value, max, bar_rows, self.shown.log_scale);
             let style = t.bar(bin_of(ranges[c].0));
             for row in 0..bar_rows {
                 let y = axis_y - 1 - row as u16;
@@ -156,9 +154,9 @@ impl Widget for Histogram<'_> {
 
         // SeqPoint marks; the selected one stands out.
         let marks_y = axis_y + 1;
-        for (i, sp) in self.seqpoints.iter().enumerate() {
+        for (i, sp) in self.shown.seqpoints.iter().enumerate() {
             let x = plot_x + column_of(&ranges, sp.key[0]) as u16;
-            let style = if Some(i) == self.selected {
+            let style = if Some(i) == self.shown.selected {
                 t.seqpoint().patch(t.selected())
             } else {
                 t.seqpoint()

@@ -4,6 +4,7 @@
 pub mod command;
 pub mod curve;
 pub mod detail;
+pub mod distribution;
 pub mod export;
 pub mod header;
 pub mod heatmap;
@@ -20,6 +21,7 @@ use ratatui::Frame;
 
 use crate::tui::app::{App, Measure, Overlay, View};
 use curve::ErrorCurve;
+use distribution::Distribution;
 use heatmap::HeatMap;
 use histogram::Histogram;
 use theme::Theme;
@@ -120,7 +122,14 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let selected = app.selected_seqpoint();
+    let shown = Distribution {
+        groups: session.groups(),
+        measure: app.measure,
+        log_scale: app.log_scale,
+        seqpoints,
+        selected: app.selected_seqpoint(),
+        theme: *t,
+    };
     if two_dims {
         let cluster_of = (!session.strata.split && !seqpoints.is_empty()).then(|| {
             let mut cluster = vec![0; session.groups().len()];
@@ -133,28 +142,18 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         });
         frame.render_widget(
             HeatMap {
-                groups: session.groups(),
+                shown,
                 key_names: &log.key_names,
-                measure: app.measure,
-                log_scale: app.log_scale,
-                seqpoints,
                 cluster_of,
-                selected,
-                theme: *t,
             },
             inner,
         );
     } else {
         frame.render_widget(
             Histogram {
-                groups: session.groups(),
+                shown,
                 key_name: &log.key_names[0],
-                measure: app.measure,
-                log_scale: app.log_scale,
-                seqpoints,
                 draw_bins: !session.strata.split,
-                selected,
-                theme: *t,
             },
             inner,
         );
