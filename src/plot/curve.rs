@@ -4,8 +4,8 @@
 use plotters::prelude::*;
 
 use super::{
-    axis_number, chart_builder, draw_error, draw_header, text_style, Area, Key, PlotError, AXIS,
-    CHOSEN_LINE, ERROR_LINE, GRID, INTERVAL_FILL, LABEL_SIZE, TARGET_LINE, TICK_SIZE,
+    axis_number, chart_builder, draw_error, draw_header, house_mesh, Area, Key, PlotError,
+    CHOSEN_LINE, ERROR_LINE, INTERVAL_FILL, TARGET_LINE,
 };
 use crate::runlog::RunLog;
 use crate::select::{BinCount, Selection};
@@ -111,20 +111,14 @@ pub(super) fn draw_error_curve(
     } else {
         "Bins (SeqPoints), K"
     };
-    chart
-        .configure_mesh()
+    house_mesh(&mut chart)
         .disable_x_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(TRANSPARENT)
-        .axis_style(AXIS)
         .x_desc(x_desc)
         .y_desc(if proxy {
             "Worst proxy error (%)"
         } else {
             "Worst projection error (%)"
         })
-        .label_style(text_style(TICK_SIZE))
-        .axis_desc_style(text_style(LABEL_SIZE))
         .x_labels(8)
         .y_labels(8)
         .x_label_formatter(&|v| {

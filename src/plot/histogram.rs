@@ -4,8 +4,8 @@
 use plotters::prelude::*;
 
 use super::{
-    axis_number, chart_builder, draw_error, draw_header, text_style, Area, Key, PlotError, AXIS,
-    BAND_FILLS, BAR_FILL, GRID, LABEL_SIZE, SEQPOINT_FILL, TICK_SIZE,
+    axis_number, chart_builder, draw_error, draw_header, house_mesh, Area, Key, PlotError,
+    BAND_FILLS, BAR_FILL, SEQPOINT_FILL,
 };
 use crate::groups::KeyGroups;
 use crate::runlog::RunLog;
@@ -157,16 +157,10 @@ pub(super) fn draw_histogram(
     let mut chart = chart_builder(&body)
         .build_cartesian_2d(x_from - pad..x_to + pad, 0.0..y_top)
         .map_err(draw_error)?;
-    chart
-        .configure_mesh()
+    house_mesh(&mut chart)
         .disable_x_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(TRANSPARENT)
-        .axis_style(AXIS)
         .x_desc(format!("Padded sequence length, {key}"))
         .y_desc("Iterations")
-        .label_style(text_style(TICK_SIZE))
-        .axis_desc_style(text_style(LABEL_SIZE))
         .x_labels(7)
         .y_labels(6)
         .x_label_formatter(&|v| axis_number(*v))
@@ -232,15 +226,9 @@ pub(super) fn draw_key_scatter(
     let mut chart = chart_builder(&body)
         .build_cartesian_2d(0.0..x_max * 1.05, 0.0..y_max * 1.08)
         .map_err(draw_error)?;
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID)
-        .light_line_style(TRANSPARENT)
-        .axis_style(AXIS)
+    house_mesh(&mut chart)
         .x_desc(format!("Padded length, {}", log.key_names[0]))
         .y_desc(format!("Padded length, {}", log.key_names[1]))
-        .label_style(text_style(TICK_SIZE))
-        .axis_desc_style(text_style(LABEL_SIZE))
         .x_label_formatter(&|v| axis_number(*v))
         .y_label_formatter(&|v| axis_number(*v))
         .draw()

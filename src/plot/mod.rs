@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -227,6 +229,24 @@ fn chart_builder<'a, 'b>(body: &'a Area<'b>) -> ChartBuilder<'a, 'b, SVGBackend<
         .x_label_area_size(56)
         .y_label_area_size(66);
     builder
+}
+
+/// The house style of a chart's grid, axes and labels; each chart adds its own descriptions,
+/// label counts and formatters, then draws.
+fn house_mesh<'a, 'b, X, Y>(
+    chart: &'b mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+) -> MeshStyle<'a, 'b, X, Y, SVGBackend<'a>>
+where
+    X: Ranged + ValueFormatter<X::ValueType>,
+    Y: Ranged + ValueFormatter<Y::ValueType>,
+{
+    let mut mesh = chart.configure_mesh();
+    mesh.bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+        .axis_style(AXIS)
+        .label_style(text_style(TICK_SIZE))
+        .axis_desc_style(text_style(LABEL_SIZE));
+    mesh
 }
 
 #[cfg(test)]
