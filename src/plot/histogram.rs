@@ -109,12 +109,12 @@ pub fn bin_bands(selection: &Selection) -> Vec<(f64, f64)> {
 
 pub(super) fn draw_histogram(
     area: &Area,
+    groups: &KeyGroups,
     log: &RunLog,
     selection: &Selection,
     title: &str,
 ) -> Result<(), PlotError> {
-    let groups = KeyGroups::from_log(log);
-    let (buckets, width) = histogram_buckets(&groups);
+    let (buckets, width) = histogram_buckets(groups);
     let strata = selection.strata.len();
     // Bins tile the axis only within one stratum; with several they overlap, so only the
     // SeqPoints are marked.
@@ -199,11 +199,11 @@ pub(super) fn draw_histogram(
 /// as markers. Bins from k-means are not ranges, so no bands are drawn.
 pub(super) fn draw_key_scatter(
     area: &Area,
+    groups: &KeyGroups,
     log: &RunLog,
     selection: &Selection,
     title: &str,
 ) -> Result<(), PlotError> {
-    let groups = KeyGroups::from_log(log);
     let (mut x_max, mut y_max) = (1.0f64, 1.0f64);
     let most = groups.counts.iter().copied().max().unwrap_or(1) as f64;
     for g in 0..groups.len() {

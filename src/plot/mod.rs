@@ -13,6 +13,7 @@ mod histogram;
 
 pub use histogram::{bin_bands, histogram_buckets, Bucket};
 
+use crate::groups::KeyGroups;
 use crate::output::atomic::{write_atomically, WriteError};
 use crate::runlog::RunLog;
 use crate::select::Selection;
@@ -121,10 +122,11 @@ pub fn figure_svg(log: &RunLog, selection: &Selection, what: Figure) -> Result<S
         if what != Figure::ErrorCurve {
             let area = next.next().expect("one area per panel");
             let title = if lettered { "(a) " } else { "" };
+            let groups = KeyGroups::from_log(log);
             if log.dims() == 1 {
-                histogram::draw_histogram(area, log, selection, title)?;
+                histogram::draw_histogram(area, &groups, log, selection, title)?;
             } else {
-                histogram::draw_key_scatter(area, log, selection, title)?;
+                histogram::draw_key_scatter(area, &groups, log, selection, title)?;
             }
         }
         if what != Figure::Histogram {

@@ -24,3 +24,16 @@ impl Distribution<'_> {
         area.height >= 4 && area.width >= 12 && !self.groups.is_empty()
     }
 }
+
+/// `value` as a share of `max` on the chosen scale (log: `ln(1 + v) / ln(1 + max)`); `None`
+/// for nothing to draw.
+pub fn share(value: f64, max: f64, log_scale: bool) -> Option<f64> {
+    if value <= 0.0 || max <= 0.0 {
+        return None;
+    }
+    Some(if log_scale {
+        value.ln_1p() / max.ln_1p()
+    } else {
+        value / max
+    })
+}

@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
-use super::distribution::Distribution;
+use super::distribution::{share, Distribution};
 use super::histogram::{column_of, column_ranges};
 use crate::groups::KeyGroups;
 use crate::tui::app::Measure;
@@ -15,13 +15,8 @@ pub const SHADES: [&str; 6] = [" ", "·", "░", "▒", "▓", "█"];
 
 /// Shade level (0 = empty) of `value` against the densest cell.
 pub fn shade(value: f64, max: f64, log_scale: bool) -> usize {
-    if value <= 0.0 || max <= 0.0 {
+    let Some(share) = share(value, max, log_scale) else {
         return 0;
-    }
-    let share = if log_scale {
-        value.ln_1p() / max.ln_1p()
-    } else {
-        value / max
     };
     let top = SHADES.len() - 1;
     ((share * top as f64).ceil() as usize).clamp(1, top)

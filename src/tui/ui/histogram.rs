@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
-use super::distribution::Distribution;
+use super::distribution::{share, Distribution};
 use crate::groups::KeyGroups;
 use crate::output::table::num;
 use crate::tui::app::Measure;
@@ -53,13 +53,8 @@ pub fn column_values(groups: &KeyGroups, measure: Measure, ranges: &[(u32, u32)]
 /// Height in eighths of a cell for `value` of `max` over `rows` rows; non-zero values get
 /// at least one eighth so a rare key never vanishes.
 pub fn eighths(value: f64, max: f64, rows: usize, log_scale: bool) -> usize {
-    if value <= 0.0 || max <= 0.0 {
+    let Some(share) = share(value, max, log_scale) else {
         return 0;
-    }
-    let share = if log_scale {
-        value.ln_1p() / max.ln_1p()
-    } else {
-        value / max
     };
     ((share * (rows * 8) as f64).round() as usize).clamp(1, rows * 8)
 }
