@@ -251,7 +251,8 @@ pub fn plan_selection(
     selection: &Selection,
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
-    plan_rows(log, selection, &bin_rows(log, selection)?, rule)
+    let rows = bin_rows(log, selection)?;
+    plan_rows(log, selection, &rows, &actual_totals(log), rule)
 }
 
 /// `plan_selection` over the key groups the selection was made on: no pass over the rows
@@ -262,19 +263,17 @@ pub fn plan_selection_on(
     selection: &Selection,
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
-    plan_rows(
-        log,
-        selection,
-        &bin_rows_in(&strata.groups, selection),
-        rule,
-    )
+    let rows = bin_rows_in(&strata.groups, selection);
+    plan_rows(log, selection, &rows, strata.actual(), rule)
 }
 
-/// `plan_selection` given every row of each SeqPoint's bin (`bin_rows`).
+/// `plan_selection` given every row of each SeqPoint's bin (`bin_rows`) and the run's actual
+/// totals (`[config][metric]`).
 fn plan_rows(
     log: &RunLog,
     selection: &Selection,
     rows: &[Vec<u32>],
+    actual: &[Vec<f64>],
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
     let warmup = selection.options.warmup;
@@ -285,7 +284,6 @@ fn plan_rows(
         .map(|(sp, rows)| extra_candidates(rows, sp, warmup))
         .collect();
     let caps: Vec<u64> = candidates.iter().map(|c| c.len() as u64 + 1).collect();
-    let actual = actual_totals(log);
     let samples: Vec<u64> = match rule {
         PlanRule::Samples(m) => {
             if m == 0 {
@@ -297,7 +295,7 @@ fn plan_rows(
             let weights: Vec<f64> = seqpoints.iter().map(|sp| sp.weight as f64).collect();
             neyman_allocation(&weights, &spreads(seqpoints)[0][0], &caps, b)?
         }
-        PlanRule::Target(t) => samples_for_target(seqpoints, &caps, &actual, t),
+        PlanRule::Target(t) => samples_for_target(seqpoints, &caps, actual, t),
     };
     let bins: Vec<PlannedBin> = seqpoints
         .iter()
@@ -308,9 +306,9 @@ fn plan_rows(
             rows: draw_rows(cands, sp, m, selection.options.seed),
         })
         .collect();
-    let projection = plan_projection(log, &actual, seqpoints, &bins);
+    let projection = plan_projection(log, actual, seqpoints, &bins);
     let met = match rule {
-        PlanRule::Target(t) => Some(meets(&projection, &actual, t)),
+        PlanRule::Target(t) => Some(meets(&projection, actual, t)),
         _ => None,
     };
     Ok(ProfilePlan {
@@ -416,8 +414,7 @@ pub fn cheapest_plan(
     let selection = selectors
         .choose(&fixed, curve, &mut go_on)?
         .expect("never stopped");
-    let rows = bin_rows_in(&strata.groups, &selection);
-    let plan = plan_rows(log, &selection, &rows, PlanRule::Target(target_pct))?;
+    let plan = plan_selection_on(log, &strata, &selection, PlanRule::Target(target_pct))?;
     Ok((selection, plan))
 }
 
