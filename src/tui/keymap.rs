@@ -124,24 +124,26 @@ impl Binding {
     }
 
     const fn hint(self, label: &'static str, what: &'static str, rank: u8) -> Self {
-        Binding {
-            footer: Some(Hint {
-                label,
-                what,
-                rank,
-                wide: false,
-            }),
-            ..self
-        }
+        self.footer_hint(label, what, rank, false)
     }
 
     const fn wide_hint(self, label: &'static str, what: &'static str, rank: u8) -> Self {
+        self.footer_hint(label, what, rank, true)
+    }
+
+    const fn footer_hint(
+        self,
+        label: &'static str,
+        what: &'static str,
+        rank: u8,
+        wide: bool,
+    ) -> Self {
         Binding {
             footer: Some(Hint {
                 label,
                 what,
                 rank,
-                wide: true,
+                wide,
             }),
             ..self
         }
