@@ -49,7 +49,7 @@ pub fn measured_setup(control: u8) -> (InputFormat, &'static str, MeasuredOption
             2 => vec!["energy_j".to_string()],
             _ => vec!["time_ms".to_string(), "time_ms".to_string()],
         },
-        format: None,
+        ..MeasuredOptions::default()
     };
     (format, path, options)
 }

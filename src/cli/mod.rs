@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand};
 use seqpoint::binning::Method;
 use seqpoint::pick::Pick;
 use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
-use seqpoint::runlog::InputFormat;
+use seqpoint::runlog::{InputFormat, InputLimits};
 use seqpoint::select::plan::PlanRule;
 use seqpoint::select::{
     BinCount, SelectOptions, Strata, TargetRule, DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT,
@@ -106,6 +106,36 @@ pub struct RunArgs {
     /// Proxy cost when the log has no metric: linear, quadratic or power:P
     #[arg(long, default_value = "linear", value_parser = parse_cost)]
     pub cost: Cost,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// What reading one input may cost; the defaults are far above any real log.
+#[derive(Debug, Clone, Args)]
+pub struct LimitArgs {
+    /// Longest line (or quoted field) an input may have, e.g. 4M
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    pub max_line: u64,
+    /// Most bytes an input may hold once decompressed, e.g. 256G
+    #[arg(long, value_name = "SIZE", default_value = "64G", value_parser = parse_size)]
+    pub max_input: u64,
+    /// Most memory a load may need (default: what the machine has available), e.g. 16G
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> InputLimits {
+        InputLimits {
+            max_line: self.max_line,
+            max_input: self.max_input,
+            max_memory: self.max_memory,
+        }
+    }
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    seqpoint::runlog::limits::parse_size(s)
 }
 
 fn parse_cost(s: &str) -> Result<Cost, String> {
@@ -141,6 +171,7 @@ impl RunArgs {
             skip_bad: self.skip_bad,
             compare,
             cost: self.cost,
+            limits: self.limits.limits(),
         }
     }
 

@@ -52,6 +52,8 @@ pub struct ProjectCommand {
     /// Overwrite OUT if it exists
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub limits: super::LimitArgs,
 }
 
 pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
@@ -62,6 +64,7 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         &MeasuredOptions {
             metrics: cmd.metric.clone(),
             format: cmd.input_format,
+            limits: cmd.limits.limits(),
         },
     )?;
     let run_length = match (cmd.run_epochs, cmd.run_iterations) {

@@ -54,6 +54,8 @@ pub fn read_select_doc(path: &str) -> Result<SelectDoc, ProjectError> {
 }
 
 pub fn parse_select_doc(path: &str, bytes: &[u8]) -> Result<SelectDoc, ProjectError> {
+    // A byte-order mark (some editors save one) is accepted, as in run logs.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     // Messages quote the document (serde echoes unknown values): escape control characters so
     // a hostile file cannot send escape sequences to the terminal.
     let document = |message: String| ProjectError::Document {
@@ -470,7 +472,7 @@ mod tests {
             &doc,
             &MeasuredOptions {
                 metrics: vec!["energy_j".into()],
-                format: None,
+                ..MeasuredOptions::default()
             },
         )
         .unwrap();

@@ -15,7 +15,7 @@ use crate::runlog::parse::{
     csv_error, csv_error_text, delimited_records, header_names, is_blank, json_field_column,
     json_scalar_text, jsonl_lines, named, parse_count, parse_length, parse_metric, width_error,
 };
-use crate::runlog::{InputFormat, LoadError, KEY_ALIASES};
+use crate::runlog::{InputFormat, InputLimits, LoadError, KEY_ALIASES};
 
 /// Column names that hold a SeqPoint's id.
 pub const SEQPOINT_ALIASES: &[&str] = &["seqpoint", "seqpoint_id"];
@@ -25,6 +25,8 @@ pub struct MeasuredOptions {
     /// Metric columns to read; empty means the SEQPOINTS.json metrics present in the file.
     pub metrics: Vec<String>,
     pub format: Option<InputFormat>,
+    /// Longest line, largest input and memory reading MEASURED may use.
+    pub limits: InputLimits,
 }
 
 /// How the rows name their SeqPoint.
@@ -298,7 +300,7 @@ pub fn read_measured(
     doc: &SelectDoc,
     options: &MeasuredOptions,
 ) -> Result<Measurements, LoadError> {
-    let (bytes, format) = read_input(path, options.format)?;
+    let (bytes, format) = read_input(path, options.format, &options.limits)?;
     parse_measured(shown_path(path), &bytes, format, doc, options)
 }
 
@@ -647,7 +649,7 @@ mod tests {
     fn named_metrics_must_exist_and_an_iteration_must_match_its_seqpoint() {
         let options = MeasuredOptions {
             metrics: vec!["time_mss".into()],
-            format: None,
+            ..MeasuredOptions::default()
         };
         let err = parse_measured(
             "m.csv",

@@ -81,6 +81,82 @@ fn delimiter_hint(header: &str) -> String {
     }
 }
 
+/// Two header columns that both answer one wanted name (`seq_len` twice, or `seq_len` and
+/// `SEQ_LEN`): which one is meant cannot be told, so neither is guessed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ambiguous {
+    pub first: usize,
+    pub second: usize,
+    pub what: &'static str,
+    pub wanted: String,
+}
+
+impl Ambiguous {
+    pub(crate) fn message(&self, header: &[String]) -> String {
+        format!(
+            "columns '{}' and '{}' both match the {} column '{}' (names match ignoring case); \
+             expected one: rename or remove the other",
+            shown_name(header[self.first].trim()),
+            shown_name(header[self.second].trim()),
+            self.what,
+            shown_name(&self.wanted)
+        )
+    }
+}
+
+/// Every name the columns are looked up by, for `key` and `metrics` as `ColumnPlan::resolve`
+/// takes them, each with what it is for: iteration, epoch, key and metric names and aliases.
+pub(crate) fn wanted_names(key: &[String], metrics: &[String]) -> Vec<(&'static str, String)> {
+    let mut wanted: Vec<(&'static str, String)> = Vec::new();
+    let mut add = |what: &'static str, names: &[&str]| {
+        wanted.extend(names.iter().map(|n| (what, n.to_string())));
+    };
+    add("iteration", ITERATION_ALIASES);
+    add("epoch", EPOCH_ALIASES);
+    if key.is_empty() {
+        add("key", KEY_ALIASES);
+    }
+    for name in key {
+        if name.eq_ignore_ascii_case(DEFAULT_KEY) {
+            add("key", KEY_ALIASES);
+        } else {
+            add("key", &[name.as_str()]);
+        }
+    }
+    if metrics.is_empty() {
+        add("metric", DEFAULT_METRICS);
+    }
+    for name in metrics {
+        add("metric", &[name.as_str()]);
+    }
+    wanted
+}
+
+/// The first wanted name two header columns answer, if any.
+pub(crate) fn ambiguity(
+    header: &[String],
+    key: &[String],
+    metrics: &[String],
+) -> Option<Ambiguous> {
+    wanted_names(key, metrics)
+        .into_iter()
+        .find_map(|(what, wanted)| {
+            let mut matching = header
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.trim().eq_ignore_ascii_case(&wanted))
+                .map(|(i, _)| i);
+            let first = matching.next()?;
+            let second = matching.next()?;
+            Some(Ambiguous {
+                first,
+                second,
+                what,
+                wanted,
+            })
+        })
+}
+
 impl ColumnPlan {
     /// Resolve the requested key and metric names against a header.
     /// `key` empty means the default key with its aliases; `metrics` empty means the defaults
@@ -91,6 +167,14 @@ impl ColumnPlan {
         key: &[String],
         metrics: &[String],
     ) -> Result<Self, LoadError> {
+        if let Some(ambiguous) = ambiguity(header, key, metrics) {
+            return Err(LoadError::at(
+                path,
+                1,
+                Some(ambiguous.second as u64 + 1),
+                ambiguous.message(header),
+            ));
+        }
         let mut keys = Vec::new();
         let mut key_names = Vec::new();
         if key.is_empty() {
@@ -190,6 +274,29 @@ mod tests {
         let h = header(&["iteration;seq_len;time_ms"]);
         let err = ColumnPlan::resolve("run.csv", &h, &[], &[]).unwrap_err();
         assert!(err.to_string().contains("separated by ';'"), "{err}");
+    }
+
+    #[test]
+    fn a_name_twice_is_ambiguous_whatever_its_case() {
+        let h = header(&["iteration", "seq_len", "time_ms", "SEQ_LEN"]);
+        let err = ColumnPlan::resolve("run.csv", &h, &[], &[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "run.csv:1:4: columns 'seq_len' and 'SEQ_LEN' both match the key column 'seq_len' \
+             (names match ignoring case); expected one: rename or remove the other"
+        );
+        let h = header(&["seq_len", "time_ms", "time_ms"]);
+        let err = ColumnPlan::resolve("run.csv", &h, &[], &[]).unwrap_err();
+        assert!(err.to_string().starts_with("run.csv:1:3: columns 'time_ms' and 'time_ms' both match the metric column 'time_ms'"), "{err}");
+        // A repeated column nothing reads is not ambiguous.
+        let h = header(&["seq_len", "note", "note"]);
+        assert!(ColumnPlan::resolve("run.csv", &h, &[], &[]).is_ok());
+        // Different aliases are not ambiguous: the first alias in order wins, as documented.
+        let h = header(&["seq_len", "sl"]);
+        assert_eq!(
+            ColumnPlan::resolve("f", &h, &[], &[]).unwrap().keys,
+            vec![0]
+        );
     }
 
     #[test]

@@ -1,10 +1,18 @@
 //! Getting an input's bytes: a file, standard input (`-`) or a bundled `sample:` name,
 //! gunzipped when compressed, with its format. Shared by the run-log and measurements readers.
+//!
+//! An input is opened once and read once, front to back, so a named pipe or a process
+//! substitution (`<(zcat run.csv.gz)`) works like a file. Reading is bounded by `InputLimits`:
+//! it stops at the first line longer than `--max-line`, past `--max-input` bytes, or when the
+//! load would need more memory than the machine has, instead of growing without end.
 
-use std::io::Read;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek};
 
 use super::error::LoadError;
 use super::format::{format_from_extension, sniff_format, InputFormat};
+use super::gunzip::{gzip_problem, Gunzip, GZIP_MAGIC};
+use super::limits::InputLimits;
 
 /// How an input is named in messages: standard input (`-`) by that name.
 pub(crate) fn shown_path(path: &str) -> &str {
@@ -15,60 +23,295 @@ pub(crate) fn shown_path(path: &str) -> &str {
     }
 }
 
-/// The bytes of an input (a file, `-` for standard input, or a bundled `sample:` name),
-/// gunzipped, and its format: `format` if given, else from the extension, else sniffed.
-/// Shared by every reader of tabular input (run logs, measurements).
-pub(crate) fn read_input(
-    path: &str,
-    format: Option<InputFormat>,
-) -> Result<(std::borrow::Cow<'static, [u8]>, InputFormat), LoadError> {
-    if let Some(bytes) = super::sample::sample_bytes(path) {
-        return Ok((bytes.into(), format.unwrap_or(InputFormat::Csv)));
-    }
-    let raw = read_all(path)?;
-    let (bytes, stem) = if raw.starts_with(&[0x1f, 0x8b]) {
-        (
-            gunzip(shown_path(path), &raw)?,
-            path.strip_suffix(".gz").unwrap_or(path),
-        )
-    } else {
-        (raw, path)
-    };
-    let format = format
-        .or_else(|| format_from_extension(stem))
-        .unwrap_or_else(|| sniff_format(&bytes));
-    Ok((bytes.into(), format))
+/// An input opened once: standard input, a regular file (with its length) or anything else
+/// readable (a pipe, a character device).
+pub(crate) enum Opened {
+    Stdin,
+    File {
+        file: File,
+        regular_len: Option<u64>,
+    },
 }
 
-fn read_all(path: &str) -> Result<Vec<u8>, LoadError> {
+/// Open `path` (`-` is standard input) once. A directory is refused by name.
+pub(crate) fn open_input(path: &str) -> Result<Opened, LoadError> {
+    if path == "-" {
+        return Ok(Opened::Stdin);
+    }
     let io_error = |e: std::io::Error| LoadError::Io {
-        path: shown_path(path).to_string(),
+        path: path.to_string(),
         reason: e.to_string(),
     };
-    if path == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map_err(io_error)?;
-        return Ok(buf);
-    }
-    let meta = std::fs::metadata(path).map_err(io_error)?;
+    let file = File::open(path).map_err(io_error)?;
+    let meta = file.metadata().map_err(io_error)?;
     if meta.is_dir() {
         return Err(LoadError::file(
             path,
             "is a directory; expected a run log file (CSV, TSV or JSON Lines, optionally .gz)",
         ));
     }
-    std::fs::read(path).map_err(io_error)
+    let regular_len = meta.is_file().then_some(meta.len());
+    Ok(Opened::File { file, regular_len })
 }
 
-fn gunzip(path: &str, raw: &[u8]) -> Result<Vec<u8>, LoadError> {
-    let mut out = Vec::with_capacity(raw.len() * 4);
-    flate2::read::MultiGzDecoder::new(raw)
-        .read_to_end(&mut out)
-        .map_err(|e| {
-            LoadError::file(
-                path,
-                format!("truncated or corrupt gzip data ({e}); expected a complete .gz file"),
-            )
-        })?;
+/// The bytes of an input (a file, `-` for standard input, or a bundled `sample:` name),
+/// gunzipped, and its format: `format` if given, else from the extension, else sniffed.
+/// Shared by every reader of tabular input (run logs, measurements).
+pub(crate) fn read_input(
+    path: &str,
+    format: Option<InputFormat>,
+    limits: &InputLimits,
+) -> Result<(std::borrow::Cow<'static, [u8]>, InputFormat), LoadError> {
+    if let Some(bytes) = super::sample::sample_bytes(path) {
+        return Ok((bytes.into(), format.unwrap_or(InputFormat::Csv)));
+    }
+    let opened = open_input(path)?;
+    let (bytes, format) = read_opened(path, opened, format, limits)?;
+    Ok((bytes.into(), format))
+}
+
+/// Read an opened input to its end into memory (a regular file from its start), within the
+/// limits, gunzipped, and checked for what is certainly not a UTF-8 log.
+pub(crate) fn read_opened(
+    path: &str,
+    opened: Opened,
+    format: Option<InputFormat>,
+    limits: &InputLimits,
+) -> Result<(Vec<u8>, InputFormat), LoadError> {
+    let shown = shown_path(path);
+    let io_error = |e: std::io::Error| LoadError::Io {
+        path: shown.to_string(),
+        reason: e.to_string(),
+    };
+    let (reader, size_hint): (Box<dyn Read>, Option<u64>) = match opened {
+        Opened::Stdin => (Box::new(std::io::stdin().lock()), None),
+        Opened::File {
+            mut file,
+            regular_len,
+        } => {
+            if regular_len.is_some() {
+                // The fast reader may have read from it already.
+                file.rewind().map_err(io_error)?;
+            }
+            (Box::new(file), regular_len)
+        }
+    };
+    let (prefix, reader) = read_prefix(reader).map_err(io_error)?;
+    let compressed = prefix == GZIP_MAGIC;
+    let reader = BufReader::with_capacity(256 << 10, std::io::Cursor::new(prefix).chain(reader));
+    let (bytes, stem) = if compressed {
+        let bytes = collect(shown, Gunzip::new(reader), None, limits, true)?;
+        if bytes.starts_with(&GZIP_MAGIC) {
+            return Err(LoadError::file(
+                shown,
+                "decompresses to gzip data again (the file was compressed twice); expected \
+                 text inside one layer of gzip: decompress it once with gzip -dc and read the \
+                 result",
+            ));
+        }
+        (bytes, path.strip_suffix(".gz").unwrap_or(path))
+    } else {
+        (collect(shown, reader, size_hint, limits, false)?, path)
+    };
+    check_encoding(shown, &bytes)?;
+    let format = format
+        .or_else(|| format_from_extension(stem))
+        .unwrap_or_else(|| sniff_format(&bytes));
+    if format == InputFormat::Csv {
+        super::parse::check_quotes(shown, &bytes, limits)?;
+    }
+    Ok((bytes, format))
+}
+
+/// The first two bytes (fewer at the end of the input), read one call at a time as a pipe
+/// delivers them; the reader continues after them.
+fn read_prefix<R: Read>(mut reader: R) -> std::io::Result<(Vec<u8>, R)> {
+    let mut prefix = [0u8; 2];
+    let mut filled = 0;
+    while filled < prefix.len() {
+        match reader.read(&mut prefix[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((prefix[..filled].to_vec(), reader))
+}
+
+/// Memory a careful load needs per line beyond the text itself (iteration, key, two metrics,
+/// line number): the estimate checked against the machine while reading.
+const CAREFUL_BYTES_PER_LINE: u64 = 40;
+
+/// Read everything into memory, checking each line's length as it arrives and stopping at
+/// the first limit met.
+fn collect<R: Read>(
+    path: &str,
+    mut reader: R,
+    size_hint: Option<u64>,
+    limits: &InputLimits,
+    compressed: bool,
+) -> Result<Vec<u8>, LoadError> {
+    let mut out: Vec<u8> = Vec::new();
+    if let Some(len) = size_hint.filter(|&len| len <= limits.max_input) {
+        // A regular file says its size: refuse one that cannot fit before reading it.
+        limits.check_memory(path, len)?;
+        out.reserve_exact(len as usize);
+    }
+    let budget = limits.memory_budget();
+    let mut lines = LineLengths::new(limits.max_line);
+    let mut chunk = vec![0u8; 256 << 10];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_error(path, e, compressed)),
+        };
+        let text = &chunk[..n];
+        if let Some(line) = lines.feed(text) {
+            return Err(limits.line_too_long(path, line));
+        }
+        if (out.len() + n) as u64 > limits.max_input {
+            return Err(limits.input_too_large(path, compressed));
+        }
+        let needed = (out.len() + n) as u64 + lines.count * CAREFUL_BYTES_PER_LINE;
+        if let Some(budget) = budget.filter(|&b| needed > b) {
+            return Err(limits.out_of_memory(path, needed, budget));
+        }
+        out.extend_from_slice(text);
+    }
     Ok(out)
+}
+
+fn read_error(path: &str, e: std::io::Error, compressed: bool) -> LoadError {
+    if compressed {
+        if let Some(message) = gzip_problem(&e) {
+            return LoadError::file(path, message);
+        }
+        return LoadError::file(
+            path,
+            format!("truncated or corrupt gzip data ({e}); expected a complete .gz file"),
+        );
+    }
+    LoadError::Io {
+        path: path.to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// Line lengths of text fed piece by piece: the 1-based number of the first line longer than
+/// the limit, if any.
+pub(crate) struct LineLengths {
+    max: u64,
+    /// Bytes of the current line seen so far.
+    current: u64,
+    /// Newlines seen so far.
+    pub count: u64,
+}
+
+impl LineLengths {
+    pub(crate) fn new(max: u64) -> Self {
+        LineLengths {
+            max,
+            current: 0,
+            count: 0,
+        }
+    }
+
+    pub(crate) fn feed(&mut self, text: &[u8]) -> Option<u64> {
+        let mut start = 0;
+        for newline in memchr::memchr_iter(b'\n', text) {
+            if self.current + (newline - start) as u64 > self.max {
+                return Some(self.count + 1);
+            }
+            self.current = 0;
+            self.count += 1;
+            start = newline + 1;
+        }
+        self.current += (text.len() - start) as u64;
+        (self.current > self.max).then_some(self.count + 1)
+    }
+}
+
+/// The first line longer than `limits.max_line` in text already in memory, as an error.
+pub(crate) fn check_line_lengths(
+    path: &str,
+    text: &[u8],
+    limits: &InputLimits,
+) -> Result<(), LoadError> {
+    match LineLengths::new(limits.max_line).feed(text) {
+        Some(line) => Err(limits.line_too_long(path, line)),
+        None => Ok(()),
+    }
+}
+
+/// UTF-16 text (with or without its byte-order mark) is named, with the command that
+/// converts it; any other encoding is left to the field checks.
+pub(crate) fn check_encoding(path: &str, text: &[u8]) -> Result<(), LoadError> {
+    if let Some(encoding) = utf16_encoding(text) {
+        return Err(LoadError::file(
+            path,
+            format!(
+                "the file is UTF-16 text; expected UTF-8: convert it with iconv -f {encoding} \
+                 -t UTF-8 and read the result"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The iconv name of the UTF-16 the text is in, if it is: `UTF-16` when a byte-order mark
+/// says which (iconv reads the mark), else the byte order the zero bytes show.
+fn utf16_encoding(text: &[u8]) -> Option<&'static str> {
+    if text.starts_with(b"\xFF\xFE") || text.starts_with(b"\xFE\xFF") {
+        return Some("UTF-16");
+    }
+    // Without a mark: ASCII text in UTF-16 has a zero byte in every pair.
+    let pairs: Vec<&[u8]> = text[..text.len().min(64)].chunks_exact(2).collect();
+    if pairs.len() < 4 {
+        return None;
+    }
+    let little = pairs.iter().filter(|p| p[1] == 0 && p[0] != 0).count();
+    let big = pairs.iter().filter(|p| p[0] == 0 && p[1] != 0).count();
+    if little * 4 >= pairs.len() * 3 {
+        Some("UTF-16LE")
+    } else if big * 4 >= pairs.len() * 3 {
+        Some("UTF-16BE")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_lengths_are_tracked_across_pieces() {
+        let mut lines = LineLengths::new(4);
+        assert_eq!(lines.feed(b"abcd\nab"), None);
+        assert_eq!(lines.feed(b"cd"), None);
+        assert_eq!(lines.feed(b"\n1234"), None);
+        assert_eq!(lines.feed(b"5"), Some(3));
+        let mut lines = LineLengths::new(4);
+        assert_eq!(lines.feed(b"a\nb\nabcde\n"), Some(3));
+    }
+
+    #[test]
+    fn utf16_is_recognised_with_or_without_its_mark() {
+        let utf16: Vec<u8> = "seq_len,time_ms\n1,2\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(utf16_encoding(&utf16), Some("UTF-16LE"));
+        let big: Vec<u8> = "seq_len\n1\n"
+            .encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect();
+        assert_eq!(utf16_encoding(&big), Some("UTF-16BE"));
+        assert_eq!(utf16_encoding(b"\xFF\xFEs\x00"), Some("UTF-16"));
+        assert_eq!(utf16_encoding(b"seq_len,time_ms\n1,2\n"), None);
+        assert_eq!(utf16_encoding("é,ü\n".as_bytes()), None);
+    }
 }

@@ -7,7 +7,9 @@ use super::cost::Cost;
 use super::error::LoadError;
 use super::fast;
 use super::format::InputFormat;
-use super::input::{read_input, shown_path};
+use super::input::{
+    check_encoding, check_line_lengths, open_input, read_opened, shown_path, Opened,
+};
 use super::progress::LoadProgress;
 use super::{LoadOptions, MetricColumn, RunLog};
 
@@ -24,6 +26,14 @@ pub fn load_run_with_progress(
     options: &LoadOptions,
     progress: &LoadProgress,
 ) -> Result<RunLog, LoadError> {
+    if path == "-" && options.compare.as_deref() == Some("-") {
+        progress.finish();
+        return Err(LoadError::file(
+            shown_path(path),
+            "the run log and --compare are both standard input, which can be read only once; \
+             expected a file for one of them (save it first, e.g. with tee)",
+        ));
+    }
     for file in std::iter::once(path).chain(options.compare.as_deref()) {
         if let Ok(meta) = std::fs::metadata(file) {
             if meta.is_file() {
@@ -90,13 +100,23 @@ fn load_path_observed(
     options: &LoadOptions,
     progress: &LoadProgress,
 ) -> Result<RunLog, LoadError> {
-    if path != "-" && super::sample::sample_bytes(path).is_none() {
-        if let Some(log) = fast::read_file(path, options, progress) {
+    if let Some(bytes) = super::sample::sample_bytes(path) {
+        let format = options.format.unwrap_or(InputFormat::Csv);
+        return load_bytes(path, bytes, format, options);
+    }
+    // Opened once: a pipe or process substitution has no second chance.
+    let opened = open_input(path)?;
+    if let Opened::File {
+        file,
+        regular_len: Some(len),
+    } = &opened
+    {
+        if let Some(log) = fast::read_file(path, file, *len, options, progress)? {
             check_row_count(path, log.len(), MAX_ROWS)?;
             return Ok(log);
         }
     }
-    let (bytes, format) = read_input(path, options.format)?;
+    let (bytes, format) = read_opened(path, opened, options.format, &options.limits)?;
     load_bytes(shown_path(path), &bytes, format, options)
 }
 
@@ -130,10 +150,12 @@ pub fn load_bytes(
         format,
         options,
         &LoadProgress::default(),
-    ) {
+    )? {
         check_row_count(path, log.len(), MAX_ROWS)?;
         return Ok(log);
     }
+    check_line_lengths(path, bytes, &options.limits)?;
+    check_encoding(path, bytes)?;
     let log = load_bytes_careful(path, bytes, format, options)?;
     check_row_count(path, log.len(), MAX_ROWS)?;
     Ok(log)

@@ -5,6 +5,7 @@
 //! parallel and leaves anything unusual to `careful`, the record-by-record reader whose messages
 //! name line and column; both use the field parsers in `parse`, which the measurements reader
 //! (`project::measured`) shares with `input`, `columns` and `error`. `align` attaches `--compare`.
+//! `limits` bounds what one input may cost; `gunzip` names what follows gzip data.
 
 mod align;
 mod careful;
@@ -14,7 +15,9 @@ pub mod cost;
 pub(crate) mod error;
 mod fast;
 mod format;
+mod gunzip;
 pub(crate) mod input;
+pub mod limits;
 mod load;
 pub(crate) mod parse;
 mod progress;
@@ -25,6 +28,7 @@ pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
 pub use compact::{Epochs, Iterations};
 pub use error::{closest_name, LoadError, Location};
 pub use format::InputFormat;
+pub use limits::InputLimits;
 pub use load::{load_bytes, load_path, load_run, load_run_with_progress};
 pub use progress::LoadProgress;
 
@@ -81,6 +85,8 @@ pub struct LoadOptions {
     pub compare: Option<String>,
     /// The proxy cost used when the log has no metric.
     pub cost: cost::Cost,
+    /// Longest line, largest input and memory a load may use.
+    pub limits: InputLimits,
 }
 
 /// A training run: per-iteration keys and the metrics of each configuration, as columns.

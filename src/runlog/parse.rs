@@ -2,6 +2,7 @@
 //! and metrics from raw bytes, CSV records and JSON scalars, each error worded the same way.
 
 use super::error::{shown_value, LoadError};
+use super::limits::InputLimits;
 
 pub(crate) fn named(names: &[String], col: usize, message: String) -> String {
     format!("column '{}': {message}", names[col].trim())
@@ -64,14 +65,76 @@ pub(crate) fn parse_metric(raw: &[u8]) -> Result<f64, String> {
 }
 
 /// The raw records of CSV or TSV text, the header among them: rows of any length (a short
-/// row gets a message naming its line, not a parse error), quotes as the csv crate reads them.
+/// row gets a message naming its line, not a parse error). In CSV quotes are read as the csv
+/// crate reads them (see `check_quotes`); in TSV a quote is an ordinary character.
 pub(crate) fn delimited_records(body: &[u8], delimiter: u8) -> csv::ByteRecordsIntoIter<&[u8]> {
     csv::ReaderBuilder::new()
         .delimiter(delimiter)
         .has_headers(false)
         .flexible(true)
+        .quoting(delimiter != b'\t')
         .from_reader(body)
         .into_byte_records()
+}
+
+/// A CSV quote that never closes makes the rest of the file one value, which the csv crate
+/// reads without complaint: find it (and any quoted field longer than `--max-line`) by
+/// following the csv crate's quoting rules. A quote opens only at the start of a field; in a
+/// quoted field `""` is a quote and a lone `"` closes it.
+pub(crate) fn check_quotes(path: &str, body: &[u8], limits: &InputLimits) -> Result<(), LoadError> {
+    if memchr::memchr(b'"', body).is_none() {
+        return Ok(());
+    }
+    let (mut line, mut field) = (1u64, 1u64);
+    let mut at_field_start = true;
+    let mut p = 0;
+    while p < body.len() {
+        let b = body[p];
+        if b == b'"' && at_field_start {
+            let (open_line, open_field, open_at) = (line, field, p);
+            p += 1;
+            loop {
+                let Some(quote) = memchr::memchr(b'"', &body[p..]).map(|i| p + i) else {
+                    return Err(LoadError::at(
+                        path,
+                        open_line,
+                        Some(open_field),
+                        "unterminated quote: this field opens with '\"' and never closes, so \
+                         the rest of the file would be read as one value; expected a closing \
+                         '\"' (or no quote: in CSV a field that starts with '\"' is quoted)",
+                    ));
+                };
+                line += memchr::memchr_iter(b'\n', &body[p..quote]).count() as u64;
+                if (quote - open_at) as u64 > limits.max_line {
+                    return Err(limits.field_too_long(path, open_line, open_field));
+                }
+                p = quote + 1;
+                if body.get(p) == Some(&b'"') {
+                    p += 1;
+                    continue;
+                }
+                break;
+            }
+            at_field_start = false;
+            continue;
+        }
+        match b {
+            b',' => {
+                field += 1;
+                at_field_start = true;
+            }
+            b'\n' | b'\r' => {
+                if b == b'\n' {
+                    line += 1;
+                }
+                field = 1;
+                at_field_start = true;
+            }
+            _ => at_field_start = false,
+        }
+        p += 1;
+    }
+    Ok(())
 }
 
 pub(crate) fn csv_error_text(e: &csv::Error) -> String {

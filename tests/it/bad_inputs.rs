@@ -184,6 +184,83 @@ const BAD: &[(&[&str], &str)] = &[
          lengths); use --method kmeans for a 2-length key\n",
     ),
     (
+        // A quote that never closes, in a column nothing reads, would swallow 38 rows.
+        &["unterminated_quote.csv"],
+        "error: unterminated_quote.csv:3:4: unterminated quote: this field opens with '\"' and \
+         never closes, so the rest of the file would be read as one value; expected a closing \
+         '\"' (or no quote: in CSV a field that starts with '\"' is quoted)\n",
+    ),
+    (
+        // 2,000,000 zero bytes in 2 KB of gzip: refused after the first MiB, not grown into.
+        &["zeros.csv.gz"],
+        "error: zeros.csv.gz:1: line longer than 1 MiB (the --max-line limit); expected one \
+         short row per line: is this a run log? stopped reading here (raise the limit with \
+         --max-line)\n",
+    ),
+    (
+        &["plain.csv", "--max-line", "10"],
+        "error: plain.csv:1: line longer than 10 bytes (the --max-line limit); expected one \
+         short row per line: is this a run log? stopped reading here (raise the limit with \
+         --max-line)\n",
+    ),
+    (
+        &["plain.csv.gz", "--max-input", "20"],
+        "error: plain.csv.gz: decompresses to more than 20 bytes (the --max-input limit); \
+         stopped reading there (raise the limit with --max-input)\n",
+    ),
+    (
+        // Four rows of a key and a metric: 4 x (4 + 8 + 8) bytes of columns.
+        &["plain.csv", "--max-memory", "64"],
+        "error: plain.csv: reading it needs at least 80 bytes, more than 64 bytes (the \
+         --max-memory limit); stopped reading there (raise the limit with --max-memory, or \
+         split the log)\n",
+    ),
+    (
+        // A metric that first appears on line 2 is a column, not ignored.
+        &["late_metric.jsonl"],
+        "error: late_metric.jsonl:1: column 'time_ms' is missing in this row (the key first \
+         appears on line 2; expected it on every line)\n",
+    ),
+    (
+        &["duplicate_key.jsonl"],
+        "error: duplicate_key.jsonl:2:44: key 'time_ms' appears twice in this object; expected \
+         each key once\n",
+    ),
+    (
+        &["ambiguous_key.csv"],
+        "error: ambiguous_key.csv:1:4: columns 'seq_len' and 'SEQ_LEN' both match the key column \
+         'seq_len' (names match ignoring case); expected one: rename or remove the other\n",
+    ),
+    (
+        &["repeated_key.csv"],
+        "error: repeated_key.csv:1:4: columns 'seq_len' and 'seq_len' both match the key column \
+         'seq_len' (names match ignoring case); expected one: rename or remove the other\n",
+    ),
+    (
+        &["utf16.csv"],
+        "error: utf16.csv: the file is UTF-16 text; expected UTF-8: convert it with iconv -f \
+         UTF-16LE -t UTF-8 and read the result\n",
+    ),
+    (
+        &["junk_after.csv.gz"],
+        "error: junk_after.csv.gz: complete gzip data followed by bytes that are neither gzip nor \
+         zero padding (trailing junk); expected only gzip data: remove what follows the \
+         compressed stream, or decompress it with gzip -dc (which warns and ignores it) and \
+         read the result\n",
+    ),
+    (
+        &["double.csv.gz"],
+        "error: double.csv.gz: decompresses to gzip data again (the file was compressed twice); \
+         expected text inside one layer of gzip: decompress it once with gzip -dc and read the \
+         result\n",
+    ),
+    (
+        // The value as written, not as serde_json prints it back (-1e29).
+        &["exponent.jsonl"],
+        "error: exponent.jsonl:2:44: column 'time_ms': found \"-1E+29\", expected a non-negative \
+         number\n",
+    ),
+    (
         &["no_such_file.csv"],
         "error: no_such_file.csv: cannot read: No such file or directory (os error 2)\n",
     ),
@@ -222,6 +299,10 @@ fn unusual_but_valid_files_load_like_the_plain_one() {
         "spaces.csv",
         "plain.csv.gz",
         "latin1.csv",
+        // In TSV a quote is an ordinary character (a note column full of them).
+        "quotes.tsv",
+        // Zero padding after the gzip data, as gzip itself accepts.
+        "padded.csv.gz",
     ] {
         let (code, out, stderr) = select_in_corpus(&[file, "-k", "2", "--format", "csv"]);
         assert_eq!((code, stderr.as_str()), (0, ""), "{file}");
@@ -366,4 +447,118 @@ fn a_path_under_a_file_cannot_be_read() {
         stderr,
         "error: plain.csv/run.csv: cannot read: Not a directory (os error 20)\n"
     );
+}
+
+/// With `--skip-bad` the line without the late metric is skipped and the metric is read from
+/// the others (it used to be ignored, and a proxy cost used without a word).
+#[test]
+fn a_metric_that_starts_on_line_two_is_read() {
+    let (code, out, stderr) = select_in_corpus(&[
+        "late_metric.jsonl",
+        "--skip-bad",
+        "-k",
+        "2",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        out.starts_with("id,iteration,epoch,seq_len,weight,time_ms\n"),
+        "{out}"
+    );
+    assert!(stderr.starts_with("note: skipped 1 bad row of late_metric.jsonl (line 1)"));
+}
+
+/// `/dev/zero` never ends and has no newline: refused after one line's worth, at once.
+#[test]
+fn an_endless_device_is_refused_at_the_line_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(
+            "error: /dev/zero:1: line longer than 1 MiB (the --max-line limit); expected one \
+             short row per line: is this a run log? stopped reading here (raise the limit with \
+             --max-line)\n",
+        );
+}
+
+/// A named pipe is opened once and read once: the writer's data all arrives (it used to be
+/// opened, closed and opened again, losing the data and blocking).
+#[test]
+fn a_named_pipe_is_read_like_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("run.csv");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let text = std::fs::read(corpus().join("plain.csv")).unwrap();
+    let writer = std::thread::spawn(move || std::fs::write(fifo, text));
+    let (_, plain, _) = select_in_corpus(&["plain.csv", "-k", "2", "--format", "csv"]);
+    seqpoint_in(dir.path())
+        .args(["select", "run.csv", "-k", "2", "--format", "csv"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .success()
+        .stdout(plain);
+    writer.join().unwrap().unwrap();
+}
+
+/// Standard input as both the run log and `--compare` cannot work: said as such.
+#[test]
+fn standard_input_cannot_be_read_twice() {
+    seqpoint_in(&corpus())
+        .args(["select", "-", "--compare", "-"])
+        .pipe_stdin(corpus().join("plain.csv"))
+        .unwrap()
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(
+            "error: <stdin>: the run log and --compare are both standard input, which can be read \
+             only once; expected a file for one of them (save it first, e.g. with tee)\n",
+        );
+}
+
+/// The SeqPoints document with a byte-order mark projects as without one; MEASURED is read
+/// within the same limits as a run log.
+#[test]
+fn project_accepts_a_bom_and_bounds_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, doc, stderr) = select_in_corpus(&["plain.csv", "-k", "2", "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    std::fs::write(
+        dir.path().join("seqpoints.json"),
+        [b"\xEF\xBB\xBF".as_slice(), doc.as_bytes()].concat(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("measured.csv"),
+        "seqpoint,time_ms\n0,1.5\n1,4\n",
+    )
+    .unwrap();
+    seqpoint_in(dir.path())
+        .args(["project", "seqpoints.json", "measured.csv"])
+        .assert()
+        .success();
+    seqpoint_in(dir.path())
+        .args([
+            "project",
+            "seqpoints.json",
+            "measured.csv",
+            "--max-line",
+            "8",
+        ])
+        .assert()
+        .code(1)
+        .stderr(
+            "error: measured.csv:1: line longer than 8 bytes (the --max-line limit); expected \
+             one short row per line: is this a run log? stopped reading here (raise the limit \
+             with --max-line)\n",
+        );
 }

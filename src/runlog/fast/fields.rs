@@ -64,6 +64,13 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// Bytes of columns one row takes (keys and metrics).
+    pub fn row_bytes(&self) -> u64 {
+        4 * self.dims as u64 + 8 * self.metrics as u64
+    }
+}
+
 /// Where a block's rows go: slices of the final columns, sized by the block's line count.
 pub struct BlockOut<'a> {
     pub keys: &'a mut [u32],
@@ -417,10 +424,18 @@ pub struct JsonLayout {
     pub written_order: Vec<usize>,
     /// Bit per name that every row must have (the plan's columns).
     pub required: u64,
+    /// Every name a column is looked up by, lower case: a key the first line lacks matters
+    /// when it is one of these (a metric that starts on line 2), and the careful reader decides.
+    pub wanted: Vec<String>,
 }
 
 impl JsonLayout {
-    pub fn new(layout: Layout, names: &[String], first_line: &[u8]) -> Option<JsonLayout> {
+    pub fn new(
+        layout: Layout,
+        names: &[String],
+        first_line: &[u8],
+        wanted: Vec<String>,
+    ) -> Option<JsonLayout> {
         if names.len() > 64 || names.iter().any(|n| n.contains(['\\', '"'])) {
             return None;
         }
@@ -436,6 +451,7 @@ impl JsonLayout {
             names,
             written_order: Vec::new(),
             required,
+            wanted,
         };
         // The written order: scan the first line's keys (serde_json sorts them).
         let mut order = Vec::new();
@@ -457,6 +473,17 @@ impl JsonLayout {
             }
         }
         self.names.iter().position(|n| n.as_slice() == key)
+    }
+
+    /// Whether a key the first line did not have would be read as a column.
+    fn is_wanted(&self, key: &[u8]) -> bool {
+        match std::str::from_utf8(key) {
+            Ok(name) => {
+                let name = name.trim();
+                self.wanted.iter().any(|w| name.eq_ignore_ascii_case(w))
+            }
+            Err(_) => true,
+        }
     }
 }
 
@@ -694,8 +721,12 @@ pub fn parse_jsonl(
             let expected = json.written_order.get(at).copied().unwrap_or(usize::MAX);
             at += 1;
             let Some(index) = json.name_index(key, expected) else {
-                // A name the first line did not have: the careful reader ignores it too.
-                return Ok(());
+                // A name the first line did not have: ignored unless it names a column.
+                return if json.is_wanted(key) {
+                    Err(Anomaly)
+                } else {
+                    Ok(())
+                };
             };
             if seen & (1 << index) != 0 {
                 return Err(Anomaly);

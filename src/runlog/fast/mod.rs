@@ -16,8 +16,11 @@ use std::os::unix::fs::FileExt;
 use self::fields::{
     parse_delimited, parse_jsonl, BlockOut, BlockStats, IterationTrack, JsonLayout, Layout,
 };
-use super::columns::ColumnPlan;
+use super::columns::{wanted_names, ColumnPlan};
+use super::error::LoadError;
 use super::format::{format_from_extension, sniff_format, InputFormat};
+use super::gunzip::{Gunzip, GZIP_MAGIC};
+use super::limits::InputLimits;
 use super::progress::LoadProgress;
 use super::{
     ConfigRole, Configuration, Epochs, Iterations, LoadOptions, MetricColumn, RunLog, SkippedRows,
@@ -133,15 +136,20 @@ fn read_head(
             let names: Vec<String> = object.keys().cloned().collect();
             let plan = ColumnPlan::resolve(path, &names, &options.key, &options.metrics).ok()?;
             let layout = Layout::new(&plan, names.len())?;
-            let json = JsonLayout::new(layout, &names, line)?;
+            let wanted = wanted_names(&options.key, &options.metrics)
+                .into_iter()
+                .map(|(_, name)| name)
+                .collect();
+            let json = JsonLayout::new(layout, &names, line, wanted)?;
             Some((Parser::Jsonl(Box::new(json)), plan, 0))
         }
     }
 }
 
-/// One chunk's line count and its last line end (absolute offset).
+/// One chunk's line count and its first and last line ends (absolute offsets).
 struct ChunkScan {
     newlines: usize,
+    first_newline: Option<u64>,
     last_newline: Option<u64>,
 }
 
@@ -325,41 +333,38 @@ fn finish(
     })
 }
 
-/// The fast reader on a regular file, reading it in chunks (never whole). `None` when it
-/// cannot be used; the caller then reads the file the careful way.
-pub fn read_file(path: &str, options: &LoadOptions, progress: &LoadProgress) -> Option<RunLog> {
-    let file = std::fs::File::open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let len = meta.len();
+/// The fast reader on a regular file already open (`len` bytes), reading it in chunks at
+/// offsets (never whole). `Ok(None)` when it cannot be used; the caller then reads the same
+/// file the careful way. An error is a limit met (memory).
+pub fn read_file(
+    path: &str,
+    file: &File,
+    len: u64,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<Option<RunLog>, LoadError> {
     let mut magic = [0u8; 2];
-    if len >= 2 {
-        file.read_exact_at(&mut magic, 0).ok()?;
+    if len >= 2 && file.read_exact_at(&mut magic, 0).is_err() {
+        return Ok(None);
     }
-    if magic == [0x1f, 0x8b] {
-        return read_gzip(path, &file, options.format, options, progress);
+    if magic == GZIP_MAGIC {
+        return read_gzip(path, file, options.format, options, progress);
     }
     let format = match options.format.or_else(|| format_from_extension(path)) {
         Some(format) => format,
         None => {
             // Sniffing looks at the first line: it must be all there.
             let mut head = vec![0u8; len.min(1 << 20) as usize];
-            file.read_exact_at(&mut head, 0).ok()?;
+            if file.read_exact_at(&mut head, 0).is_err() {
+                return Ok(None);
+            }
             if head.len() as u64 != len && !head.contains(&b'\n') {
-                return None;
+                return Ok(None);
             }
             sniff_format(&head)
         }
     };
-    read_plain(
-        path,
-        &Source::File { file: &file, len },
-        format,
-        options,
-        progress,
-    )
+    read_plain(path, &Source::File { file, len }, format, options, progress)
 }
 
 /// Chunk size and thread count, chosen from the input's size unless a test sets them.
@@ -369,14 +374,15 @@ pub struct Tuning {
     pub threads: Option<usize>,
 }
 
-/// Read an uncompressed input (memory or file) the fast way.
+/// Read an uncompressed input (memory or file) the fast way: `Ok(None)` leaves it to the
+/// careful reader; an error is a limit met (memory).
 pub fn read_plain(
     path: &str,
     source: &Source<'_>,
     format: InputFormat,
     options: &LoadOptions,
     progress: &LoadProgress,
-) -> Option<RunLog> {
+) -> Result<Option<RunLog>, LoadError> {
     read_plain_tuned(path, source, format, options, progress, Tuning::default())
 }
 
@@ -387,7 +393,38 @@ pub fn read_plain_tuned(
     options: &LoadOptions,
     progress: &LoadProgress,
     tuning: Tuning,
-) -> Option<RunLog> {
+) -> Result<Option<RunLog>, LoadError> {
+    let Some((plan, parser, layout_rows)) =
+        scan_plain(path, source, format, options, progress, tuning)
+    else {
+        return Ok(None);
+    };
+    let (blocks, threads, body) = layout_rows;
+    let sizes: Vec<usize> = blocks.iter().map(|b| b.1).collect();
+    let capacity: usize = sizes.iter().sum();
+    let row_bytes = parser.layout().row_bytes();
+    options
+        .limits
+        .check_memory(path, capacity as u64 * (row_bytes + 8))?;
+    Ok(parse_plain(
+        path, source, plan, &parser, &blocks, &sizes, threads, body, progress,
+    ))
+}
+
+/// Blocks of whole lines with their line counts, the thread count and the body's length.
+type PlainBlocks = (Vec<(Range<u64>, usize)>, usize, u64);
+
+/// Pass 1: the head resolved, lines counted per chunk so every column is allocated once, at
+/// its final size. `None` on anything the careful reader must see (quotes in CSV/TSV, a line
+/// longer than `--max-line`).
+fn scan_plain(
+    path: &str,
+    source: &Source<'_>,
+    format: InputFormat,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+    tuning: Tuning,
+) -> Option<(ColumnPlan, Parser, PlainBlocks)> {
     let len = source.len();
     let mut buf = Vec::new();
     let probe = source.read(0..len.min(3), &mut buf)?;
@@ -413,16 +450,27 @@ pub fn read_plain_tuned(
         .map(|i| rows_start + i * chunk..(rows_start + (i + 1) * chunk).min(len))
         .collect();
 
-    // Pass 1: count lines so every column is allocated once, at its final size.
     let quotes_matter = parser.quotes_are_anomalies();
+    let max_line = options.limits.max_line;
+    if rows_start - body_start > max_line + 1 {
+        return None;
+    }
     let scans = run_jobs(chunks.clone(), threads, |range: Range<u64>, buf| {
         let text = source.read(range.clone(), buf)?;
         if quotes_matter && memchr::memchr(b'"', text).is_some() {
             return None;
         }
+        let first = memchr::memchr(b'\n', text);
+        let last = memchr::memrchr(b'\n', text);
+        if let (Some(first), Some(last)) = (first, last) {
+            if has_long_line(&text[first + 1..=last], max_line) {
+                return None;
+            }
+        }
         let scan = ChunkScan {
             newlines: memchr::memchr_iter(b'\n', text).count(),
-            last_newline: memchr::memrchr(b'\n', text).map(|i| range.start + i as u64),
+            first_newline: first.map(|i| range.start + i as u64),
+            last_newline: last.map(|i| range.start + i as u64),
         };
         progress.advance(range.end - range.start);
         Some(scan)
@@ -430,22 +478,57 @@ pub fn read_plain_tuned(
     let mut blocks: Vec<(Range<u64>, usize)> = Vec::new();
     let mut cursor = rows_start;
     for scan in &scans {
-        if let Some(last) = scan.last_newline {
+        if let (Some(first), Some(last)) = (scan.first_newline, scan.last_newline) {
+            // The line that runs across the chunk boundary.
+            if first - cursor > max_line {
+                return None;
+            }
             blocks.push((cursor..last + 1, scan.newlines));
             cursor = last + 1;
         }
     }
     if cursor < len {
+        if len - cursor > max_line {
+            return None;
+        }
         blocks.push((cursor..len, 1));
     }
-    let sizes: Vec<usize> = blocks.iter().map(|b| b.1).collect();
-    let capacity: usize = sizes.iter().sum();
+    Some((plan, parser, (blocks, threads, body)))
+}
 
-    // Pass 2: parse each block into its slice of the columns. Iterations that turn out to be
-    // unevenly spaced need a list, and a second go with one.
+/// Whether text made of whole lines (each ending in a newline) has one longer than `max`
+/// bytes. It steps a window of `max + 1` bytes from line start to line start, so the work is
+/// a short backward search per window rather than a look at every line.
+fn has_long_line(text: &[u8], max: u64) -> bool {
+    let max = usize::try_from(max).unwrap_or(usize::MAX);
+    let mut start = 0;
+    while text.len() - start > max {
+        match memchr::memrchr(b'\n', &text[start..=start + max]) {
+            Some(i) => start += i + 1,
+            None => return true,
+        }
+    }
+    false
+}
+
+/// Pass 2: parse each block into its slice of the columns. Iterations that turn out to be
+/// unevenly spaced need a list, and a second go with one.
+#[allow(clippy::too_many_arguments)]
+fn parse_plain(
+    path: &str,
+    source: &Source<'_>,
+    plan: ColumnPlan,
+    parser: &Parser,
+    blocks: &[(Range<u64>, usize)],
+    sizes: &[usize],
+    threads: usize,
+    body: u64,
+    progress: &LoadProgress,
+) -> Option<RunLog> {
+    let capacity: usize = sizes.iter().sum();
     for listed in [false, true] {
         let mut columns = Columns::zeroed(capacity, parser.layout(), listed);
-        let outs = columns.split(&sizes);
+        let outs = columns.split(sizes);
         let jobs: Vec<(Range<u64>, BlockOut<'_>)> =
             blocks.iter().map(|b| b.0.clone()).zip(outs).collect();
         let stats = run_jobs(jobs, threads, |(range, mut out), buf| {
@@ -464,7 +547,7 @@ pub fn read_plain_tuned(
         }
         let used: Vec<usize> = stats.iter().map(|s| s.rows).collect();
         if used != sizes {
-            columns.compact(&sizes, &used);
+            columns.compact(sizes, &used);
         }
         return finish(path, plan, parser.layout(), columns, merged);
     }
@@ -486,19 +569,25 @@ impl<R: Read> Read for Counted<'_, R> {
     }
 }
 
+/// Why decompression stopped early: corrupt data, or a limit the careful reader will name.
+struct Stopped;
+
 /// Decompressed text in blocks of whole lines (the last block may lack its final newline).
-/// `None` in the channel means the data was corrupt.
+/// `Err` in the channel means the fast reader stops and the careful reader decides: corrupt
+/// data, a line longer than `--max-line`, more than `--max-input` bytes.
 fn decompress_blocks(
     file: &File,
+    limits: &InputLimits,
     progress: &LoadProgress,
-    blocks: std::sync::mpsc::SyncSender<Option<Vec<u8>>>,
+    blocks: std::sync::mpsc::SyncSender<Result<Vec<u8>, Stopped>>,
 ) {
     let reader = Counted {
         inner: std::io::BufReader::with_capacity(256 << 10, file),
         progress,
     };
-    let mut decoder = flate2::read::MultiGzDecoder::new(reader);
+    let mut decoder = Gunzip::new(std::io::BufReader::new(reader));
     let mut carry: Vec<u8> = Vec::new();
+    let mut total: u64 = 0;
     loop {
         let mut block = std::mem::take(&mut carry);
         let start = block.len();
@@ -513,23 +602,32 @@ fn decompress_blocks(
                 }
                 Ok(n) => filled += n,
                 Err(_) => {
-                    let _ = blocks.send(None);
+                    let _ = blocks.send(Err(Stopped));
                     return;
                 }
             }
+        }
+        total += (filled - start) as u64;
+        if total > limits.max_input {
+            let _ = blocks.send(Err(Stopped));
+            return;
         }
         block.truncate(filled);
         if !eof {
             // Keep the partial last line for the next block.
             match memchr::memrchr(b'\n', &block[start..]) {
                 Some(i) => carry = block.split_off(start + i + 1),
+                None if block.len() as u64 > limits.max_line => {
+                    let _ = blocks.send(Err(Stopped));
+                    return;
+                }
                 None => {
                     carry = block;
                     continue;
                 }
             }
         }
-        if !block.is_empty() && blocks.send(Some(block)).is_err() {
+        if !block.is_empty() && blocks.send(Ok(block)).is_err() {
             return;
         }
         if eof {
@@ -538,34 +636,56 @@ fn decompress_blocks(
     }
 }
 
-/// Read a gzip file the fast way: one thread decompresses, this one parses.
+/// Read a gzip file the fast way: one thread decompresses, this one parses. `Ok(None)` leaves
+/// it to the careful reader; an error is a limit met (memory).
 pub fn read_gzip(
     path: &str,
     file: &File,
     format: Option<InputFormat>,
     options: &LoadOptions,
     progress: &LoadProgress,
-) -> Option<RunLog> {
+) -> Result<Option<RunLog>, LoadError> {
     let stem = path.strip_suffix(".gz").unwrap_or(path);
-    std::thread::scope(|scope| {
+    let limits = &options.limits;
+    let budget = limits.memory_budget();
+    let mut out_of_memory = None;
+    let log = std::thread::scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::sync_channel(2);
-        scope.spawn(move || decompress_blocks(file, progress, sender));
-        let first = receiver.recv().ok()??;
+        scope.spawn(move || decompress_blocks(file, limits, progress, sender));
+        let first = receiver.recv().ok()?.ok()?;
         let body = first.strip_prefix(BOM).unwrap_or(&first);
         let format = format
             .or_else(|| format_from_extension(stem))
             .unwrap_or_else(|| sniff_format(body));
         let whole = memchr::memchr(b'\n', body).is_none();
+        if body.len() as u64 > limits.max_line && whole {
+            return None;
+        }
         let (parser, plan, rows_start) = read_head(path, body, whole, format, options)?;
+        if rows_start as u64 > limits.max_line + 1 {
+            return None;
+        }
         let layout = parser.layout().clone();
+        let row_bytes = layout.row_bytes();
         let mut columns = Columns::zeroed(0, &layout, false);
         let mut merged = Merged::new();
         let mut parse = |text: &[u8], columns: &mut Columns| -> Option<()> {
             if parser.quotes_are_anomalies() && memchr::memchr(b'"', text).is_some() {
                 return None;
             }
+            if has_long_line(text, limits.max_line)
+                || memchr::memrchr(b'\n', text).map_or(text.len(), |i| text.len() - i - 1) as u64
+                    > limits.max_line
+            {
+                return None;
+            }
             let lines = memchr::memchr_iter(b'\n', text).count()
                 + usize::from(text.last().is_some_and(|&b| b != b'\n'));
+            let needed = (columns.rows() + lines) as u64 * (row_bytes + 8);
+            if let Some(budget) = budget.filter(|&b| needed > b) {
+                out_of_memory = Some(limits.out_of_memory(path, needed, budget));
+                return None;
+            }
             let before = columns.rows();
             let mut stats = parser.parse(text, &mut columns.grow(lines))?;
             let mut track = merged.iterations;
@@ -588,7 +708,7 @@ pub fn read_gzip(
         parse(&body[rows_start..], &mut columns)?;
         drop(first);
         for block in receiver.iter() {
-            parse(&block?, &mut columns)?;
+            parse(&block.ok()?, &mut columns)?;
         }
         merged.needs_list(&layout)?;
         for column in &mut columns.metrics {
@@ -596,5 +716,9 @@ pub fn read_gzip(
         }
         columns.keys.shrink_to_fit();
         finish(path, plan, &layout, columns, merged)
-    })
+    });
+    match out_of_memory {
+        Some(err) => Err(err),
+        None => Ok(log),
+    }
 }

@@ -24,6 +24,7 @@ fn fast(
         &LoadProgress::default(),
         tuning,
     )
+    .expect("within the limits")
 }
 
 fn careful(bytes: &[u8], format: InputFormat, options: &LoadOptions) -> Result<RunLog, LoadError> {
