@@ -9,7 +9,29 @@ use clap::Parser;
 use cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so a closed pipe (`seqpoint select | head -c 10`) would surface as
+    // an error: restore the default, so the process ends quietly as other tools do.
+    // SAFETY: setting a signal's disposition to its default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
+    let writes_files = matches!(
+        &cli.command,
+        Some(
+            Command::Select(_)
+                | Command::Project(_)
+                | Command::Plot(_)
+                | Command::Man(_)
+                | Command::Report(_)
+        )
+    );
+    if writes_files {
+        if let Err(e) = cli::signals::remove_temporaries_on_signals() {
+            eprintln!("error: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    }
     let result = match &cli.command {
         Some(Command::Select(cmd)) => cli::select::run(cmd),
         Some(Command::Project(cmd)) => cli::project::run(cmd),

@@ -1,15 +1,16 @@
 //! `seqpoint completions SHELL` and `seqpoint man`: shell completions and a man page,
 //! generated from the same clap definitions that parse the arguments.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
+use super::output::{write_stdout, ReplaceArgs};
 use super::Cli;
-use seqpoint::output::atomic::write_atomically;
+use seqpoint::output::atomic::{stage, Staged};
+use seqpoint::output::shown::shown_path;
 
 #[derive(Debug, Args)]
 pub struct CompletionsCommand {
@@ -31,9 +32,9 @@ pub struct ManCommand {
     /// instead of printing the main page
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Overwrite pages that exist in DIR
-    #[arg(long)]
-    pub force: bool,
+    /// With --force, pages that exist in DIR are overwritten; all pages are written or none
+    #[command(flatten)]
+    pub replace: ReplaceArgs,
 }
 
 /// The completion script for `shell`, as text.
@@ -68,24 +69,54 @@ pub fn man_pages() -> anyhow::Result<Vec<(String, Vec<u8>)>> {
 }
 
 pub fn run_completions(cmd: &CompletionsCommand) -> anyhow::Result<()> {
-    std::io::stdout()
-        .write_all(&completions(cmd.shell))
-        .context("writing to standard output")
+    write_stdout(&completions(cmd.shell))
 }
 
 pub fn run_man(cmd: &ManCommand) -> anyhow::Result<()> {
     let pages = man_pages()?;
     match &cmd.dir {
-        None => std::io::stdout()
-            .write_all(&pages[0].1)
-            .context("writing to standard output"),
+        None => write_stdout(&pages[0].1),
         Some(dir) => {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-            for (name, text) in &pages {
-                write_atomically(&dir.join(name), text, cmd.force)?;
-            }
-            eprintln!("wrote {} man pages to {}", pages.len(), dir.display());
+            let shown = shown_path(dir);
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {shown}"))?;
+            write_all_or_none(dir, &pages, cmd)?;
+            eprintln!("wrote {} man pages to {shown}", pages.len());
             Ok(())
         }
     }
+}
+
+/// Every page is checked and written to a temporary file first; only then are they renamed
+/// into place, so an existing page (without --force), a special file or a full disk leaves
+/// the folder as it was.
+fn write_all_or_none(
+    dir: &std::path::Path,
+    pages: &[(String, Vec<u8>)],
+    cmd: &ManCommand,
+) -> anyhow::Result<()> {
+    let staged: Vec<(Staged, bool)> = pages
+        .iter()
+        .map(|(name, text)| {
+            let path = dir.join(name);
+            let existed = std::fs::symlink_metadata(&path).is_ok();
+            stage(&path, text, cmd.replace.replace()).map(|s| (s, existed))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow::anyhow!("{e}; no man page was written"))?;
+    let mut created = Vec::new();
+    for (page, existed) in staged {
+        let target = page.target().to_path_buf();
+        if let Err(e) = page.commit() {
+            // A rename failed after others succeeded (rare: the checks and writes are done).
+            // Take back the pages this run created; a replaced page cannot be restored.
+            for path in &created {
+                let _ = std::fs::remove_file(path);
+            }
+            anyhow::bail!("{e}; the pages this run had added were removed again");
+        }
+        if !existed {
+            created.push(target);
+        }
+    }
+    Ok(())
 }

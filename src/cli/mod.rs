@@ -2,13 +2,16 @@
 //! Each subcommand lives in its own file with a `run` entry point.
 
 pub mod completions;
+mod output;
 pub mod plot;
 mod progress;
 pub mod project;
 pub mod report;
 pub mod select;
+pub mod signals;
 pub mod tui;
 
+use anyhow::bail;
 use clap::{Args, Parser, Subcommand};
 
 use seqpoint::binning::Method;
@@ -176,9 +179,67 @@ impl RunArgs {
     }
 
     pub fn load(&self) -> anyhow::Result<seqpoint::RunLog> {
+        self.check_key()?;
         let (path, _) = self.paths();
-        Ok(progress::load_with_bar(&path, &self.load_options())?)
+        let log = progress::load_with_bar(&path, &self.load_options())?;
+        refuse_all_zero_metrics(&log)?;
+        Ok(log)
     }
+
+    /// One key column, or two for translation, each named once.
+    fn check_key(&self) -> anyhow::Result<()> {
+        if self.key.len() > 2 {
+            bail!(
+                "--key {}: one or two key columns (a length, or src_len,tgt_len), not {}",
+                self.key.join(","),
+                self.key.len()
+            );
+        }
+        if let [a, b] = self.key.as_slice() {
+            if a == b {
+                bail!("--key {a},{b}: names the same column twice; give it once, or two different columns");
+            }
+        }
+        if self.key.iter().any(String::is_empty) {
+            bail!("--key: an empty column name; expected --key COL or --key COL1,COL2");
+        }
+        Ok(())
+    }
+}
+
+/// A metric that is 0 in every iteration has nothing to bin or project: every error would
+/// read 0 and every ratio infinite. Refused, naming the column, rather than reported as a
+/// perfect selection.
+fn refuse_all_zero_metrics(log: &seqpoint::RunLog) -> anyhow::Result<()> {
+    if log.proxy.is_some() || log.is_empty() {
+        return Ok(());
+    }
+    for config in &log.configs {
+        let names: Vec<&str> = config.metrics.iter().map(|m| m.name.as_str()).collect();
+        for metric in &config.metrics {
+            if metric.values.iter().all(|&v| v == 0.0) {
+                let others: Vec<&str> = names
+                    .iter()
+                    .copied()
+                    .filter(|n| *n != metric.name)
+                    .collect();
+                let choice = if others.is_empty() {
+                    "log a metric that was measured, or leave the metric columns out for a proxy \
+                     cost (--cost)"
+                        .to_string()
+                } else {
+                    format!("choose another with --metric ({})", others.join(", "))
+                };
+                bail!(
+                    "{}: metric '{}' is 0 in every iteration: there is nothing to bin or \
+                     project; {choice}",
+                    seqpoint::output::shown::shown_path(&config.source),
+                    seqpoint::output::shown::shown_path(&metric.name),
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How SeqPoints are chosen.
@@ -199,7 +260,7 @@ pub struct SelectArgs {
     /// What must meet the target: error and 95% interval, or the measured error alone
     #[arg(long, value_enum, default_value = "interval")]
     pub target_by: TargetRule,
-    /// Largest K tried for the error target
+    /// Largest K tried for the error target (at least 1)
     #[arg(long, default_value_t = DEFAULT_MAX_BINS)]
     pub max_bins: usize,
     /// The first N iterations are never chosen (they still count in totals)
@@ -236,8 +297,10 @@ impl SelectArgs {
         }
     }
 
-    pub fn options(&self) -> SelectOptions {
-        SelectOptions {
+    /// The selection options, once the flags make sense.
+    pub fn options(&self) -> anyhow::Result<SelectOptions> {
+        self.check()?;
+        Ok(SelectOptions {
             method: self.method,
             pick: self.pick,
             bins: match self.bins {
@@ -251,9 +314,47 @@ impl SelectArgs {
             samples: self.samples,
             strata: self.strata,
             error_curve: false,
+        })
+    }
+
+    fn check(&self) -> anyhow::Result<()> {
+        let t = self.target_error;
+        if !(t.is_finite() && (MIN_TARGET_PCT..=100.0).contains(&t)) {
+            // As typed, near enough: 1e-320 rather than 0.000...0001.
+            let t = if t != 0.0 && !(1e-4..1e6).contains(&t.abs()) {
+                format!("{t:e}")
+            } else {
+                t.to_string()
+            };
+            bail!(
+                "--target-error {t}: expected a percentage from {MIN_TARGET_PCT} to 100; a \
+                 target finer than {MIN_TARGET_PCT}% is below the run-to-run noise of any \
+                 measured time, and no K or number of samples would be computed to meet it"
+            );
+        }
+        if self.max_bins == 0 {
+            bail!("--max-bins 0: expected at least 1 (the largest K the error target may use)");
+        }
+        Ok(())
+    }
+
+    /// Say so when `--bins K` asked for more bins than the run has distinct keys, which is
+    /// the most bins there can be.
+    pub fn note_fewer_bins(&self, selection: &seqpoint::Selection) {
+        if let Some(k) = self.bins {
+            if k > selection.unique_keys {
+                eprintln!(
+                    "note: --bins {k}: the run has {} distinct keys, so there are {} bins",
+                    selection.unique_keys,
+                    selection.bins()
+                );
+            }
         }
     }
 }
+
+/// The finest `--target-error` accepted, in percent.
+pub const MIN_TARGET_PCT: f64 = 0.01;
 
 /// Output format for tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -261,21 +362,4 @@ pub enum OutputFormat {
     Table,
     Json,
     Csv,
-}
-
-/// Write a command's output to OUT (atomically, never over an existing file without
-/// `--force`) and say where, or to standard output.
-pub fn emit(text: &str, output: Option<&std::path::Path>, force: bool) -> anyhow::Result<()> {
-    use anyhow::Context;
-    use std::io::Write;
-    match output {
-        Some(path) => {
-            seqpoint::output::atomic::write_atomically(path, text.as_bytes(), force)?;
-            eprintln!("wrote {}", path.display());
-        }
-        None => std::io::stdout()
-            .write_all(text.as_bytes())
-            .context("writing to standard output")?,
-    }
-    Ok(())
 }

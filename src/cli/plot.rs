@@ -1,12 +1,15 @@
 //! `seqpoint plot`: draw the selection as a publication-ready SVG (histogram with bins and
-//! SeqPoints, error-versus-K curve), written atomically.
+//! SeqPoints, error-versus-K curve), written atomically or to standard output with `-o -`.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
+use super::output::{write_stdout, ReplaceArgs};
 use super::{RunArgs, SelectArgs};
-use seqpoint::plot::{write_figure, Figure};
+use seqpoint::output::command::shell_word;
+use seqpoint::output::shown::shown_path;
+use seqpoint::plot::{check_svg_name, figure_svg, write_figure, Figure};
 use seqpoint::{run_selection, SelectOptions};
 
 #[derive(Debug, Args)]
@@ -15,31 +18,45 @@ pub struct PlotCommand {
     pub run: RunArgs,
     #[command(flatten)]
     pub select: SelectArgs,
-    /// The SVG file to write (atomically)
+    /// The SVG file to write (atomically); `-` writes the SVG to standard output
     #[arg(short = 'o', long, value_name = "FIG.svg")]
     pub output: PathBuf,
     /// Which panels: the length histogram, the error-versus-K curve, or both side by side
     #[arg(long, value_enum, default_value = "both")]
     pub what: Figure,
-    /// Overwrite FIG.svg if it exists
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub replace: ReplaceArgs,
 }
 
 pub fn run(cmd: &PlotCommand) -> anyhow::Result<()> {
-    let log = cmd.run.load()?;
+    let to_stdout = cmd.output.as_os_str() == "-";
+    if !to_stdout {
+        // Before the work: a .png name is refused at once, not after the selection.
+        check_svg_name(&cmd.output)?;
+    }
     let options = SelectOptions {
         error_curve: true,
-        ..cmd.select.options()
+        ..cmd.select.options()?
     };
+    let log = cmd.run.load()?;
     let selection = run_selection(&log, &options)?;
-    write_figure(&cmd.output, &log, &selection, cmd.what, cmd.force)?;
+    cmd.select.note_fewer_bins(&selection);
+    if to_stdout {
+        return write_stdout(figure_svg(&log, &selection, cmd.what)?.as_bytes());
+    }
+    write_figure(
+        &cmd.output,
+        &log,
+        &selection,
+        cmd.what,
+        cmd.replace.replace(),
+    )?;
+    let svg = shell_word(&shown_path(&cmd.output));
+    let png = shell_word(&shown_path(cmd.output.with_extension("png")));
     eprintln!(
-        "wrote {} ({} SeqPoints); as a PNG: rsvg-convert {} -o {}",
-        cmd.output.display(),
+        "wrote {} ({} SeqPoints); as a PNG: rsvg-convert {svg} -o {png}",
+        shown_path(&cmd.output),
         selection.bins(),
-        cmd.output.display(),
-        cmd.output.with_extension("png").display()
     );
     Ok(())
 }

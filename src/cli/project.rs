@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::output::{Destination, ReplaceArgs};
 use seqpoint::output::table::projection_table;
 use seqpoint::project::document::{
     project_measurements, read_select_doc, ProjectOptions, RunLength,
@@ -31,7 +32,8 @@ pub struct ProjectCommand {
     /// Metric column to project (repeatable); default: the SeqPoints file's metrics present
     #[arg(long, value_name = "COL")]
     pub metric: Vec<String>,
-    /// Output format (default: json for .json files, else table)
+    /// Output format (default: from OUT's extension: .json, else a table; a final .gz
+    /// compresses the file)
     #[arg(long, value_enum)]
     pub format: Option<ProjectFormat>,
     /// Project even when some SeqPoints were not measured, saying which and their share
@@ -46,17 +48,23 @@ pub struct ProjectCommand {
     /// MEASURED's format, overriding the file extension
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
-    /// Write to this file (atomically) instead of standard output
+    /// Write to this file (atomically) instead of standard output (`-`: standard output)
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Overwrite OUT if it exists
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub replace: ReplaceArgs,
     #[command(flatten)]
     pub limits: super::LimitArgs,
 }
 
 pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
+    // A name the format cannot be told from is refused before any work.
+    let destination = Destination::of(cmd.output.as_deref());
+    let format = destination.format(
+        cmd.format,
+        ProjectFormat::Table,
+        &[("json", ProjectFormat::Json)],
+    )?;
     let doc = read_select_doc(&cmd.seqpoints)?;
     let measured = read_measured(
         &cmd.measured,
@@ -81,19 +89,9 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
             run_length,
         },
     )?;
-    let json_file = cmd
-        .output
-        .as_ref()
-        .and_then(|p| p.extension())
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let format = cmd.format.unwrap_or(if json_file {
-        ProjectFormat::Json
-    } else {
-        ProjectFormat::Table
-    });
     let text = match format {
         ProjectFormat::Table => projection_table(&report),
         ProjectFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
     };
-    super::emit(&text, cmd.output.as_deref(), cmd.force)
+    destination.write(text.as_bytes(), cmd.replace.replace())
 }

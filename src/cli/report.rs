@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::output::{Destination, ReplaceArgs};
 use super::RunArgs;
 use seqpoint::output::json::report_document;
 use seqpoint::report::{findings_table, run_checks, ReportOptions};
@@ -18,7 +19,8 @@ pub enum ReportFormat {
 pub struct ReportCommand {
     #[command(flatten)]
     pub run: RunArgs,
-    /// Output format (default: json for .json files, else table)
+    /// Output format (default: from OUT's extension: .json, else a table; a final .gz
+    /// compresses the file)
     #[arg(long, value_enum)]
     pub format: Option<ReportFormat>,
     /// Weighted drift (percent) above which the drift check warns
@@ -27,12 +29,11 @@ pub struct ReportCommand {
     /// Contiguous phases compared for drift when the log has fewer than two epochs
     #[arg(long, value_name = "P", default_value_t = 4)]
     pub phases: usize,
-    /// Write to this file (atomically) instead of standard output
+    /// Write to this file (atomically) instead of standard output (`-`: standard output)
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Overwrite OUT if it exists
-    #[arg(long)]
-    pub force: bool,
+    #[command(flatten)]
+    pub replace: ReplaceArgs,
 }
 
 impl ReportCommand {
@@ -66,12 +67,12 @@ pub fn render(cmd: &ReportCommand, format: ReportFormat) -> anyhow::Result<Strin
 }
 
 pub fn run(cmd: &ReportCommand) -> anyhow::Result<()> {
-    let format =
-        cmd.format
-            .unwrap_or_else(|| match cmd.output.as_ref().and_then(|p| p.extension()) {
-                Some(ext) if ext.eq_ignore_ascii_case("json") => ReportFormat::Json,
-                _ => ReportFormat::Table,
-            });
+    let destination = Destination::of(cmd.output.as_deref());
+    let format = destination.format(
+        cmd.format,
+        ReportFormat::Table,
+        &[("json", ReportFormat::Json)],
+    )?;
     let text = render(cmd, format)?;
-    super::emit(&text, cmd.output.as_deref(), cmd.force)
+    destination.write(text.as_bytes(), cmd.replace.replace())
 }

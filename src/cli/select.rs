@@ -1,10 +1,10 @@
 //! `seqpoint select`: choose SeqPoints, print or write them.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
 
+use super::output::{Destination, ReplaceArgs};
 use super::{OutputFormat, RunArgs, SelectArgs};
 use seqpoint::output::table::{baselines_table, plan_table};
 use seqpoint::output::table::{selection_table, skipped_note};
@@ -18,33 +18,21 @@ pub struct SelectCommand {
     pub run: RunArgs,
     #[command(flatten)]
     pub select: SelectArgs,
-    /// Write to this file (atomically) instead of standard output
+    /// Write to this file (atomically) instead of standard output (`-`: standard output)
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Output format (default: json for .json files, csv for .csv, else table)
+    /// Output format (default: from OUT's extension: .json, .csv, else a table; a final .gz
+    /// compresses the file)
     #[arg(long, value_enum)]
     pub format: Option<OutputFormat>,
-    /// Overwrite OUT if it exists
-    #[arg(long)]
-    pub force: bool,
-}
-
-fn default_format(output: Option<&PathBuf>) -> OutputFormat {
-    let ext = output
-        .and_then(|p| p.extension())
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("json") => OutputFormat::Json,
-        Some("csv") => OutputFormat::Csv,
-        _ if output.is_none() && !std::io::stdout().is_terminal() => OutputFormat::Table,
-        _ => OutputFormat::Table,
-    }
+    #[command(flatten)]
+    pub replace: ReplaceArgs,
 }
 
 /// Render a selection (with its profiling plan and the naive baselines beside it).
 pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyhow::Result<String> {
+    let options = select.options()?;
     let log = run.load()?;
-    let options = select.options();
     let (selection, plan) = match select.plan_rule() {
         Some(PlanRule::Target(target)) => {
             let (selection, plan) = cheapest_plan(&log, &options, target)?;
@@ -57,6 +45,7 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
         }
         None => (super::progress::select_with_bar(&log, &options)?, None),
     };
+    select.note_fewer_bins(&selection);
     let profiled = plan
         .as_ref()
         .map_or(selection.bins() as u64, |p| p.iterations());
@@ -91,9 +80,12 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
 }
 
 pub fn run(cmd: &SelectCommand) -> anyhow::Result<()> {
-    let format = cmd
-        .format
-        .unwrap_or_else(|| default_format(cmd.output.as_ref()));
+    let destination = Destination::of(cmd.output.as_deref());
+    let format = destination.format(
+        cmd.format,
+        OutputFormat::Table,
+        &[("json", OutputFormat::Json), ("csv", OutputFormat::Csv)],
+    )?;
     let text = render(&cmd.run, &cmd.select, format)?;
-    super::emit(&text, cmd.output.as_deref(), cmd.force)
+    destination.write(text.as_bytes(), cmd.replace.replace())
 }

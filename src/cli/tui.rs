@@ -33,9 +33,10 @@ pub fn open(run: &RunArgs, select: &SelectArgs) -> anyhow::Result<()> {
             "the explorer does not make profiling plans (--budget, --plan); `seqpoint select` does"
         );
     }
+    let options = select.options()?;
     let (path, _) = run.paths();
     let log = run.load()?;
-    let session = Session::new(path, run.load_options(), log, select.options())?;
+    let session = Session::new(path, run.load_options(), log, options)?;
     match tui::run(session)? {
         Ended::Quit => Ok(()),
         Ended::Signal(signal) => std::process::exit(128 + signal),

@@ -5,6 +5,7 @@ use super::doc::ProjectionReport;
 use std::fmt;
 
 use crate::groups::key_text;
+use crate::output::shown::shown_path;
 use crate::project::baselines::Baseline;
 use crate::project::Projection;
 use crate::runlog::RunLog;
@@ -98,7 +99,7 @@ pub fn skipped_note(log: &RunLog) -> Option<String> {
         "skipped {} bad row{} of {} (line{} {}{more})",
         skipped.count,
         if skipped.count == 1 { "" } else { "s" },
-        log.source,
+        shown_path(&log.source),
         if lines.len() == 1 { "" } else { "s" },
         lines.join(", "),
     );
@@ -120,7 +121,7 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
     };
     out.push_str(&format!(
         "{}: {} iterations, {} SeqPoints, method {}, pick {}{proxy}\n",
-        log.source,
+        shown_path(&log.source),
         log.len(),
         selection.bins(),
         selection.method.name(),
@@ -230,8 +231,8 @@ pub fn projection_table(report: &ProjectionReport) -> String {
     let total = first.measured_seqpoints as usize + first.missing_bins.len();
     out.push_str(&format!(
         "{} + {}: {} of {} SeqPoints measured ({} rows, matched by {})\n",
-        report.seqpoints,
-        report.measured,
+        shown_path(&report.seqpoints),
+        shown_path(&report.measured),
         first.measured_seqpoints,
         total,
         first.samples,

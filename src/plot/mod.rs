@@ -14,7 +14,7 @@ mod histogram;
 pub use histogram::{bin_bands, histogram_buckets, Bucket};
 
 use crate::groups::KeyGroups;
-use crate::output::atomic::{write_atomically, WriteError};
+use crate::output::atomic::{write_replacing, Replace, WriteError};
 use crate::runlog::RunLog;
 use crate::select::Selection;
 
@@ -59,6 +59,8 @@ pub enum PlotError {
     Draw(String),
     #[error(transparent)]
     Write(#[from] WriteError),
+    #[error("{0}")]
+    NotSvg(String),
 }
 
 fn draw_error<E: std::fmt::Debug>(e: E) -> PlotError {
@@ -138,18 +140,49 @@ pub fn figure_svg(log: &RunLog, selection: &Selection, what: Figure) -> Result<S
     Ok(svg)
 }
 
-/// Draw the figure and write it atomically (never replacing `path` unless `overwrite`).
-/// The CLI's `plot` and the explorer's export both call this.
+/// Draw the figure and write it atomically, replacing an existing `path` only as `replace`
+/// allows (`true`: a writable regular file). A name that does not end in `.svg` is refused
+/// first: the figure is SVG, and a `.png` full of SVG opens nowhere.
 pub fn write_figure(
     path: &Path,
     log: &RunLog,
     selection: &Selection,
     what: Figure,
-    overwrite: bool,
+    replace: impl Into<Replace>,
 ) -> Result<(), PlotError> {
+    check_svg_name(path)?;
     let svg = figure_svg(log, selection, what)?;
-    write_atomically(path, svg.as_bytes(), overwrite)?;
+    write_replacing(path, svg.as_bytes(), replace.into())?;
     Ok(())
+}
+
+/// Figures are written as SVG only: any other extension is refused, with the commands that give
+/// the format asked for where rsvg-convert can make it.
+pub fn check_svg_name(path: &Path) -> Result<(), PlotError> {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if extension.as_deref() == Some("svg") {
+        return Ok(());
+    }
+    use crate::output::{command::shell_word, shown::shown_path};
+    let shown = shell_word(&shown_path(path));
+    let svg = shell_word(&shown_path(path.with_extension("svg")));
+    let message = match extension.as_deref() {
+        None => format!("{shown}: a figure is SVG; name it {svg} (or -o - for standard output)"),
+        Some(ext) => {
+            let said = format!("{shown}: seqpoint draws SVG only; write {svg}");
+            // rsvg-convert (librsvg) writes these; for anything else the SVG is the answer.
+            match ext {
+                "png" => format!("{said}, then convert it: rsvg-convert {svg} -o {shown}"),
+                "pdf" | "ps" | "eps" => {
+                    format!("{said}, then convert it: rsvg-convert -f {ext} {svg} -o {shown}")
+                }
+                _ => format!("{said} (a .{} file is not made here)", shown_path(ext)),
+            }
+        }
+    };
+    Err(PlotError::NotSvg(message))
 }
 
 /// How a legend entry is keyed.

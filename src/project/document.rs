@@ -36,7 +36,7 @@ pub struct ProjectOptions {
 pub enum ProjectError {
     #[error(transparent)]
     Load(#[from] LoadError),
-    #[error("{path}: {message}")]
+    #[error("{}: {message}", crate::output::shown::shown_path(path))]
     Document { path: String, message: String },
     #[error("{0}")]
     Missing(String),
@@ -90,6 +90,7 @@ pub fn parse_select_doc(path: &str, bytes: &[u8]) -> Result<SelectDoc, ProjectEr
     if doc.seqpoints.is_empty() {
         return Err(document("the document lists no SeqPoints".into()));
     }
+    crate::project::validate::check_document(path, &doc)?;
     Ok(doc)
 }
 
@@ -195,6 +196,7 @@ pub fn project_measurements(
     options: &ProjectOptions,
 ) -> Result<ProjectionReport, ProjectError> {
     let scale = scale_of(doc, options.run_length)?;
+    crate::project::validate::check_run_length(doc, options.run_length)?;
     let missing: Vec<usize> = (0..doc.seqpoints.len())
         .filter(|&i| measured.samples[i].is_empty())
         .collect();

@@ -9,6 +9,7 @@ pub mod document;
 pub mod estimate;
 pub mod measured;
 pub mod stratified;
+pub mod validate;
 
 use crate::pick::SeqPoint;
 use crate::runlog::{ConfigRole, RunLog};

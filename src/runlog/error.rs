@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::output::shown::shown_path;
+
 /// Where in an input a problem sits. Lines and columns are 1-based, as editors show them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
@@ -13,7 +15,7 @@ pub struct Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path)?;
+        write!(f, "{}", shown_path(&self.path))?;
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
             if let Some(column) = self.column {
@@ -27,11 +29,11 @@ impl fmt::Display for Location {
 /// A run log could not be read. The message is complete on its own: the CLI prints it as is.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{path}: cannot read: {reason}")]
+    #[error("{}: cannot read: {reason}", shown_path(path))]
     Io { path: String, reason: String },
     #[error("{at}: {message}")]
     Bad { at: Location, message: String },
-    #[error("{path}: {message}")]
+    #[error("{}: {message}", shown_path(path))]
     File { path: String, message: String },
 }
 

@@ -168,3 +168,196 @@ ls -A
     );
     assert_eq!(stdout, expected);
 }
+
+/// `select -o NODE --force`: the error names what NODE is; NODE is still there, unchanged in
+/// kind, and no temporary file is left beside it.
+fn refuses_to_replace(dir: &std::path::Path, node: &str, kind: &str) {
+    let before = std::fs::symlink_metadata(dir.join(node)).unwrap();
+    for force in [
+        &[][..],
+        &["--force"][..],
+        &["--force", "--replace-read-only"][..],
+    ] {
+        seqpoint_in(dir)
+            .args(["select", "-k", "2", "-o", node])
+            .args(force)
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(format!(
+                "error: {node}: is {kind}, not a regular file; seqpoint writes only regular \
+                 files and never replaces one that is not (nothing was changed)\n"
+            ));
+    }
+    let after = std::fs::symlink_metadata(dir.join(node)).unwrap();
+    assert_eq!(before.file_type(), after.file_type());
+    assert!(!files_in(dir).iter().any(|n| n.starts_with(".seqpoint-")));
+}
+
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+}
+
+#[test]
+fn force_never_replaces_a_named_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    mkfifo(&dir.path().join("pipe.json"));
+    refuses_to_replace(dir.path(), "pipe.json", "a named pipe");
+}
+
+/// `/proc/self/fd/1` seen by the writer is its own standard output, a pipe here.
+#[test]
+fn force_never_replaces_a_link_to_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/proc/self/fd/1", dir.path().join("out.json")).unwrap();
+    refuses_to_replace(dir.path(), "out.json", "a symbolic link to a named pipe");
+    assert_eq!(
+        std::fs::read_link(dir.path().join("out.json")).unwrap(),
+        std::path::Path::new("/proc/self/fd/1")
+    );
+}
+
+/// As root: a copy of /dev/null's node (major 1, minor 3) in a scratch folder survives.
+#[test]
+fn force_never_replaces_a_character_device() {
+    // SAFETY: geteuid only reads the process's credentials.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: making a device node needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let node = dir.path().join("null.csv");
+    let c = std::ffi::CString::new(node.to_str().unwrap()).unwrap();
+    // SAFETY: a valid path; makedev(1, 3) is the null device.
+    let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+    if made != 0 {
+        eprintln!("skipped: mknod is not allowed here");
+        return;
+    }
+    refuses_to_replace(dir.path(), "null.csv", "a character device");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&node)
+        .unwrap()
+        .file_type()
+        .is_char_device());
+}
+
+/// A read-only file is kept by --force alone; --replace-read-only (in a folder this user owns)
+/// replaces it, and the new file keeps the old one's mode.
+#[test]
+fn a_read_only_file_needs_its_own_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seqpoints.json");
+    std::fs::write(&path, EARLIER).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "-k", "2", "-o", "seqpoints.json", "--force"])
+        .assert()
+        .code(1)
+        .stderr(
+            "error: seqpoints.json: is read-only; pass --replace-read-only as well as --force \
+             to replace it (nothing was changed)\n",
+        );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), EARLIER);
+    // The flag alone means nothing without --force.
+    seqpoint_in(dir.path())
+        .args([
+            "select",
+            "-k",
+            "2",
+            "-o",
+            "seqpoints.json",
+            "--replace-read-only",
+        ])
+        .assert()
+        .code(2);
+    seqpoint_in(dir.path())
+        .args(["select", "-k", "2", "-o", "seqpoints.json"])
+        .args(["--force", "--replace-read-only"])
+        .assert()
+        .success()
+        .stderr("wrote seqpoints.json\n");
+    let doc: seqpoint::output::doc::SelectDoc =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(doc.seqpoints.len(), 2);
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o444);
+    assert_eq!(files_in(dir.path()), ["seqpoints.json"]);
+}
+
+/// As root: a replaced file keeps its owner and group (another user's) and its mode.
+#[test]
+fn a_replaced_file_keeps_its_owner_and_mode() {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid only reads the process's credentials.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: giving a file to another user needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("list.csv");
+    std::fs::write(&path, "earlier\n").unwrap();
+    std::os::unix::fs::chown(&path, Some(4321), Some(4322)).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o664)).unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "-k", "2", "-o", "list.csv", "--force"])
+        .assert()
+        .success();
+    let meta = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        (meta.uid(), meta.gid(), meta.mode() & 0o7777),
+        (4321, 4322, 0o664)
+    );
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .starts_with("id,iteration,"));
+}
+
+/// A symbolic link to a regular file: the file is replaced, the link kept.
+#[test]
+fn force_through_a_link_replaces_the_file_it_points_to() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    std::fs::write(dir.path().join("real/list.csv"), "earlier\n").unwrap();
+    std::os::unix::fs::symlink("real/list.csv", dir.path().join("list.csv")).unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "-k", "2", "-o", "list.csv", "--force"])
+        .assert()
+        .success();
+    assert!(std::fs::symlink_metadata(dir.path().join("list.csv"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(dir.path().join("real/list.csv"))
+        .unwrap()
+        .starts_with("id,iteration,"));
+    assert_eq!(files_in(&dir.path().join("real")), ["list.csv"]);
+}
+
+/// The explorer's export, after the user confirms overwriting with `y`, calls the same writer:
+/// a named pipe where its CSV would go is refused and kept.
+#[test]
+fn the_explorers_confirmed_export_never_replaces_a_named_pipe() {
+    use seqpoint::tui::app::ExportPlan;
+    use seqpoint::tui::save::{write_export, ExportOutcome};
+    let dir = tempfile::tempdir().unwrap();
+    mkfifo(&dir.path().join("s.csv"));
+    let plan = ExportPlan {
+        json_path: dir.path().join("s.json"),
+        csv_path: dir.path().join("s.csv"),
+        json: "{}\n".into(),
+        csv: "id\n".into(),
+        overwrite: true,
+    };
+    match write_export(plan) {
+        ExportOutcome::Failed(e) => assert!(e.ends_with("s.csv: is a named pipe, not a regular file; seqpoint writes only regular files and never replaces one that is not (nothing was changed)"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(dir.path().join("s.csv"))
+        .unwrap()
+        .file_type()
+        .is_fifo());
+}

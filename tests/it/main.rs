@@ -8,6 +8,7 @@ mod cli_select;
 mod export_safety;
 mod figures_cli;
 mod fuzz_regressions;
+mod hardening_cli;
 mod independent_check;
 mod interval_coverage;
 mod large_numbers;

@@ -1,0 +1,65 @@
+//! How a file name is shown to the user: in errors, "wrote" lines and table headers alike.
+//! A name may hold any byte but `/` and NUL; control characters (ESC and OSC sequences could
+//! retitle, recolour or garble the terminal), Unicode direction overrides (which reorder what
+//! follows) and bytes that are not UTF-8 are shown escaped, never sent raw.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// `path` as text safe to print on a terminal: `\u{1b}` for ESC, `\xFF` for a byte that is
+/// not UTF-8, everything else as is.
+pub fn shown_path(path: impl AsRef<Path>) -> String {
+    let bytes = path.as_ref().as_os_str().as_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control() || is_direction_control(c) {
+                out.extend(c.escape_unicode());
+            } else {
+                out.push(c);
+            }
+        }
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Bidirectional embeddings, overrides and isolates: invisible, and they reorder the text after
+/// them ("Trojan Source").
+fn is_direction_control(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn plain_names_are_unchanged() {
+        assert_eq!(
+            shown_path("runs/speech t1 (été).csv"),
+            "runs/speech t1 (été).csv"
+        );
+    }
+
+    #[test]
+    fn control_characters_direction_overrides_and_bad_bytes_are_escaped() {
+        assert_eq!(
+            shown_path("a\u{1b}]0;pwned\u{7}b\n.csv"),
+            "a\\u{1b}]0;pwned\\u{7}b\\u{a}.csv"
+        );
+        assert_eq!(shown_path("x\u{202E}vsc.exe"), "x\\u{202e}vsc.exe");
+        assert_eq!(shown_path("\u{9b}31m"), "\\u{9b}31m");
+        let raw = OsStr::from_bytes(b"bad\xff\x1b.csv");
+        assert_eq!(shown_path(raw), "bad\\xFF\\u{1b}.csv");
+        // Whatever the input, nothing below U+0020 or DEL or C1 is left.
+        let all: String = (0u8..=0x7f)
+            .map(char::from)
+            .chain(['\u{85}', '\u{9f}'])
+            .collect();
+        assert!(!shown_path(all.as_str()).chars().any(char::is_control));
+    }
+}
