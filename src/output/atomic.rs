@@ -377,6 +377,43 @@ pub fn write_replacing(path: &Path, contents: &[u8], replace: Replace) -> Result
     stage(path, contents, replace)?.commit()
 }
 
+/// Write several files all or none: each is checked and written to a temporary file first,
+/// and only then are they renamed into place, so a file in the way, a special file or a full
+/// disk leaves every target as it was. (Should a rename fail after others succeeded, which
+/// the checks make rare, the files this call created are removed again.)
+pub fn write_all_or_none(files: &[(&Path, &[u8])], replace: Replace) -> Result<(), WriteError> {
+    let staged: Vec<(Staged, bool)> = files
+        .iter()
+        .map(|&(path, contents)| {
+            let existed = std::fs::symlink_metadata(path).is_ok();
+            stage(path, contents, replace).map(|s| (s, existed))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut created: Vec<PathBuf> = Vec::new();
+    for (file, existed) in staged {
+        let target = file.target().to_path_buf();
+        if let Err(e) = file.commit() {
+            for path in &created {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(match e {
+                WriteError::Io { path, reason } if !created.is_empty() => WriteError::Io {
+                    path,
+                    reason: format!(
+                        "{reason}; the {} files written before it were removed again",
+                        created.len()
+                    ),
+                },
+                other => other,
+            });
+        }
+        if !existed {
+            created.push(target);
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -479,6 +516,31 @@ mod tests {
         write_replacing(&path, b"newer", Replace::ReadOnlyToo).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"newer");
         assert_eq!(mode(&path), 0o444);
+    }
+
+    #[test]
+    fn several_files_are_written_all_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
+        std::fs::write(&c, b"mine").unwrap();
+        let files = [
+            (a.as_path(), &b"1"[..]),
+            (b.as_path(), b"2"),
+            (c.as_path(), b"3"),
+        ];
+        let err = write_all_or_none(&files, Replace::Never).unwrap_err();
+        assert!(matches!(err, WriteError::Exists(_)), "{err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(std::fs::read(&c).unwrap(), b"mine");
+        write_all_or_none(&files, Replace::Writable).unwrap();
+        for (path, contents) in files {
+            assert_eq!(std::fs::read(path).unwrap(), contents);
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
     }
 
     #[test]

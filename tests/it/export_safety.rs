@@ -337,7 +337,8 @@ fn force_through_a_link_replaces_the_file_it_points_to() {
 }
 
 /// The explorer's export, after the user confirms overwriting with `y`, calls the same writer:
-/// a named pipe where its CSV would go is refused and kept.
+/// a named pipe where its CSV would go is refused and kept, and the JSON is not written either
+/// (an export is both files or neither).
 #[test]
 fn the_explorers_confirmed_export_never_replaces_a_named_pipe() {
     use seqpoint::tui::app::ExportPlan;
@@ -360,4 +361,5 @@ fn the_explorers_confirmed_export_never_replaces_a_named_pipe() {
         .unwrap()
         .file_type()
         .is_fifo());
+    assert!(!dir.path().join("s.json").exists());
 }
