@@ -45,7 +45,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // The last guard against terminal injection: whatever a message quotes, no escape
+            // sequence reaches the terminal raw.
+            let message = seqpoint::output::shown::terminal_text(&format!("{e:#}"));
+            eprintln!("error: {message}");
             ExitCode::FAILURE
         }
     }

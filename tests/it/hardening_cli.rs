@@ -474,6 +474,40 @@ fn control_characters_in_names_are_shown_escaped() {
         );
 }
 
+/// A name quoted inside a message (the measurements file of `project`, a `--compare` log) is
+/// escaped too: every error passes one last escape before the terminal.
+#[test]
+fn names_quoted_inside_messages_are_escaped_too() {
+    let (dir, _) = project_case();
+    let measured = "m\u{1b}]2;title\u{7}.csv";
+    std::fs::write(dir.path().join(measured), "seqpoint,time_ms\n0,100\n").unwrap();
+    let err = seqpoint_in(dir.path())
+        .args(["project", "s.json", measured])
+        .assert()
+        .code(1)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(
+        err.starts_with("error: m\\u{1b}]2;title\\u{7}.csv: no measurement for 3 of the 4"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("a.csv"), "iteration,seq_len\n0,1\n1,2\n").unwrap();
+    let compare = "b\u{1b}[2J.csv";
+    std::fs::write(dir.path().join(compare), "iteration,seq_len\n0,1\n5,2\n").unwrap();
+    let err = seqpoint_in(dir.path())
+        .args(["select", "a.csv", "--compare", compare])
+        .assert()
+        .code(1)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(err.starts_with("error: b\\u{1b}[2J.csv: "), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err}");
+}
+
 // ---- signals while writing ----------------------------------------------------------------
 
 /// SIGINT, SIGTERM or SIGHUP arriving while the output's temporary file is being made durable
