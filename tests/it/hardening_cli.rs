@@ -276,9 +276,9 @@ fn nonsense_selection_flags_are_refused_with_the_reason() {
     );
 }
 
-/// The finest target accepted never advises an absurd number of samples.
+/// The finest target accepted advises a computed count of samples, not a saturated u64::MAX.
 #[test]
-fn the_finest_target_gives_advice_with_a_real_count() {
+fn a_target_at_the_floor_advises_no_saturated_count() {
     let out = seqpoint_in(Path::new(env!("CARGO_MANIFEST_DIR")))
         .args(["select", "--target-error", "0.01", "--max-bins", "2"])
         .assert()
