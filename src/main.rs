@@ -42,6 +42,11 @@ fn main() -> ExitCode {
         Some(Command::Tui(cmd)) => cli::tui::run(cmd),
         None => explore(&cli),
     };
+    // A signal that arrived while the command ran ends the process by that signal, whether
+    // the command finished first or gave up its write because of it.
+    if let Some(signal) = cli::signals::received() {
+        cli::signals::end_by(signal);
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

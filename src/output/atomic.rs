@@ -15,7 +15,8 @@ use std::fs::Metadata;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::output::shown::shown_path;
 
@@ -40,6 +41,8 @@ pub enum WriteError {
     ReadOnlyElsewhere { path: String },
     #[error("{path}: cannot write: {reason} (nothing was changed)")]
     Io { path: String, reason: String },
+    #[error("{0}: not written: interrupted by a signal (nothing was changed)")]
+    Interrupted(String),
 }
 
 /// What an existing output file may be replaced with.
@@ -208,6 +211,20 @@ fn folder_of(path: &Path) -> PathBuf {
     }
 }
 
+/// Set (non-zero) by a signal handler: no file is renamed into place after it.
+static STOP: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+
+/// From now on, once `flag` is non-zero no temporary file is renamed into place: a signal
+/// that arrives while a file is being written abandons it, whichever thread runs first.
+/// `signal_hook::flag::register_usize` sets such a flag inside the signal handler itself.
+pub fn stop_writes_when_set(flag: Arc<AtomicUsize>) {
+    let _ = STOP.set(flag);
+}
+
+fn stop_requested() -> bool {
+    STOP.get().is_some_and(|f| f.load(Ordering::SeqCst) != 0)
+}
+
 /// Temporary files written but not yet renamed into place.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -323,6 +340,10 @@ impl Staged {
         let mut list = pending();
         let staged_path = temp.path().to_path_buf();
         list.retain(|p| p != &staged_path);
+        if stop_requested() {
+            drop(list);
+            return Err(WriteError::Interrupted(shown));
+        }
         // The target may have changed since it was checked: check again, as late as possible.
         if let Err(e) = check_target(&self.target, self.replace) {
             drop(list);
