@@ -42,10 +42,18 @@ fn main() -> ExitCode {
         Some(Command::Tui(cmd)) => cli::tui::run(cmd),
         None => explore(&cli),
     };
+    // A signal that arrived while the command ran ends the process by that signal, whether
+    // the command finished first or gave up its write because of it.
+    if let Some(signal) = cli::signals::received() {
+        cli::signals::end_by(signal);
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // The last guard against terminal injection: whatever a message quotes, no escape
+            // sequence reaches the terminal raw.
+            let message = seqpoint::output::shown::terminal_text(&format!("{e:#}"));
+            eprintln!("error: {message}");
             ExitCode::FAILURE
         }
     }

@@ -1,7 +1,7 @@
 //! `seqpoint completions SHELL` and `seqpoint man`: shell completions and a man page,
 //! generated from the same clap definitions that parse the arguments.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, CommandFactory};
@@ -9,7 +9,7 @@ use clap_complete::Shell;
 
 use super::output::{write_stdout, ReplaceArgs};
 use super::Cli;
-use seqpoint::output::atomic::{stage, Staged};
+use seqpoint::output::atomic::write_all_or_none;
 use seqpoint::output::shown::shown_path;
 
 #[derive(Debug, Args)]
@@ -79,44 +79,16 @@ pub fn run_man(cmd: &ManCommand) -> anyhow::Result<()> {
         Some(dir) => {
             let shown = shown_path(dir);
             std::fs::create_dir_all(dir).with_context(|| format!("creating {shown}"))?;
-            write_all_or_none(dir, &pages, cmd)?;
+            let paths: Vec<PathBuf> = pages.iter().map(|(name, _)| dir.join(name)).collect();
+            let files: Vec<(&Path, &[u8])> = paths
+                .iter()
+                .zip(&pages)
+                .map(|(path, (_, text))| (path.as_path(), text.as_slice()))
+                .collect();
+            write_all_or_none(&files, cmd.replace.replace())
+                .map_err(|e| anyhow::anyhow!("{e}; no man page was written"))?;
             eprintln!("wrote {} man pages to {shown}", pages.len());
             Ok(())
         }
     }
-}
-
-/// Every page is checked and written to a temporary file first; only then are they renamed
-/// into place, so an existing page (without --force), a special file or a full disk leaves
-/// the folder as it was.
-fn write_all_or_none(
-    dir: &std::path::Path,
-    pages: &[(String, Vec<u8>)],
-    cmd: &ManCommand,
-) -> anyhow::Result<()> {
-    let staged: Vec<(Staged, bool)> = pages
-        .iter()
-        .map(|(name, text)| {
-            let path = dir.join(name);
-            let existed = std::fs::symlink_metadata(&path).is_ok();
-            stage(&path, text, cmd.replace.replace()).map(|s| (s, existed))
-        })
-        .collect::<Result<_, _>>()
-        .map_err(|e| anyhow::anyhow!("{e}; no man page was written"))?;
-    let mut created = Vec::new();
-    for (page, existed) in staged {
-        let target = page.target().to_path_buf();
-        if let Err(e) = page.commit() {
-            // A rename failed after others succeeded (rare: the checks and writes are done).
-            // Take back the pages this run created; a replaced page cannot be restored.
-            for path in &created {
-                let _ = std::fs::remove_file(path);
-            }
-            anyhow::bail!("{e}; the pages this run had added were removed again");
-        }
-        if !existed {
-            created.push(target);
-        }
-    }
-    Ok(())
 }

@@ -254,7 +254,7 @@ pub struct SelectArgs {
     /// Number of bins (overrides --target-error)
     #[arg(long, short = 'k', value_name = "K")]
     pub bins: Option<usize>,
-    /// Error target in percent: the smallest K that meets it is chosen
+    /// Error target in percent (0.01 to 100): the smallest K that meets it is chosen
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_TARGET_PCT)]
     pub target_error: f64,
     /// What must meet the target: error and 95% interval, or the measured error alone

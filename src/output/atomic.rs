@@ -15,7 +15,8 @@ use std::fs::Metadata;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::output::shown::shown_path;
 
@@ -40,6 +41,8 @@ pub enum WriteError {
     ReadOnlyElsewhere { path: String },
     #[error("{path}: cannot write: {reason} (nothing was changed)")]
     Io { path: String, reason: String },
+    #[error("{0}: not written: interrupted by a signal (nothing was changed)")]
+    Interrupted(String),
 }
 
 /// What an existing output file may be replaced with.
@@ -208,6 +211,20 @@ fn folder_of(path: &Path) -> PathBuf {
     }
 }
 
+/// Set (non-zero) by a signal handler: no file is renamed into place after it.
+static STOP: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+
+/// From now on, once `flag` is non-zero no temporary file is renamed into place: a signal
+/// that arrives while a file is being written abandons it, whichever thread runs first.
+/// `signal_hook::flag::register_usize` sets such a flag inside the signal handler itself.
+pub fn stop_writes_when_set(flag: Arc<AtomicUsize>) {
+    let _ = STOP.set(flag);
+}
+
+fn stop_requested() -> bool {
+    STOP.get().is_some_and(|f| f.load(Ordering::SeqCst) != 0)
+}
+
 /// Temporary files written but not yet renamed into place.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -323,6 +340,10 @@ impl Staged {
         let mut list = pending();
         let staged_path = temp.path().to_path_buf();
         list.retain(|p| p != &staged_path);
+        if stop_requested() {
+            drop(list);
+            return Err(WriteError::Interrupted(shown));
+        }
         // The target may have changed since it was checked: check again, as late as possible.
         if let Err(e) = check_target(&self.target, self.replace) {
             drop(list);
@@ -375,6 +396,43 @@ pub fn write_atomically(path: &Path, contents: &[u8], overwrite: bool) -> Result
 /// [`write_atomically`] with the full choice of what may be replaced.
 pub fn write_replacing(path: &Path, contents: &[u8], replace: Replace) -> Result<(), WriteError> {
     stage(path, contents, replace)?.commit()
+}
+
+/// Write several files all or none: each is checked and written to a temporary file first,
+/// and only then are they renamed into place, so a file in the way, a special file or a full
+/// disk leaves every target as it was. (Should a rename fail after others succeeded, which
+/// the checks make rare, the files this call created are removed again.)
+pub fn write_all_or_none(files: &[(&Path, &[u8])], replace: Replace) -> Result<(), WriteError> {
+    let staged: Vec<(Staged, bool)> = files
+        .iter()
+        .map(|&(path, contents)| {
+            let existed = std::fs::symlink_metadata(path).is_ok();
+            stage(path, contents, replace).map(|s| (s, existed))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut created: Vec<PathBuf> = Vec::new();
+    for (file, existed) in staged {
+        let target = file.target().to_path_buf();
+        if let Err(e) = file.commit() {
+            for path in &created {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(match e {
+                WriteError::Io { path, reason } if !created.is_empty() => WriteError::Io {
+                    path,
+                    reason: format!(
+                        "{reason}; the {} files written before it were removed again",
+                        created.len()
+                    ),
+                },
+                other => other,
+            });
+        }
+        if !existed {
+            created.push(target);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -479,6 +537,31 @@ mod tests {
         write_replacing(&path, b"newer", Replace::ReadOnlyToo).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"newer");
         assert_eq!(mode(&path), 0o444);
+    }
+
+    #[test]
+    fn several_files_are_written_all_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
+        std::fs::write(&c, b"mine").unwrap();
+        let files = [
+            (a.as_path(), &b"1"[..]),
+            (b.as_path(), b"2"),
+            (c.as_path(), b"3"),
+        ];
+        let err = write_all_or_none(&files, Replace::Never).unwrap_err();
+        assert!(matches!(err, WriteError::Exists(_)), "{err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(std::fs::read(&c).unwrap(), b"mine");
+        write_all_or_none(&files, Replace::Writable).unwrap();
+        for (path, contents) in files {
+            assert_eq!(std::fs::read(path).unwrap(), contents);
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
     }
 
     #[test]

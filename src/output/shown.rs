@@ -26,6 +26,22 @@ pub fn shown_path(path: impl AsRef<Path>) -> String {
     out
 }
 
+/// A message as text safe to print on a terminal: control characters (but line breaks and
+/// tabs) and direction overrides escaped as in [`shown_path`]. The binary passes every error
+/// through this last, so a file name quoted raw anywhere in a message still cannot reach the
+/// terminal as an escape sequence.
+pub fn terminal_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if (c.is_control() && c != '\n' && c != '\t') || is_direction_control(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Bidirectional embeddings, overrides and isolates: invisible, and they reorder the text after
 /// them ("Trojan Source").
 fn is_direction_control(c: char) -> bool {
@@ -61,5 +77,16 @@ mod tests {
             .chain(['\u{85}', '\u{9f}'])
             .collect();
         assert!(!shown_path(all.as_str()).chars().any(char::is_control));
+    }
+
+    #[test]
+    fn messages_keep_their_line_breaks_and_lose_escape_sequences() {
+        assert_eq!(
+            terminal_text("a.csv:3: bad\n\tx\u{1b}[2J\u{9b}\u{202e}"),
+            "a.csv:3: bad\n\tx\\u{1b}[2J\\u{9b}\\u{202e}"
+        );
+        // Already escaped text is left as it is.
+        let once = shown_path("x\u{1b}y");
+        assert_eq!(terminal_text(&once), once);
     }
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::app::{ExportPlan, Session};
-use crate::output::{atomic::write_atomically, csv::select_csv, json::select_json};
+use crate::output::{atomic::write_all_or_none, csv::select_csv, json::select_json};
 use crate::project::baselines::Baselines;
 use crate::select::plan::plan_selection_on;
 use crate::select::Selection;
@@ -75,10 +75,12 @@ pub fn write_export(plan: ExportPlan) -> ExportOutcome {
             return ExportOutcome::Exists { plan, existing };
         }
     }
-    for (path, text) in [(&plan.json_path, &plan.json), (&plan.csv_path, &plan.csv)] {
-        if let Err(e) = write_atomically(path, text.as_bytes(), plan.overwrite) {
-            return ExportOutcome::Failed(e.to_string());
-        }
+    let files = [
+        (plan.json_path.as_path(), plan.json.as_bytes()),
+        (plan.csv_path.as_path(), plan.csv.as_bytes()),
+    ];
+    if let Err(e) = write_all_or_none(&files, plan.overwrite.into()) {
+        return ExportOutcome::Failed(e.to_string());
     }
     ExportOutcome::Written {
         json: absolute(&plan.json_path),

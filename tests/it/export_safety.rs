@@ -287,6 +287,48 @@ fn a_read_only_file_needs_its_own_flag() {
     assert_eq!(files_in(dir.path()), ["seqpoints.json"]);
 }
 
+#[test]
+fn force_never_replaces_a_socket() {
+    let dir = tempfile::tempdir().unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(dir.path().join("sock.json")).unwrap();
+    refuses_to_replace(dir.path(), "sock.json", "a socket");
+}
+
+/// As root: a read-only file in a folder that belongs to another user is not replaced, even
+/// with --replace-read-only.
+#[test]
+fn a_read_only_file_in_someone_elses_folder_is_kept() {
+    // SAFETY: geteuid only reads the process's credentials.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: giving a folder to another user needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("seqpoints.json"), EARLIER).unwrap();
+    std::fs::set_permissions(
+        theirs.join("seqpoints.json"),
+        std::fs::Permissions::from_mode(0o444),
+    )
+    .unwrap();
+    std::os::unix::fs::chown(&theirs, Some(4321), Some(4321)).unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "-k", "2", "-o", "theirs/seqpoints.json"])
+        .args(["--force", "--replace-read-only"])
+        .assert()
+        .code(1)
+        .stderr(
+            "error: theirs/seqpoints.json: is read-only and its folder is not yours; seqpoint \
+             replaces a read-only file only in a folder you own (nothing was changed)\n",
+        );
+    assert_eq!(
+        std::fs::read_to_string(theirs.join("seqpoints.json")).unwrap(),
+        EARLIER
+    );
+    assert_eq!(files_in(&theirs), ["seqpoints.json"]);
+}
+
 /// As root: a replaced file keeps its owner and group (another user's) and its mode.
 #[test]
 fn a_replaced_file_keeps_its_owner_and_mode() {
@@ -337,7 +379,8 @@ fn force_through_a_link_replaces_the_file_it_points_to() {
 }
 
 /// The explorer's export, after the user confirms overwriting with `y`, calls the same writer:
-/// a named pipe where its CSV would go is refused and kept.
+/// a named pipe where its CSV would go is refused and kept, and the JSON is not written either
+/// (an export is both files or neither).
 #[test]
 fn the_explorers_confirmed_export_never_replaces_a_named_pipe() {
     use seqpoint::tui::app::ExportPlan;
@@ -360,4 +403,5 @@ fn the_explorers_confirmed_export_never_replaces_a_named_pipe() {
         .unwrap()
         .file_type()
         .is_fifo());
+    assert!(!dir.path().join("s.json").exists());
 }
