@@ -80,6 +80,17 @@ pub fn select_command(
     if load.cost != crate::runlog::cost::Cost::Linear {
         flag("--cost", load.cost.to_string());
     }
+    let limits = &load.limits;
+    let defaults = crate::runlog::InputLimits::default();
+    if limits.max_line != defaults.max_line {
+        flag("--max-line", limits.max_line.to_string());
+    }
+    if limits.max_input != defaults.max_input {
+        flag("--max-input", limits.max_input.to_string());
+    }
+    if let Some(memory) = limits.max_memory {
+        flag("--max-memory", memory.to_string());
+    }
     if load.skip_bad {
         words.push("--skip-bad".into());
     }
@@ -122,6 +133,20 @@ mod tests {
             select_command("a.txt", &load, &options, Method::Optimal, Pick::NearestMean),
             "seqpoint select a.txt --input-format tsv --bins 12 --method optimal \
              --pick nearest-mean --warmup 5 --skip-bad"
+        );
+        // Raised limits are part of the command: without them it would be refused.
+        let load = LoadOptions {
+            limits: crate::runlog::InputLimits {
+                max_line: 4 << 20,
+                max_memory: Some(1 << 30),
+                ..Default::default()
+            },
+            ..LoadOptions::default()
+        };
+        assert_eq!(
+            select_command("a.csv", &load, &options, Method::Optimal, Pick::Median),
+            "seqpoint select a.csv --bins 12 --method optimal --pick median --warmup 5 \
+             --max-line 4194304 --max-memory 1073741824"
         );
     }
 }

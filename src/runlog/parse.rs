@@ -217,3 +217,62 @@ pub(crate) fn jsonl_lines(body: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
         .map(|(index, raw)| (index as u64 + 1, raw.strip_suffix(b"\r").unwrap_or(raw)))
         .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quotes(text: &str) -> Result<(), String> {
+        check_quotes("t.csv", text.as_bytes(), &InputLimits::default()).map_err(|e| {
+            let text = e.to_string();
+            text.split(": ").take(1).collect::<String>()
+        })
+    }
+
+    /// Which records the csv crate reads from `text`, to hold the quote rules against.
+    fn records(text: &str) -> usize {
+        delimited_records(text.as_bytes(), b',').count()
+    }
+
+    #[test]
+    fn only_a_quote_that_never_closes_is_refused() {
+        // Closed quotes, doubled quotes, a field spanning lines, a quote inside a field.
+        for ok in [
+            "a,b\n\"x\",1\n",
+            "a,b\n\"x\"\"y\",1\n",
+            "a,b\n\"two\nlines\",1\n",
+            "a,b\nx\"y,1\n",
+            "a,b\r\n\"x\"\r\n",
+            "a,b\n\"x\"z,1\n",
+        ] {
+            assert_eq!(quotes(ok), Ok(()), "{ok:?}");
+        }
+        assert_eq!(quotes("a,b\n1,\"open\n2,3\n"), Err("t.csv:2:2".into()));
+        assert_eq!(quotes("a,b\n\"x\n\"\n3,\"\"\"\n"), Err("t.csv:4:2".into()));
+        // What the check guards against: the csv crate reads the rest as one value (2 records
+        // instead of 4) without an error.
+        assert_eq!(records("a,b\n1,\"open\n2,3\n4,5\n"), 2);
+        assert_eq!(records("a,b\n1,\"closed\"\n2,3\n4,5\n"), 4);
+    }
+
+    #[test]
+    fn a_quoted_field_longer_than_the_line_limit_is_refused() {
+        let limits = InputLimits {
+            max_line: 8,
+            ..InputLimits::default()
+        };
+        let err = check_quotes("t.csv", b"a,b\n1,\"0123456789\"\n", &limits).unwrap_err();
+        assert!(err
+            .to_string()
+            .starts_with("t.csv:2:2: quoted field longer than 8 bytes"));
+        assert!(check_quotes("t.csv", b"a,b\n1,\"0123\"\n", &limits).is_ok());
+    }
+
+    #[test]
+    fn tsv_has_no_quoting() {
+        let rows: Vec<_> = delimited_records(b"a\tb\n\"x\ty\n1\t2\n", b'\t')
+            .map(|r| r.unwrap().len())
+            .collect();
+        assert_eq!(rows, vec![2, 2, 2]);
+    }
+}
