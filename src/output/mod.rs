@@ -6,4 +6,6 @@ pub mod command;
 pub mod csv;
 pub mod doc;
 pub mod json;
+pub mod numbers;
+pub mod protect;
 pub mod table;

@@ -79,6 +79,20 @@ impl Session {
         })
     }
 
+    /// The same run with other session options (a `:samples`, `:strata` … command): the
+    /// log is copied, not read again, so a run read from a pipe can be restarted too.
+    pub fn with_options(&self, base: SelectOptions) -> Result<Session, SelectError> {
+        Session::new(self.run.clone(), self.load.clone(), self.log.clone(), base)
+    }
+
+    /// The loaded logs as named on the command line (the run, and `--compare`'s).
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        std::iter::once(&self.run)
+            .chain(self.load.compare.as_ref())
+            .map(PathBuf::from)
+            .collect()
+    }
+
     /// The whole run's key groups: what the distribution panels draw.
     pub fn groups(&self) -> &KeyGroups {
         self.whole_run.as_ref().unwrap_or(&self.strata.groups[0])
@@ -204,12 +218,33 @@ pub struct Overwrite {
     pub existing: Vec<PathBuf>,
 }
 
+/// The `:` command line being typed; an error stays under it until the next key.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CommandPrompt {
+    pub input: String,
+    /// Cursor position in characters.
+    pub cursor: usize,
+    pub error: Option<String>,
+}
+
 /// A popup over the current view.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     None,
-    Help,
-    Command,
+    CommandLine(CommandPrompt),
+    /// The keys; `scroll` is the first row shown on a short terminal.
+    Help {
+        scroll: usize,
+    },
+    /// The equivalent command (`y`), scrolled sideways by `scroll` characters when wider
+    /// than the screen.
+    Command {
+        scroll: usize,
+    },
+    /// The result in full (`i`): summary, verdict, advice, the last message, the marks.
+    About {
+        scroll: usize,
+    },
     /// A SeqPoint's alternates and its bin's key groups; `scroll` is the first group shown.
     Detail {
         scroll: usize,
@@ -313,12 +348,23 @@ pub struct App<'a> {
     /// The SeqPoints table's selected row and scroll.
     pub table: TableState,
     pub status: Option<Status>,
+    /// The last footer message, kept for the full view (`i`) after the next key clears it.
+    pub last_message: Option<String>,
     pub shown: Option<Shown>,
     pub pending: Option<Pending>,
     pub exporting: Option<Exporting>,
     /// False under NO_COLOR: no colour at all, only characters and bold/reverse.
     pub colour: bool,
     pub quit: bool,
+    /// Ctrl-Z: the run loop gives the terminal back and stops the process.
+    pub suspend: bool,
+    /// The terminal's size when last drawn or resized (`None` before the first draw).
+    pub size: Option<(u16, u16)>,
+    /// Rows the SeqPoints table showed when last drawn: what a page key moves.
+    pub page_rows: Option<usize>,
+    /// A `:` command changed an option fixed for the session: the run loop starts the
+    /// session again over the same log with these options, keeping the settings.
+    pub restart: Option<SelectOptions>,
     prepared: Vec<Prepared<'a>>,
     next_job: u64,
 }
@@ -334,14 +380,46 @@ impl<'a> App<'a> {
             log_scale: false,
             table: TableState::default().with_selected(Some(0)),
             status: None,
+            last_message: None,
             shown: None,
             pending: None,
             exporting: None,
             colour,
             quit: false,
+            suspend: false,
+            size: None,
+            page_rows: None,
+            restart: None,
             prepared: Vec::new(),
             next_job: 0,
         }
+    }
+
+    /// After a restart over new session options: what the user was looking at and had
+    /// tuned carries over (K within what the new session allows).
+    pub fn carry_from(&mut self, old: &App) {
+        self.settings = Settings {
+            k: old.settings.k.clamp(1, self.session.max_k()),
+            ..old.settings
+        };
+        self.view = old.view;
+        self.measure = old.measure;
+        self.log_scale = old.log_scale;
+        self.table = old.table;
+        self.size = old.size;
+        self.page_rows = old.page_rows;
+        self.next_job = old.next_job;
+    }
+
+    /// Whether the terminal is below the smallest layout (only the message shows).
+    pub fn too_small(&self) -> bool {
+        self.size
+            .is_some_and(|(w, h)| w < super::ui::MIN_WIDTH || h < super::ui::MIN_HEIGHT)
+    }
+
+    /// The run and compare logs as given: never an export target.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        self.session.inputs()
     }
 
     /// The prepared selectors for a method and pick, if built (most recent first).

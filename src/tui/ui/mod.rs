@@ -1,7 +1,10 @@
-//! Drawing: one file per panel or popup; `draw` lays them out for the terminal's size and
-//! shows a plain message instead when the terminal is smaller than 80x24.
+//! Drawing: one file per panel or popup; `draw` lays them out for the terminal's size (down
+//! to 60x16: compact header, the projection's numbers first, the curve from 80 columns) and
+//! shows a plain message instead when the terminal is smaller.
 
+pub mod about;
 pub mod command;
+pub mod command_line;
 pub mod curve;
 pub mod detail;
 pub mod distribution;
@@ -19,6 +22,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
+use crate::output::numbers::percent;
 use crate::tui::app::{App, Measure, Overlay, View};
 use curve::ErrorCurve;
 use distribution::Distribution;
@@ -26,18 +30,22 @@ use heatmap::HeatMap;
 use histogram::Histogram;
 use theme::Theme;
 
-pub const MIN_WIDTH: u16 = 80;
-pub const MIN_HEIGHT: u16 = 24;
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+/// From this width the error curve sits beside the projection.
+pub const CURVE_FROM_WIDTH: u16 = 80;
 
 pub fn draw(frame: &mut Frame, app: &mut App) {
     let area = frame.area();
+    app.size = Some((area.width, area.height));
     let t = Theme::new(app.colour);
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+    if app.too_small() {
         too_small(frame, area, &t);
         return;
     }
+    let header_height = header::height(area.height);
     let [header_area, body, footer] = Layout::vertical([
-        Constraint::Length(3),
+        Constraint::Length(header_height),
         Constraint::Fill(1),
         Constraint::Length(1),
     ])
@@ -50,11 +58,53 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     header::render_footer(frame, footer, app, &t);
     match app.overlay {
         Overlay::None => {}
-        Overlay::Help => help::render(frame, area, &t),
-        Overlay::Command => command::render(frame, area, app, &t),
+        Overlay::Help { .. } => help::render(frame, area, app, &t),
+        Overlay::Command { .. } => command::render(frame, area, app, &t),
         Overlay::Detail { .. } => detail::render(frame, area, app, &t),
         Overlay::Export(_) => export::render(frame, area, app, &t),
+        Overlay::CommandLine(_) => command_line::render(frame, area, app, &t),
+        Overlay::About { .. } => about::render(frame, area, app, &t),
     }
+}
+
+/// `text` in at most `width` characters, ending with `…` when cut.
+pub fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut kept: String = text.chars().take(width.saturating_sub(1)).collect();
+    if width > 0 {
+        kept.push('…');
+    }
+    kept
+}
+
+/// A styled line in at most `width` characters, ending with `…` when cut.
+pub fn cut_line(line: Line<'static>, width: usize) -> Line<'static> {
+    let total: usize = line.spans.iter().map(|s| s.content.chars().count()).sum();
+    if total <= width {
+        return line;
+    }
+    let mut left = width.saturating_sub(1);
+    let mut spans = Vec::new();
+    for span in line.spans {
+        if left == 0 {
+            break;
+        }
+        let n = span.content.chars().count();
+        if n <= left {
+            left -= n;
+            spans.push(span);
+        } else {
+            let kept: String = span.content.chars().take(left).collect();
+            spans.push(Span::styled(kept, span.style));
+            left = 0;
+        }
+    }
+    if width > 0 {
+        spans.push(Span::raw("…"));
+    }
+    Line::from(spans).style(line.style)
 }
 
 fn too_small(frame: &mut Frame, area: Rect, t: &Theme) {
@@ -64,7 +114,7 @@ fn too_small(frame: &mut Frame, area: Rect, t: &Theme) {
             t.bad(),
         ),
         Line::raw(format!("seqpoint needs at least {MIN_WIDTH}x{MIN_HEIGHT}.")),
-        Line::raw("Enlarge the window, or press q to quit."),
+        Line::raw("Enlarge the window, or press q to quit; other keys wait."),
     ];
     // Room for the lines to wrap on a very narrow terminal.
     let height = 6.min(area.height);
@@ -76,15 +126,30 @@ fn too_small(frame: &mut Frame, area: Rect, t: &Theme) {
 }
 
 fn overview(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let [top, bottom] =
-        Layout::vertical([Constraint::Percentage(45), Constraint::Fill(1)]).areas(area);
-    distribution(frame, top, app, t);
-    let projection_width = (area.width / 2).clamp(44, 64);
-    let [left, right] =
-        Layout::horizontal([Constraint::Length(projection_width), Constraint::Fill(1)])
-            .areas(bottom);
-    projection::render(frame, left, app, t);
-    error_curve(frame, right, app, t);
+    // The projection's numbers come first: the distribution takes what is left, and goes
+    // when that is too little to draw.
+    let needed = projection::needed_height(app);
+    let top = if area.height >= 20 {
+        (area.height * 45 / 100).min(area.height.saturating_sub(needed))
+    } else {
+        area.height.saturating_sub(needed)
+    };
+    let top = if top < 5 { 0 } else { top };
+    let [top_area, bottom] =
+        Layout::vertical([Constraint::Length(top), Constraint::Fill(1)]).areas(area);
+    if top > 0 {
+        distribution(frame, top_area, app, t);
+    }
+    if area.width >= CURVE_FROM_WIDTH {
+        let projection_width = (area.width / 2).clamp(44, 64);
+        let [left, right] =
+            Layout::horizontal([Constraint::Length(projection_width), Constraint::Fill(1)])
+                .areas(bottom);
+        projection::render(frame, left, app, t, false);
+        error_curve(frame, right, app, t);
+    } else {
+        projection::render(frame, bottom, app, t, true);
+    }
 }
 
 fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
@@ -109,16 +174,31 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     };
     let scale = if app.log_scale { "log" } else { "linear" };
     let mut block = Block::bordered()
-        .title(Span::styled(what, t.title()))
+        .title(cut_line(
+            Line::styled(what, t.title()),
+            area.width.saturating_sub(16) as usize,
+        ))
         .title(Line::styled(format!(" {scale} scale "), t.dim()).right_aligned());
+    let width = area.width.saturating_sub(4) as usize;
     if session.strata.split {
-        block = block.title_bottom(
+        block = block.title_bottom(cut_line(
             Line::styled(
                 " each stratum has its own bins: boundaries not drawn ",
                 t.dim(),
-            )
-            .right_aligned(),
+            ),
+            width / 2,
+        ));
+    }
+    // The selection the arrow keys move, said in words beside its ▲ mark.
+    if let Some(sp) = app.selected_seqpoint().map(|i| &seqpoints[i]) {
+        let text = format!(
+            " ▲ SeqPoint {}: iteration {}, {} {} · ↑↓ select · Enter detail ",
+            sp.id,
+            sp.iteration,
+            log.key_names.join(","),
+            crate::groups::key_text(&sp.key)
         );
+        block = block.title_bottom(cut_line(Line::styled(text, t.dim()), width).right_aligned());
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -168,33 +248,35 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         let p = &shown.selection.projection;
         title_right.push(Span::styled(
             format!(
-                " K {k}: {:.2}% ±{:.2}% ",
-                p.worst_error_pct(),
-                p.worst_half_width_pct()
+                " K {k}: {} ±{} ",
+                percent(p.worst_error_pct()),
+                percent(p.worst_half_width_pct())
             ),
             t.dim(),
         ));
     }
     let baselines = app.baselines();
-    // The baselines' errors at the current K: usually far above the axis, so said in words.
+    // The baselines' errors at the current K: data, not keys (usually far above the axis,
+    // so said in words).
     let mut legend: Vec<Span> = Vec::new();
     for b in baselines {
         let at_k = current_k.and_then(|k| b.points.iter().find(|p| p.0 == k));
         if let Some(&(_, e)) = at_k {
-            legend.push(Span::styled(format!(" {}", b.glyph), t.strong()));
-            legend.push(Span::styled(format!(" {} {e:.1}%", b.name), t.dim()));
+            let sep = if legend.is_empty() { " " } else { " · " };
+            legend.push(Span::styled(
+                format!("{sep}{} ({}) {}", b.name, b.glyph, percent(e)),
+                t.dim(),
+            ));
         }
     }
     if !legend.is_empty() {
-        if area.width > 50 {
-            legend.push(Span::styled(" at the same budget", t.dim()));
-        }
-        legend.push(Span::raw(" "));
+        legend.push(Span::styled(" at this budget ", t.dim()));
     }
+    let width = area.width.saturating_sub(4) as usize;
     let block = Block::bordered()
         .title(Span::styled(" Error vs K ", t.title()))
         .title(Line::from(title_right).right_aligned())
-        .title_bottom(Line::from(legend).right_aligned());
+        .title_bottom(cut_line(Line::from(legend), width).right_aligned());
     let inner = block.inner(area);
     frame.render_widget(block, area);
     frame.render_widget(
