@@ -193,6 +193,39 @@ pub enum View {
     SeqPoints,
 }
 
+/// The SeqPoints table's order (`o` cycles it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortBy {
+    #[default]
+    Id,
+    Iteration,
+    Key,
+    /// Largest weight first.
+    Weight,
+    /// Largest first metric (baseline) first.
+    Metric,
+}
+
+impl SortBy {
+    pub const ALL: [SortBy; 5] = [
+        SortBy::Id,
+        SortBy::Iteration,
+        SortBy::Key,
+        SortBy::Weight,
+        SortBy::Metric,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SortBy::Id => "id",
+            SortBy::Iteration => "iteration",
+            SortBy::Key => "key",
+            SortBy::Weight => "weight ↓",
+            SortBy::Metric => "metric ↓",
+        }
+    }
+}
+
 /// What the distribution panel measures per key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Measure {
@@ -232,6 +265,8 @@ pub struct CommandPrompt {
 pub enum Overlay {
     None,
     CommandLine(CommandPrompt),
+    /// `/`: an iteration or a key to find among the SeqPoints.
+    Search(CommandPrompt),
     /// The keys; `scroll` is the first row shown on a short terminal.
     Help {
         scroll: usize,
@@ -345,8 +380,9 @@ pub struct App<'a> {
     pub overlay: Overlay,
     pub measure: Measure,
     pub log_scale: bool,
-    /// The SeqPoints table's selected row and scroll.
+    /// The SeqPoints table's selected row and scroll (rows in `sort` order).
     pub table: TableState,
+    pub sort: SortBy,
     pub status: Option<Status>,
     /// The last footer message, kept for the full view (`i`) after the next key clears it.
     pub last_message: Option<String>,
@@ -379,6 +415,7 @@ impl<'a> App<'a> {
             measure: Measure::Iterations,
             log_scale: false,
             table: TableState::default().with_selected(Some(0)),
+            sort: SortBy::Id,
             status: None,
             last_message: None,
             shown: None,
@@ -406,6 +443,7 @@ impl<'a> App<'a> {
         self.measure = old.measure;
         self.log_scale = old.log_scale;
         self.table = old.table;
+        self.sort = old.sort;
         self.size = old.size;
         self.page_rows = old.page_rows;
         self.next_job = old.next_job;
@@ -472,7 +510,32 @@ impl<'a> App<'a> {
 
     /// Index of the selected SeqPoint in the shown selection.
     pub fn selected_seqpoint(&self) -> Option<usize> {
-        let count = self.shown.as_ref()?.selection.seqpoints.len();
-        self.table.selected().filter(|&i| i < count)
+        let row = self.table.selected()?;
+        self.row_order().get(row).copied()
+    }
+
+    /// The shown SeqPoints' indices in the table's order.
+    pub fn row_order(&self) -> Vec<usize> {
+        let Some(shown) = &self.shown else {
+            return Vec::new();
+        };
+        let seqpoints = &shown.selection.seqpoints;
+        let mut order: Vec<usize> = (0..seqpoints.len()).collect();
+        let first_metric = |i: usize| {
+            seqpoints[i]
+                .values
+                .first()
+                .and_then(|c| c.first())
+                .copied()
+                .unwrap_or(0.0)
+        };
+        match self.sort {
+            SortBy::Id => {}
+            SortBy::Iteration => order.sort_by_key(|&i| seqpoints[i].iteration),
+            SortBy::Key => order.sort_by(|&a, &b| seqpoints[a].key.cmp(&seqpoints[b].key)),
+            SortBy::Weight => order.sort_by_key(|&i| std::cmp::Reverse(seqpoints[i].weight)),
+            SortBy::Metric => order.sort_by(|&a, &b| first_metric(b).total_cmp(&first_metric(a))),
+        }
+        order
     }
 }

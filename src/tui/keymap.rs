@@ -37,6 +37,10 @@ pub enum Action {
     Suspend,
     /// `:` opens the command line.
     CommandLine,
+    /// `/`: find a SeqPoint by iteration or key.
+    Search,
+    /// `o`: the table's next order.
+    CycleSort,
     /// Table and detail navigation.
     Up,
     Down,
@@ -208,6 +212,9 @@ pub const MAIN: &[Binding] = &[
     Binding::new(&[PageDown, Char(' ')], Action::PageDown).above(),
     Binding::new(&[Home, Char('g')], Action::First).help("g / G", "first / last (Home End)"),
     Binding::new(&[End, Char('G')], Action::Last).above(),
+    Binding::new(&[Char('/')], Action::Search).help("/", "find a SeqPoint by iteration or key"),
+    Binding::new(&[Char('o')], Action::CycleSort)
+        .help("o", "order the table: id, iteration, key, weight, metric"),
     Binding::new(&[Enter], Action::Open)
         .help("Enter", "SeqPoint detail: alternates, the bin's key groups"),
     Binding::new(&[Char('e')], Action::Export)
@@ -353,6 +360,10 @@ mod tests {
     fn keys_of(label: &str) -> Vec<(KeyCode, bool)> {
         if let Some(key) = label.strip_prefix("Ctrl-") {
             return vec![(named(&key.to_lowercase()), true)];
+        }
+        // `/` itself, not a separator.
+        if label == "/" {
+            return vec![(Char('/'), false)];
         }
         label
             .split([' ', '/'])

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::app::{
     App, ExportPlan, ExportPrompt, Exporting, Measure, Overlay, Overwrite, Pending, Settings,
-    Shown, Status, View, TARGETS,
+    Shown, SortBy, Status, View, TARGETS,
 };
 use super::command_line::{self, Command};
 use super::compute::{Done, Job};
@@ -70,6 +70,22 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
         Action::MoreBinsTen => change_k(app, 10),
         Action::CommandLine => {
             app.overlay = Overlay::CommandLine(Default::default());
+            None
+        }
+        Action::Search => {
+            app.overlay = Overlay::Search(Default::default());
+            None
+        }
+        Action::CycleSort => {
+            let selected = app.selected_seqpoint();
+            app.sort = next_after(&SortBy::ALL, app.sort);
+            // The same SeqPoint stays selected in its new row.
+            let row = selected.and_then(|s| app.row_order().iter().position(|&i| i == s));
+            app.table.select(Some(row.unwrap_or(0)));
+            app.status = Some(Status {
+                text: format!("table ordered by {}", app.sort.name()),
+                error: false,
+            });
             None
         }
         Action::LowerTarget | Action::RaiseTarget => {
@@ -178,7 +194,7 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
                     _ => {}
                 },
                 Overlay::Export(prompt) => edit(&mut prompt.input, &mut prompt.cursor, action),
-                Overlay::CommandLine(prompt) => {
+                Overlay::CommandLine(prompt) | Overlay::Search(prompt) => {
                     edit(&mut prompt.input, &mut prompt.cursor, action);
                     prompt.error = None;
                 }
@@ -201,6 +217,10 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
         }
         Action::Submit => match app.overlay {
             Overlay::CommandLine(_) => submit_command(app),
+            Overlay::Search(_) => {
+                submit_search(app);
+                None
+            }
             _ => submit_export(app),
         },
         Action::ConfirmOverwrite => match &mut app.overlay {
@@ -460,6 +480,43 @@ fn moved(at: usize, action: Action, last: usize, page: usize) -> usize {
         Action::First => 0,
         Action::Last => last,
         _ => at,
+    }
+}
+
+/// Enter on `/`: select the SeqPoint profiling that iteration (or with it as an alternate),
+/// else the first whose key reads as typed, else the first whose key contains it.
+fn submit_search(app: &mut App) {
+    let Overlay::Search(prompt) = &app.overlay else {
+        return;
+    };
+    let wanted = prompt.input.trim().to_string();
+    let Some(shown) = &app.shown else {
+        return;
+    };
+    let seqpoints = &shown.selection.seqpoints;
+    let order = app.row_order();
+    let found = |test: &dyn Fn(&crate::pick::SeqPoint) -> bool| {
+        order.iter().position(|&i| test(&seqpoints[i]))
+    };
+    let iteration = wanted.parse::<u64>().ok();
+    let text = |sp: &crate::pick::SeqPoint| crate::groups::key_text(&sp.key);
+    let row = iteration
+        .and_then(|n| found(&|sp| sp.iteration == n))
+        .or_else(|| iteration.and_then(|n| found(&|sp| sp.alternates.contains(&n))))
+        .or_else(|| found(&|sp| text(sp) == wanted))
+        .or_else(|| found(&|sp| !wanted.is_empty() && text(sp).contains(&wanted)));
+    match row {
+        Some(row) => {
+            app.table.select(Some(row));
+            app.overlay = Overlay::None;
+        }
+        None => {
+            if let Overlay::Search(prompt) = &mut app.overlay {
+                prompt.error = Some(format!(
+                    "no SeqPoint profiles iteration {wanted:?} or has a key like it"
+                ));
+            }
+        }
     }
 }
 

@@ -1068,3 +1068,49 @@ fn a_session_option_restarts_over_the_same_log_keeping_the_settings() {
     assert!(app.restart.is_none());
     assert!(matches!(&app.overlay, Overlay::CommandLine(p) if p.error.is_some()));
 }
+
+#[test]
+fn o_orders_the_table_and_slash_finds_a_seqpoint() {
+    let session = sample_session(fixed(12, 16));
+    let mut app = started(&session);
+    press(&mut app, key(KeyCode::Tab));
+    let seqpoints = app.current().unwrap().seqpoints.clone();
+    press(&mut app, key(KeyCode::Down));
+    let before = app.selected_seqpoint();
+    // Iteration, then key, then weight: each a real order, the selection kept.
+    press(&mut app, ch('o'));
+    let rows: Vec<u64> = app
+        .row_order()
+        .iter()
+        .map(|&i| seqpoints[i].iteration)
+        .collect();
+    assert!(rows.windows(2).all(|w| w[0] <= w[1]), "{rows:?}");
+    assert_eq!(app.selected_seqpoint(), before);
+    press(&mut app, ch('o'));
+    press(&mut app, ch('o'));
+    let weights: Vec<u64> = app
+        .row_order()
+        .iter()
+        .map(|&i| seqpoints[i].weight)
+        .collect();
+    assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{weights:?}");
+    assert_eq!(app.selected_seqpoint(), before);
+
+    // `/` and an iteration: that SeqPoint is selected, whatever its row.
+    let target = &seqpoints[7];
+    press(&mut app, ch('/'));
+    type_text(&mut app, &target.iteration.to_string());
+    press(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.selected_seqpoint(), Some(7));
+    // A key finds its SeqPoint too; nothing found is said in place.
+    press(&mut app, ch('/'));
+    type_text(&mut app, &seqpoint::groups::key_text(&seqpoints[3].key));
+    press(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.selected_seqpoint(), Some(3));
+    press(&mut app, ch('/'));
+    type_text(&mut app, "999999");
+    press(&mut app, key(KeyCode::Enter));
+    assert!(matches!(&app.overlay, Overlay::Search(p) if p.error.is_some()));
+    assert_eq!(app.selected_seqpoint(), Some(3));
+}

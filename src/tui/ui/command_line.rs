@@ -1,5 +1,5 @@
-//! The `:` command line, on the screen's last two rows: what is typed (with the cursor), and
-//! above it the matching commands or, after Enter, what is wrong with the line.
+//! The `:` command line and the `/` search, on the screen's last two rows: what is typed
+//! (with the cursor), and above it the matching commands or, after Enter, what is wrong.
 
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
@@ -12,8 +12,10 @@ use crate::tui::app::{App, Overlay};
 use crate::tui::command_line::suggestions;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let Overlay::CommandLine(prompt) = &app.overlay else {
-        return;
+    let (prompt, search) = match &app.overlay {
+        Overlay::CommandLine(prompt) => (prompt, false),
+        Overlay::Search(prompt) => (prompt, true),
+        _ => return,
     };
     if area.height < 2 {
         return;
@@ -25,6 +27,13 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     frame.render_widget(Clear, typed);
     let line = match &prompt.error {
         Some(e) => Line::styled(cut(&format!(" {e}"), width), t.bad()),
+        None if search => Line::styled(
+            cut(
+                " find: an iteration or a key, then Enter (Esc cancels)",
+                width,
+            ),
+            t.dim(),
+        ),
         None => {
             let fits = suggestions(&prompt.input);
             let mut spans = vec![Span::raw(" ")];
@@ -50,7 +59,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let shown: String = chars.iter().skip(first).take(field).collect();
     frame.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::styled(":", t.key()),
+            Span::styled(if search { "/" } else { ":" }, t.key()),
             Span::raw(shown),
         ])),
         typed,

@@ -62,7 +62,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
         Overlay::Command { .. } => command::render(frame, area, app, &t),
         Overlay::Detail { .. } => detail::render(frame, area, app, &t),
         Overlay::Export(_) => export::render(frame, area, app, &t),
-        Overlay::CommandLine(_) => command_line::render(frame, area, app, &t),
+        Overlay::CommandLine(_) | Overlay::Search(_) => command_line::render(frame, area, app, &t),
         Overlay::About { .. } => about::render(frame, area, app, &t),
     }
 }

@@ -76,8 +76,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             header.push(format!("{n} cmp"));
         }
     }
-    let rows: Vec<Vec<String>> = seqpoints
+    let order = app.row_order();
+    let rows: Vec<Vec<String>> = order
         .iter()
+        .map(|&i| &seqpoints[i])
         .map(|sp| {
             let mut cells = vec![sp.id.to_string()];
             if let Some(s) = sp.stratum {
@@ -144,6 +146,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             t.title(),
         ),
         Span::styled(format!("(weights sum to {total}) "), t.dim()),
+        Span::styled(
+            format!("· order {} (o) · / find ", app.sort.name()),
+            t.dim(),
+        ),
     ]);
     // Columns left out are named: a wider terminal or Enter (the detail) shows them.
     let more = if hidden > 0 {
