@@ -391,6 +391,8 @@ pub struct App<'a> {
     pub exporting: Option<Exporting>,
     /// False under NO_COLOR: no colour at all, only characters and bold/reverse.
     pub colour: bool,
+    /// A locale that is not UTF-8: every drawn character in ASCII.
+    pub ascii: bool,
     pub quit: bool,
     /// Ctrl-Z: the run loop gives the terminal back and stops the process.
     pub suspend: bool,
@@ -422,6 +424,7 @@ impl<'a> App<'a> {
             pending: None,
             exporting: None,
             colour,
+            ascii: false,
             quit: false,
             suspend: false,
             size: None,
@@ -440,6 +443,7 @@ impl<'a> App<'a> {
             ..old.settings
         };
         self.view = old.view;
+        self.ascii = old.ascii;
         self.measure = old.measure;
         self.log_scale = old.log_scale;
         self.table = old.table;

@@ -74,6 +74,7 @@ pub fn run(session: Session) -> io::Result<Ended> {
     // screen closes, and the process exits right after.
     let session: &'static Session = Box::leak(Box::new(session));
     let mut app = App::new(session, colour_enabled());
+    app.ascii = !ui::ascii::locale_is_utf8();
     let mut guard = TerminalGuard::enter()?;
     let (sender, receiver) = mpsc::channel();
     let mut effect = update::recompute(&mut app);
@@ -86,6 +87,7 @@ pub fn run(session: Session) -> io::Result<Ended> {
                 Ok(next) => {
                     let next: &'static Session = Box::leak(Box::new(next));
                     let mut fresh = App::new(next, app.colour);
+                    fresh.ascii = app.ascii;
                     fresh.carry_from(&app);
                     app = fresh;
                     effect = update::recompute(&mut app);

@@ -198,6 +198,43 @@ impl TerminalGuard {
     }
 }
 
+/// Whether the explorer can draw here, and if not why (the caller prints the table then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScreenSupport {
+    Yes,
+    /// Output is not a terminal, or no terminal to read keys from (no `/dev/tty`).
+    NoTerminal,
+    /// `TERM` is unset, empty or `dumb`: no cursor addressing.
+    NoCursorAddressing,
+}
+
+/// What this terminal allows. Keys may come from `/dev/tty` when standard input is a pipe
+/// (`cat run.csv | seqpoint -`): the log is read first, then the keys from the terminal.
+pub fn screen_support() -> ScreenSupport {
+    use std::io::IsTerminal;
+    if !io::stdout().is_terminal() {
+        return ScreenSupport::NoTerminal;
+    }
+    let keys = io::stdin().is_terminal()
+        || std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .is_ok();
+    if !keys {
+        return ScreenSupport::NoTerminal;
+    }
+    support_for_term(std::env::var("TERM").ok().as_deref())
+}
+
+/// `TERM` alone: a terminal that cannot move its cursor gets the table instead.
+pub fn support_for_term(term: Option<&str>) -> ScreenSupport {
+    match term.map(str::trim) {
+        None | Some("") | Some("dumb") | Some("unknown") => ScreenSupport::NoCursorAddressing,
+        Some(_) => ScreenSupport::Yes,
+    }
+}
+
 /// Whether this process group owns the terminal (`fg`), so taking it back is the user's wish.
 fn in_foreground() -> bool {
     // SAFETY: tcgetpgrp and getpgrp only read the process's and the terminal's state.
@@ -299,4 +336,29 @@ fn install_panic_hook() {
             previous(info);
         }));
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dumb_and_unset_terminals_cannot_draw() {
+        for term in [None, Some(""), Some("dumb"), Some("unknown")] {
+            assert_eq!(
+                support_for_term(term),
+                ScreenSupport::NoCursorAddressing,
+                "{term:?}"
+            );
+        }
+        for term in [
+            "xterm-256color",
+            "screen",
+            "vt100",
+            "tmux-256color",
+            "linux",
+        ] {
+            assert_eq!(support_for_term(Some(term)), ScreenSupport::Yes, "{term}");
+        }
+    }
 }

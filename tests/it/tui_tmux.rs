@@ -35,7 +35,10 @@ impl Pane {
             socket: dir.path().join("tmux.sock"),
             _dir: dir,
         };
-        let shell = format!("env PS1='{PROMPT}' TERM=xterm-256color bash --norc --noprofile");
+        // A UTF-8 locale whatever the machine's (an ASCII one has its own test).
+        let shell = format!(
+            "env PS1='{PROMPT}' TERM=xterm-256color LC_ALL=C.UTF-8 bash --norc --noprofile"
+        );
         pane.tmux(&[
             "new-session",
             "-d",
@@ -577,5 +580,53 @@ fn ctrl_z_and_sigtstp_give_the_terminal_back_and_fg_resumes_in_raw_mode() {
     pane.run("echo \"exit=$?\"");
     let screen = pane.wait_for("the exit status", printed_exit);
     assert!(screen.contains("exit=143"), "{screen}");
+    pane.assert_restored();
+}
+
+#[test]
+fn a_dumb_terminal_gets_the_table_and_a_piped_log_opens_the_explorer() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy_logs(dir.path());
+    let pane = Pane::start(100, 30, dir.path());
+    // No cursor addressing: the select table, never the screen.
+    pane.run(&format!(
+        "TERM=dumb {BIN} run.csv --bins 4; echo \"exit=$?\""
+    ));
+    let screen = pane.wait_for("the table", printed_exit);
+    assert!(screen.contains("4 SeqPoints"), "{screen}");
+    assert!(screen.contains("exit=0"), "{screen}");
+    assert!(!screen.contains("SL distribution"), "{screen}");
+    // The log through a pipe: read first, then the keys come from the terminal.
+    pane.run(&format!(
+        "clear; cat run.csv | {BIN} - --bins 5; echo \"exit=$?\""
+    ));
+    pane.wait_for("the explorer", |s| {
+        s.contains("K = 5 ·") && s.contains("5 of 450")
+    });
+    pane.keys(&["l"]);
+    pane.wait_for("K = 6", |s| s.contains("K = 6 ·"));
+    pane.keys(&["q"]);
+    let screen = pane.wait_for("the exit status", printed_exit);
+    assert!(screen.contains("exit=0"), "{screen}");
+    pane.assert_restored();
+}
+
+#[test]
+fn a_locale_that_is_not_utf8_gets_ascii_borders_and_bars() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(100, 30, dir.path());
+    pane.run(&format!("LC_ALL=C LANG=C {BIN} --bins 5"));
+    let screen = pane.wait_for("the explorer", |s| {
+        s.contains("K = 5 .") && s.contains("5 of 450")
+    });
+    assert!(screen.contains("+-"), "ASCII corners and lines:\n{screen}");
+    assert!(screen.is_ascii(), "only ASCII on screen:\n{screen}");
+    pane.keys(&["q"]);
     pane.assert_restored();
 }

@@ -3,6 +3,7 @@
 //! shows a plain message instead when the terminal is smaller.
 
 pub mod about;
+pub mod ascii;
 pub mod command;
 pub mod command_line;
 pub mod curve;
@@ -36,6 +37,13 @@ pub const MIN_HEIGHT: u16 = 16;
 pub const CURVE_FROM_WIDTH: u16 = 80;
 
 pub fn draw(frame: &mut Frame, app: &mut App) {
+    draw_panels(frame, app);
+    if app.ascii {
+        ascii::transliterate(frame.buffer_mut());
+    }
+}
+
+fn draw_panels(frame: &mut Frame, app: &mut App) {
     let area = frame.area();
     app.size = Some((area.width, area.height));
     let t = Theme::new(app.colour);
