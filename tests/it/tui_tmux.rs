@@ -630,3 +630,43 @@ fn a_locale_that_is_not_utf8_gets_ascii_borders_and_bars() {
     pane.keys(&["q"]);
     pane.assert_restored();
 }
+
+#[test]
+fn y_copies_the_command_to_the_clipboard_with_osc52() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(160, 30, dir.path());
+    // tmux keeps what an application sends with OSC 52 as a paste buffer.
+    pane.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+    pane.run(&format!("{BIN} --bins 6"));
+    pane.wait_for("the explorer", |s| {
+        s.contains("K = 6 ·") && s.contains("6 of 450")
+    });
+    pane.keys(&["y"]);
+    let screen = pane.wait_for("the command", |s| s.contains("The same selection"));
+    let want = "seqpoint select sample:speech_t1.csv --compare sample:speech_t2.csv --bins 6";
+    // On one line of its own, whole.
+    let line = screen
+        .lines()
+        .find(|l| l.contains("seqpoint select"))
+        .unwrap();
+    assert!(line.trim().starts_with(want), "{screen}");
+    let start = Instant::now();
+    let copied = loop {
+        let buffers = pane.tmux(&["list-buffers", "-F", "#{buffer_name}"]);
+        if !buffers.trim().is_empty() {
+            break pane.tmux(&["show-buffer"]);
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "nothing copied");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        copied.trim(),
+        line.trim(),
+        "the clipboard holds the command shown"
+    );
+    pane.keys(&["y", "q"]);
+    pane.assert_restored();
+}

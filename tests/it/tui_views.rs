@@ -246,3 +246,18 @@ fn no_color_means_no_colour_at_all() {
         }
     }
 }
+
+#[test]
+fn the_overview_shows_which_seqpoint_the_arrows_select() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    press(&mut app, key(KeyCode::Down));
+    press(&mut app, key(KeyCode::Down));
+    let sp = app.current().unwrap().seqpoints[2].clone();
+    let text = frame(&mut app, 120, 40);
+    let said = format!("SeqPoint 2: iteration {}", sp.iteration);
+    assert!(text.contains(&said), "{said:?} not on screen:\n{text}");
+    press(&mut app, key(KeyCode::End));
+    let text = frame(&mut app, 80, 24);
+    assert!(text.contains("SeqPoint 7: iteration"), "{text}");
+}

@@ -255,10 +255,11 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     if let (Some(shown), Some(k)) = (&app.shown, current_k) {
         let p = &shown.selection.projection;
         title_right.push(Span::styled(
+            // Two decimals, as the projection's table beside it.
             format!(
-                " K {k}: {} ±{} ",
-                percent(p.worst_error_pct()),
-                percent(p.worst_half_width_pct())
+                " K {k}: {:.2}% ±{:.2}% ",
+                p.worst_error_pct(),
+                p.worst_half_width_pct()
             ),
             t.dim(),
         ));
