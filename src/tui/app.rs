@@ -383,6 +383,8 @@ pub struct App<'a> {
     /// The SeqPoints table's selected row and scroll (rows in `sort` order).
     pub table: TableState,
     pub sort: SortBy,
+    /// Settings before each change, the latest last (`u` goes back one).
+    pub history: Vec<Settings>,
     pub status: Option<Status>,
     /// The last footer message, kept for the full view (`i`) after the next key clears it.
     pub last_message: Option<String>,
@@ -418,6 +420,7 @@ impl<'a> App<'a> {
             log_scale: false,
             table: TableState::default().with_selected(Some(0)),
             sort: SortBy::Id,
+            history: Vec::new(),
             status: None,
             last_message: None,
             shown: None,
@@ -448,6 +451,7 @@ impl<'a> App<'a> {
         self.log_scale = old.log_scale;
         self.table = old.table;
         self.sort = old.sort;
+        self.history = old.history.clone();
         self.size = old.size;
         self.page_rows = old.page_rows;
         self.next_job = old.next_job;

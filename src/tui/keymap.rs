@@ -41,6 +41,8 @@ pub enum Action {
     Search,
     /// `o`: the table's next order.
     CycleSort,
+    /// `u`: the settings before the last change.
+    Undo,
     /// Table and detail navigation.
     Up,
     Down,
@@ -212,6 +214,8 @@ pub const MAIN: &[Binding] = &[
     Binding::new(&[PageDown, Char(' ')], Action::PageDown).above(),
     Binding::new(&[Home, Char('g')], Action::First).help("g / G", "first / last (Home End)"),
     Binding::new(&[End, Char('G')], Action::Last).above(),
+    Binding::new(&[Char('u')], Action::Undo)
+        .help("u", "undo the last change of K, target, method or pick"),
     Binding::new(&[Char('/')], Action::Search).help("/", "find a SeqPoint by iteration or key"),
     Binding::new(&[Char('o')], Action::CycleSort)
         .help("o", "order the table: id, iteration, key, weight, metric"),

@@ -36,7 +36,34 @@ const PAGE: usize = 10;
 /// Characters ← → scroll a command line wider than the screen.
 const SIDEWAYS: usize = 20;
 
+/// Settings changes kept for `u`.
+const UNDO_KEPT: usize = 100;
+
+/// Apply an action; a change of the settings can be undone with `u`.
 pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
+    if action == Action::Undo {
+        if let Some(status) = app.status.take() {
+            app.last_message = Some(status.text);
+        }
+        let Some(previous) = app.history.pop() else {
+            say_error(app, "nothing to undo");
+            return None;
+        };
+        app.settings = previous;
+        return recompute(app);
+    }
+    let before = app.settings;
+    let effect = apply(app, action);
+    if app.settings != before {
+        app.history.push(before);
+        if app.history.len() > UNDO_KEPT {
+            app.history.remove(0);
+        }
+    }
+    effect
+}
+
+fn apply<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
     // A message stays until the next key, so it is read before it goes; `i` shows it again.
     if let Some(status) = app.status.take() {
         app.last_message = Some(status.text);
@@ -178,6 +205,7 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
             }
             None
         }
+        Action::Undo => None,
         Action::Type(_)
         | Action::Erase
         | Action::EraseForward

@@ -1114,3 +1114,30 @@ fn o_orders_the_table_and_slash_finds_a_seqpoint() {
     assert!(matches!(&app.overlay, Overlay::Search(p) if p.error.is_some()));
     assert_eq!(app.selected_seqpoint(), Some(3));
 }
+
+#[test]
+fn u_undoes_setting_changes_one_at_a_time() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    let start = app.settings;
+    press(&mut app, ch('l'));
+    press(&mut app, ch('m'));
+    let after_two = app.settings;
+    command(&mut app, "k 3");
+    assert_eq!(app.settings.k, 3);
+    // Keys that change no setting are not undone.
+    press(&mut app, key(KeyCode::Tab));
+    press(&mut app, ch('u'));
+    assert_eq!(app.settings, after_two);
+    assert_matches_select(&app);
+    press(&mut app, ch('u'));
+    press(&mut app, ch('u'));
+    assert_eq!(app.settings, start);
+    assert_matches_select(&app);
+    press(&mut app, ch('u'));
+    assert!(app
+        .status
+        .as_ref()
+        .is_some_and(|s| s.text.contains("nothing to undo")));
+    assert_eq!(app.settings, start);
+}

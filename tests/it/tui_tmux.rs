@@ -670,3 +670,50 @@ fn y_copies_the_command_to_the_clipboard_with_osc52() {
     pane.keys(&["y", "q"]);
     pane.assert_restored();
 }
+
+#[test]
+fn resumed_in_the_background_it_leaves_the_terminal_alone_and_sigterm_ends_it() {
+    if !tmux_available() || !Path::new("/proc/self/stat").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(100, 30, dir.path());
+    let pid_file = dir.path().join("pid");
+    pane.run(&format!(
+        "sh -c 'echo $$ > {}; exec {BIN} --bins 5'",
+        pid_file.display()
+    ));
+    pane.wait_for("the explorer", |s| s.contains("K = 5 ·"));
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    pane.keys(&["C-z"]);
+    pane.wait_for("the shell", |s| s.contains("Stopped"));
+    pane.run("clear; bg");
+    // Running again, but in the background: the shell keeps its screen and its modes.
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(running(pid), "bg resumed it");
+    assert_eq!(pane.flag("alternate_on"), "0", "drew over the shell");
+    pane.assert_restored();
+    // SIGTERM now: it ends at once, never waiting for the terminal (SIGTTOU).
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let start = Instant::now();
+    while running(pid) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let still = running(pid);
+    if still {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    assert!(
+        !still,
+        "SIGTERM after a resume in the background did not end it"
+    );
+    pane.assert_restored();
+}
