@@ -35,7 +35,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     };
     let popup = area.centered(Constraint::Percentage(94), Constraint::Percentage(90));
     frame.render_widget(Clear, popup);
-    let mut lines: Vec<Line> = Vec::new();
+    let mut lines: Vec<Line> = super::header::lines(app, t).into();
+    lines.push(Line::raw(""));
     match &app.shown {
         Some(shown) => lines.extend(summary(app, &shown.selection, t)),
         None => lines.push(Line::styled("computing…", t.dim())),

@@ -23,6 +23,29 @@ pub fn height(terminal_height: u16) -> u16 {
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let [run, measured, settings] = lines(app, t);
+    let lines = match area.height {
+        3.. => vec![run, measured, settings],
+        2 => vec![run, settings],
+        _ => {
+            // One row: the settings, after the file's name.
+            let mut one = vec![Span::styled(
+                format!(" {} ·", file_name(&app.session.log.source)),
+                t.dim(),
+            )];
+            one.extend(settings.spans);
+            vec![Line::from(one)]
+        }
+    };
+    // What does not fit ends with `…`; `i` shows these lines in full.
+    let width = area.width as usize;
+    let lines: Vec<Line> = lines.into_iter().map(|l| cut_line(l, width)).collect();
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The run, its metrics and configurations, and the settings: the header's three lines, in
+/// full (the header cuts them to its width; the full view `i` wraps them).
+pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
     let log = &app.session.log;
     let groups = app.session.groups();
     let sep = || Span::styled(" · ", t.dim());
@@ -104,23 +127,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     if app.session.base.warmup > 0 {
         settings.push(Span::raw(format!(" · warm-up {}", app.session.base.warmup)));
     }
-    let lines = match area.height {
-        3.. => vec![Line::from(run), Line::from(measured), Line::from(settings)],
-        2 => vec![Line::from(run), Line::from(settings)],
-        _ => {
-            // One row: the settings, after the file's name.
-            let mut one = vec![Span::styled(
-                format!(" {} ·", file_name(&log.source)),
-                t.dim(),
-            )];
-            one.extend(settings);
-            vec![Line::from(one)]
-        }
-    };
-    // What does not fit ends with `…`; the help (`?`) and `y` show the settings in full.
-    let width = area.width as usize;
-    let lines: Vec<Line> = lines.into_iter().map(|l| cut_line(l, width)).collect();
-    frame.render_widget(Paragraph::new(lines), area);
+    [Line::from(run), Line::from(measured), Line::from(settings)]
 }
 
 /// The last part of a path: the folder is on the first line already.
