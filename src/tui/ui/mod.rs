@@ -87,6 +87,49 @@ pub fn cut(text: &str, width: usize) -> String {
     kept
 }
 
+/// A styled line broken into rows of at most `width` characters, at spaces where it can
+/// (a word longer than a row is broken inside); continuation rows start indented by two.
+pub fn wrap_line(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
+    let width = width.max(4);
+    let cells: Vec<(char, ratatui::style::Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    let mut rows = Vec::new();
+    let mut start = 0;
+    while start < cells.len() {
+        let indent = if rows.is_empty() { 0 } else { 2 };
+        let room = width - indent;
+        let end = if cells.len() - start <= room {
+            cells.len()
+        } else {
+            // The last space that fits, else a hard break.
+            (start + 1..=start + room)
+                .rev()
+                .find(|&e| cells[e - 1].0 == ' ')
+                .unwrap_or(start + room)
+        };
+        let mut spans = vec![Span::raw(" ".repeat(indent))];
+        for &(c, style) in &cells[start..end] {
+            match spans.last_mut() {
+                Some(last) if last.style == style => last.content.to_mut().push(c),
+                _ => spans.push(Span::styled(c.to_string(), style)),
+            }
+        }
+        rows.push(Line::from(spans).style(line.style));
+        start = end;
+        // A row never starts with the space it broke at.
+        while start < cells.len() && cells[start].0 == ' ' {
+            start += 1;
+        }
+    }
+    if rows.is_empty() {
+        rows.push(line.clone());
+    }
+    rows
+}
+
 /// A styled line in at most `width` characters, ending with `…` when cut.
 pub fn cut_line(line: Line<'static>, width: usize) -> Line<'static> {
     let total: usize = line.spans.iter().map(|s| s.content.chars().count()).sum();
@@ -298,4 +341,44 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         },
         inner,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(line: &Line) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn wrapped_rows_fit_and_keep_every_word() {
+        let line = Line::from(vec![
+            Span::raw("✗ target 1% not met "),
+            Span::raw("up to K = 64; best K = 64: error 0.66%, ±1.07%"),
+        ]);
+        for width in [10, 17, 30, 200] {
+            let rows = wrap_line(&line, width);
+            assert!(rows.iter().all(|r| r.width() <= width), "{width}");
+            let words: Vec<String> = rows
+                .iter()
+                .flat_map(|r| {
+                    text(r)
+                        .split_whitespace()
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            assert_eq!(words.join(" "), text(&line), "{width}");
+        }
+        assert_eq!(wrap_line(&line, 200).len(), 1);
+    }
+
+    #[test]
+    fn cut_text_ends_with_an_ellipsis_and_fits() {
+        assert_eq!(cut("abcdef", 4), "abc…");
+        assert_eq!(cut("abc", 4), "abc");
+        let line = cut_line(Line::from(vec![Span::raw("abc"), Span::raw("def")]), 5);
+        assert_eq!(text(&line), "abcd…");
+    }
 }

@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::cut_line;
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::output::numbers::{percent, readable};
+use crate::output::numbers::readable;
 use crate::output::table::rule_text;
 use crate::runlog::ConfigRole;
 use crate::select::{Advice, MoreBins, Selection, TargetRule};
@@ -117,9 +117,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme, narrow: bool)
     }
 }
 
-/// `lines` within `width` x `height`: a line too long ends with `…`; when lines are left
-/// out, the last one shown ends with `[i]`: `i` shows them all. Also says whether anything
-/// was cut, for the border's hint.
+/// `lines` within `width` x `height`, the first lines first: a line wraps onto the rows the
+/// lines after it leave spare, else it ends with `…`; when lines are left out, the last one
+/// shown ends with `[i]` (`i` shows them all). Also says whether anything was cut.
 fn fit(
     lines: Vec<Line<'static>>,
     width: usize,
@@ -127,12 +127,20 @@ fn fit(
     t: &Theme,
 ) -> (Vec<Line<'static>>, bool) {
     let total = lines.len();
-    let cut_any = lines.iter().any(|l| l.width() > width);
-    let mut shown: Vec<Line> = lines
-        .into_iter()
-        .take(height)
-        .map(|l| cut_line(l, width))
-        .collect();
+    let mut cut = total > height;
+    let mut shown: Vec<Line> = Vec::new();
+    for (i, line) in lines.into_iter().take(height).enumerate() {
+        // Rows the lines after this one need, one each.
+        let after = total.min(height) - i - 1;
+        let spare = height - shown.len() - after;
+        let rows = super::wrap_line(&line, width);
+        if rows.len() <= spare {
+            shown.extend(rows);
+        } else {
+            cut |= line.width() > width;
+            shown.push(cut_line(line, width));
+        }
+    }
     if total > height {
         if let Some(last) = shown.pop() {
             let mut last = cut_line(last, width.saturating_sub(4));
@@ -140,7 +148,7 @@ fn fit(
             shown.push(last);
         }
     }
-    (shown, cut_any || total > height)
+    (shown, cut)
 }
 
 /// On a tall terminal, the iterations to profile right under their projection.
@@ -284,7 +292,7 @@ pub fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>
                 let best = &advice.best;
                 lines.push(Line::styled(
                     format!(
-                        "✗ target {target}% not met up to K = {}{}; best K = {}: error {}, ±{}",
+                        "✗ target {target}% not met up to K = {}{}; best K = {}: error {:.2}%, ±{:.2}%",
                         advice.max_bins,
                         if advice.per_stratum {
                             " per stratum"
@@ -292,8 +300,8 @@ pub fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>
                             ""
                         },
                         best.k,
-                        percent(best.worst_error_pct),
-                        percent(best.worst_half_width_pct)
+                        best.worst_error_pct,
+                        best.worst_half_width_pct
                     ),
                     t.bad(),
                 ));
@@ -315,7 +323,7 @@ pub fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>
                 ]));
             } else {
                 lines.push(Line::styled(
-                    format!("✗ over target {target}% ({rule}): worst {}", percent(worst)),
+                    format!("✗ over target {target}% ({rule}): worst {worst:.2}%"),
                     t.bad(),
                 ));
                 lines.push(Line::from(vec![
