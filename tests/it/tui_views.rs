@@ -269,3 +269,28 @@ fn the_overview_shows_which_seqpoint_the_arrows_select() {
     let text = frame(&mut app, 80, 24);
     assert!(text.contains("SeqPoint 7: iteration"), "{text}");
 }
+
+#[test]
+fn a_target_far_below_the_errors_draws_the_curve_on_a_log_axis() {
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Target(0.1),
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    let text = frame(&mut app, 120, 40);
+    assert!(text.contains("log y"), "{text}");
+    // The curve is drawn, not a row of `↑`: error dots inside the panel, labels with `%`.
+    let curve_rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("││") && l.contains('│'))
+        .collect();
+    let dots: usize = curve_rows
+        .iter()
+        .map(|l| l.split("││").nth(1).unwrap_or("").matches('•').count())
+        .sum();
+    assert!(dots > 20, "only {dots} error dots on the curve:\n{text}");
+    assert!(
+        text.contains("0.10%"),
+        "the target's label keeps its %:\n{text}"
+    );
+}

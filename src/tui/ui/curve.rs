@@ -118,12 +118,10 @@ impl Widget for ErrorCurve<'_> {
             Span::styled("↑", t.error_line()),
             Span::styled(" off scale", t.dim()),
         ];
-        if !self.baselines.is_empty() {
-            legend.push(Span::styled("  f r", t.strong()));
-            legend.push(Span::styled(" baselines", t.dim()));
-        }
+        // The scale before the rest: a log axis reads very differently. The baselines' `f`
+        // and `r` are told on the panel's bottom border, with their values.
         if let Axis::Log { .. } = axis {
-            legend.push(Span::styled("  log y", t.key()));
+            legend.insert(0, Span::styled("log y  ", t.key()));
         }
         buf.set_line(
             area.x,
