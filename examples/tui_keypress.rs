@@ -109,8 +109,8 @@ fn main() {
         time_keys(&mut app, &mut terminal, &['T', 't'], 200),
     );
     summary(
-        "g / c (log scale, measure) + draw",
-        time_keys(&mut app, &mut terminal, &['g', 'c'], 200),
+        "s / c (log scale, measure) + draw",
+        time_keys(&mut app, &mut terminal, &['s', 'c'], 200),
     );
     let mut table = Vec::new();
     for _ in 0..100 {

@@ -2,7 +2,6 @@
 
 mod cli;
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -59,9 +58,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// `seqpoint [RUN]`: the explorer on a terminal, the selection table otherwise.
+/// `seqpoint [RUN]`: the explorer on a terminal that can draw it (keys from `/dev/tty` when
+/// the log comes through a pipe), the selection table otherwise (TERM=dumb, redirected).
 fn explore(cli: &Cli) -> anyhow::Result<()> {
-    if std::io::stdout().is_terminal() && std::io::stdin().is_terminal() {
+    use seqpoint::tui::terminal::{screen_support, ScreenSupport};
+    if screen_support() == ScreenSupport::Yes {
         return cli::tui::open(&cli.run, &cli.select);
     }
     let text = cli::select::render(&cli.run, &cli.select, cli::OutputFormat::Table)?;

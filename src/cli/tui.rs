@@ -1,12 +1,11 @@
 //! `seqpoint tui [RUN]` (and `seqpoint [RUN]` on a terminal): the interactive explorer.
 //! The run is loaded and the options checked first, so errors read as the CLI's.
 
-use std::io::IsTerminal;
-
 use anyhow::bail;
 use clap::Args;
 
 use super::{RunArgs, SelectArgs};
+use seqpoint::tui::terminal::{screen_support, ScreenSupport};
 use seqpoint::tui::{self, Ended, Session};
 
 #[derive(Debug, Args)]
@@ -18,10 +17,16 @@ pub struct TuiCommand {
 }
 
 pub fn run(cmd: &TuiCommand) -> anyhow::Result<()> {
-    if !(std::io::stdout().is_terminal() && std::io::stdin().is_terminal()) {
-        bail!(
+    match screen_support() {
+        ScreenSupport::Yes => {}
+        ScreenSupport::NoTerminal => bail!(
             "seqpoint tui needs a terminal; `seqpoint select` prints the same selection as a table"
-        );
+        ),
+        ScreenSupport::NoCursorAddressing => bail!(
+            "seqpoint tui needs a terminal that can move its cursor (TERM is {:?}); \
+             `seqpoint select` prints the same selection as a table",
+            std::env::var("TERM").unwrap_or_default()
+        ),
     }
     open(&cmd.run, &cmd.select)
 }

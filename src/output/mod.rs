@@ -6,5 +6,7 @@ pub mod command;
 pub mod csv;
 pub mod doc;
 pub mod json;
+pub mod numbers;
+pub mod protect;
 pub mod shown;
 pub mod table;

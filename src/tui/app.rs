@@ -79,6 +79,20 @@ impl Session {
         })
     }
 
+    /// The same run with other session options (a `:samples`, `:strata` … command): the
+    /// log is copied, not read again, so a run read from a pipe can be restarted too.
+    pub fn with_options(&self, base: SelectOptions) -> Result<Session, SelectError> {
+        Session::new(self.run.clone(), self.load.clone(), self.log.clone(), base)
+    }
+
+    /// The loaded logs as named on the command line (the run, and `--compare`'s).
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        std::iter::once(&self.run)
+            .chain(self.load.compare.as_ref())
+            .map(PathBuf::from)
+            .collect()
+    }
+
     /// The whole run's key groups: what the distribution panels draw.
     pub fn groups(&self) -> &KeyGroups {
         self.whole_run.as_ref().unwrap_or(&self.strata.groups[0])
@@ -179,6 +193,39 @@ pub enum View {
     SeqPoints,
 }
 
+/// The SeqPoints table's order (`o` cycles it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortBy {
+    #[default]
+    Id,
+    Iteration,
+    Key,
+    /// Largest weight first.
+    Weight,
+    /// Largest first metric (baseline) first.
+    Metric,
+}
+
+impl SortBy {
+    pub const ALL: [SortBy; 5] = [
+        SortBy::Id,
+        SortBy::Iteration,
+        SortBy::Key,
+        SortBy::Weight,
+        SortBy::Metric,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SortBy::Id => "id",
+            SortBy::Iteration => "iteration",
+            SortBy::Key => "key",
+            SortBy::Weight => "weight ↓",
+            SortBy::Metric => "metric ↓",
+        }
+    }
+}
+
 /// What the distribution panel measures per key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Measure {
@@ -204,12 +251,35 @@ pub struct Overwrite {
     pub existing: Vec<PathBuf>,
 }
 
+/// The `:` command line being typed; an error stays under it until the next key.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CommandPrompt {
+    pub input: String,
+    /// Cursor position in characters.
+    pub cursor: usize,
+    pub error: Option<String>,
+}
+
 /// A popup over the current view.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     None,
-    Help,
-    Command,
+    CommandLine(CommandPrompt),
+    /// `/`: an iteration or a key to find among the SeqPoints.
+    Search(CommandPrompt),
+    /// The keys; `scroll` is the first row shown on a short terminal.
+    Help {
+        scroll: usize,
+    },
+    /// The equivalent command (`y`), scrolled sideways by `scroll` characters when wider
+    /// than the screen.
+    Command {
+        scroll: usize,
+    },
+    /// The result in full (`i`): summary, verdict, advice, the last message, the marks.
+    About {
+        scroll: usize,
+    },
     /// A SeqPoint's alternates and its bin's key groups; `scroll` is the first group shown.
     Detail {
         scroll: usize,
@@ -310,15 +380,31 @@ pub struct App<'a> {
     pub overlay: Overlay,
     pub measure: Measure,
     pub log_scale: bool,
-    /// The SeqPoints table's selected row and scroll.
+    /// The SeqPoints table's selected row and scroll (rows in `sort` order).
     pub table: TableState,
+    pub sort: SortBy,
+    /// Settings before each change, the latest last (`u` goes back one).
+    pub history: Vec<Settings>,
     pub status: Option<Status>,
+    /// The last footer message, kept for the full view (`i`) after the next key clears it.
+    pub last_message: Option<String>,
     pub shown: Option<Shown>,
     pub pending: Option<Pending>,
     pub exporting: Option<Exporting>,
     /// False under NO_COLOR: no colour at all, only characters and bold/reverse.
     pub colour: bool,
+    /// A locale that is not UTF-8: every drawn character in ASCII.
+    pub ascii: bool,
     pub quit: bool,
+    /// Ctrl-Z: the run loop gives the terminal back and stops the process.
+    pub suspend: bool,
+    /// The terminal's size when last drawn or resized (`None` before the first draw).
+    pub size: Option<(u16, u16)>,
+    /// Rows the SeqPoints table showed when last drawn: what a page key moves.
+    pub page_rows: Option<usize>,
+    /// A `:` command changed an option fixed for the session: the run loop starts the
+    /// session again over the same log with these options, keeping the settings.
+    pub restart: Option<SelectOptions>,
     prepared: Vec<Prepared<'a>>,
     next_job: u64,
 }
@@ -333,15 +419,53 @@ impl<'a> App<'a> {
             measure: Measure::Iterations,
             log_scale: false,
             table: TableState::default().with_selected(Some(0)),
+            sort: SortBy::Id,
+            history: Vec::new(),
             status: None,
+            last_message: None,
             shown: None,
             pending: None,
             exporting: None,
             colour,
+            ascii: false,
             quit: false,
+            suspend: false,
+            size: None,
+            page_rows: None,
+            restart: None,
             prepared: Vec::new(),
             next_job: 0,
         }
+    }
+
+    /// After a restart over new session options: what the user was looking at and had
+    /// tuned carries over (K within what the new session allows).
+    pub fn carry_from(&mut self, old: &App) {
+        self.settings = Settings {
+            k: old.settings.k.clamp(1, self.session.max_k()),
+            ..old.settings
+        };
+        self.view = old.view;
+        self.ascii = old.ascii;
+        self.measure = old.measure;
+        self.log_scale = old.log_scale;
+        self.table = old.table;
+        self.sort = old.sort;
+        self.history = old.history.clone();
+        self.size = old.size;
+        self.page_rows = old.page_rows;
+        self.next_job = old.next_job;
+    }
+
+    /// Whether the terminal is below the smallest layout (only the message shows).
+    pub fn too_small(&self) -> bool {
+        self.size
+            .is_some_and(|(w, h)| w < super::ui::MIN_WIDTH || h < super::ui::MIN_HEIGHT)
+    }
+
+    /// The run and compare logs as given: never an export target.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        self.session.inputs()
     }
 
     /// The prepared selectors for a method and pick, if built (most recent first).
@@ -394,7 +518,32 @@ impl<'a> App<'a> {
 
     /// Index of the selected SeqPoint in the shown selection.
     pub fn selected_seqpoint(&self) -> Option<usize> {
-        let count = self.shown.as_ref()?.selection.seqpoints.len();
-        self.table.selected().filter(|&i| i < count)
+        let row = self.table.selected()?;
+        self.row_order().get(row).copied()
+    }
+
+    /// The shown SeqPoints' indices in the table's order.
+    pub fn row_order(&self) -> Vec<usize> {
+        let Some(shown) = &self.shown else {
+            return Vec::new();
+        };
+        let seqpoints = &shown.selection.seqpoints;
+        let mut order: Vec<usize> = (0..seqpoints.len()).collect();
+        let first_metric = |i: usize| {
+            seqpoints[i]
+                .values
+                .first()
+                .and_then(|c| c.first())
+                .copied()
+                .unwrap_or(0.0)
+        };
+        match self.sort {
+            SortBy::Id => {}
+            SortBy::Iteration => order.sort_by_key(|&i| seqpoints[i].iteration),
+            SortBy::Key => order.sort_by(|&a, &b| seqpoints[a].key.cmp(&seqpoints[b].key)),
+            SortBy::Weight => order.sort_by_key(|&i| std::cmp::Reverse(seqpoints[i].weight)),
+            SortBy::Metric => order.sort_by(|&a, &b| first_metric(b).total_cmp(&first_metric(a))),
+        }
+        order
     }
 }

@@ -22,8 +22,15 @@ pub fn action_for(key: KeyEvent, overlay: &Overlay) -> Option<Action> {
             keymap::lookup(keymap::OVERWRITE, code, ctrl)
         }
         Overlay::Export(_) => prompt_key(key, ctrl),
-        Overlay::Help => keymap::lookup(keymap::HELP, code, ctrl),
-        Overlay::Command => keymap::lookup(keymap::COMMAND, code, ctrl),
+        Overlay::CommandLine(_) if code == KeyCode::Tab => Some(Action::Complete),
+        Overlay::CommandLine(_) | Overlay::Search(_) => prompt_key(key, ctrl),
+        Overlay::Help { .. } => {
+            keymap::lookup(keymap::HELP, code, ctrl).or_else(|| keymap::movement(code))
+        }
+        Overlay::Command { .. } => keymap::lookup(keymap::COMMAND, code, ctrl),
+        Overlay::About { .. } => {
+            keymap::lookup(keymap::ABOUT, code, ctrl).or_else(|| keymap::movement(code))
+        }
         Overlay::Detail { .. } => {
             keymap::lookup(keymap::DETAIL, code, ctrl).or_else(|| keymap::movement(code))
         }
@@ -73,20 +80,29 @@ mod tests {
             (KeyCode::Char('a'), Action::ToggleAuto),
             (KeyCode::Char('m'), Action::CycleMethod),
             (KeyCode::Char('p'), Action::CyclePick),
-            (KeyCode::Char('g'), Action::ToggleLogScale),
+            (KeyCode::Char('s'), Action::ToggleLogScale),
+            (KeyCode::Char('g'), Action::First),
+            (KeyCode::Char('G'), Action::Last),
+            (KeyCode::Char(' '), Action::PageDown),
+            (KeyCode::Char('H'), Action::FewerBinsTen),
+            (KeyCode::Char('L'), Action::MoreBinsTen),
+            (KeyCode::Char(':'), Action::CommandLine),
             (KeyCode::Tab, Action::NextView),
             (KeyCode::Char('e'), Action::Export),
             (KeyCode::Char('y'), Action::ShowCommand),
             (KeyCode::Char('?'), Action::Help),
             (KeyCode::Char('q'), Action::Quit),
-            (KeyCode::Esc, Action::Quit),
+            // Esc goes back; it never quits.
+            (KeyCode::Esc, Action::Back),
             (KeyCode::Enter, Action::Open),
         ];
         for (code, action) in cases {
             assert_eq!(action_for(key(code), &main), Some(action), "{code:?}");
         }
-        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(action_for(ctrl_c, &main), Some(Action::Quit));
+        let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        assert_eq!(action_for(ctrl('c'), &main), Some(Action::Quit));
+        assert_eq!(action_for(ctrl('q'), &main), Some(Action::Quit));
+        assert_eq!(action_for(ctrl('z'), &main), Some(Action::Suspend));
     }
 
     #[test]

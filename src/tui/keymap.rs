@@ -11,6 +11,9 @@ pub enum Action {
     /// K down / up (leaves auto-K at the K it found).
     FewerBins,
     MoreBins,
+    /// K down / up by ten.
+    FewerBinsTen,
+    MoreBinsTen,
     /// Error target down / up one step.
     LowerTarget,
     RaiseTarget,
@@ -24,8 +27,22 @@ pub enum Action {
     PreviousView,
     Export,
     ShowCommand,
+    /// The result in full: verdict, advice, the last message, what the marks mean.
+    About,
     Help,
     Quit,
+    /// Esc: close a popup, leave the table for the overview; never quits.
+    Back,
+    /// Ctrl-Z: give the terminal back and stop; `fg` resumes.
+    Suspend,
+    /// `:` opens the command line.
+    CommandLine,
+    /// `/`: find a SeqPoint by iteration or key.
+    Search,
+    /// `o`: the table's next order.
+    CycleSort,
+    /// `u`: the settings before the last change.
+    Undo,
     /// Table and detail navigation.
     Up,
     Down,
@@ -47,6 +64,8 @@ pub enum Action {
     CursorEnd,
     ClearInput,
     Submit,
+    /// Tab on the command line.
+    Complete,
     /// The overwrite question.
     ConfirmOverwrite,
     DeclineOverwrite,
@@ -161,6 +180,8 @@ pub const MAIN: &[Binding] = &[
         .hint("h/l", "K", 0),
     Binding::new(&[Char('l'), Right], Action::MoreBins)
         .help("l / →", "more bins (K + 1); leaves auto-K"),
+    Binding::new(&[Char('H')], Action::FewerBinsTen).help("H / L", "K − 10 / K + 10"),
+    Binding::new(&[Char('L')], Action::MoreBinsTen).above(),
     Binding::new(&[Char('t')], Action::LowerTarget)
         .help("t / T", "error target down / up")
         .hint("t/T", "target", 1),
@@ -174,45 +195,75 @@ pub const MAIN: &[Binding] = &[
     Binding::new(&[Char('p')], Action::CyclePick)
         .help("p", "next representative pick")
         .hint("p", "pick", 4),
-    Binding::new(&[Char('g')], Action::ToggleLogScale)
-        .help("g", "log scale for the distribution")
-        .wide_hint("g", "log", 8),
+    Binding::new(&[Char('s')], Action::ToggleLogScale)
+        .help("s", "log scale for the distribution")
+        .wide_hint("s", "log", 10),
     Binding::new(&[Char('c')], Action::CycleMeasure)
         .help("c", "distribution of iterations, or of a metric's total")
-        .wide_hint("c", "measure", 9),
+        .wide_hint("c", "measure", 11),
     Binding::new(&[Tab], Action::NextView)
         .help("Tab", "switch view: overview / SeqPoints table")
         .hint("Tab", "view", 5),
     // Two views: back is the same switch.
     Binding::new(&[BackTab], Action::PreviousView).above(),
     Binding::new(&[Up, Char('k')], Action::Up)
-        .help("↑ ↓ j k", "select a SeqPoint (PgUp PgDn Home End)"),
+        .help("↑ ↓ j k", "select a SeqPoint (the ▶ row, the ▲ mark)"),
     Binding::new(&[Down, Char('j')], Action::Down).above(),
-    Binding::new(&[PageUp], Action::PageUp).above(),
-    Binding::new(&[PageDown], Action::PageDown).above(),
-    Binding::new(&[Home], Action::First).above(),
-    Binding::new(&[End], Action::Last).above(),
+    Binding::new(&[PageUp, Char('b')], Action::PageUp)
+        .help("PgUp PgDn", "a page up / down (also b, Space)"),
+    Binding::new(&[PageDown, Char(' ')], Action::PageDown).above(),
+    Binding::new(&[Home, Char('g')], Action::First).help("g / G", "first / last (Home End)"),
+    Binding::new(&[End, Char('G')], Action::Last).above(),
+    Binding::new(&[Char('u')], Action::Undo)
+        .help("u", "undo the last change of K, target, method or pick"),
+    Binding::new(&[Char('/')], Action::Search).help("/", "find a SeqPoint by iteration or key"),
+    Binding::new(&[Char('o')], Action::CycleSort)
+        .help("o", "order the table: id, iteration, key, weight, metric"),
     Binding::new(&[Enter], Action::Open)
         .help("Enter", "SeqPoint detail: alternates, the bin's key groups"),
     Binding::new(&[Char('e')], Action::Export)
         .help("e", "export JSON + CSV list (asks for the path)")
         .hint("e", "export", 6),
     Binding::new(&[Char('y')], Action::ShowCommand)
-        .help("y", "show the equivalent `seqpoint select` command")
-        .wide_hint("y", "command", 7),
+        .help(
+            "y",
+            "copy the equivalent `seqpoint select` command (OSC 52)",
+        )
+        .wide_hint("y", "copy cmd", 7),
+    Binding::new(&[Char('i')], Action::About)
+        .help("i", "the result in full: verdict, advice, marks")
+        .wide_hint("i", "in full", 9),
+    Binding::new(&[Char(':')], Action::CommandLine)
+        .help(
+            ":",
+            "command line: :k 8, :target 0.5, :samples 2 … (Tab completes)",
+        )
+        .hint(":", "command", 8),
     Binding::new(&[Char('?')], Action::Help)
         .help("?", "this help")
-        .hint("?", "help", 10),
-    Binding::new(&[Char('q'), Esc], Action::Quit)
-        .help("q / Esc", "quit (Esc closes a popup first)")
-        .hint("q", "quit", 11),
+        .hint("?", "help", 20),
+    Binding::new(&[Esc], Action::Back).help("Esc", "back: close a popup, leave the table"),
+    Binding::new(&[Char('q')], Action::Quit)
+        .help("q", "quit")
+        .hint("q", "quit", 21),
 ];
 
 /// Keys that mean the same in every overlay, checked before the overlay's own.
-pub const ANYWHERE: &[Binding] = &[Binding {
-    ctrl: true,
-    ..Binding::new(&[Char('c'), Char('C')], Action::Quit).help("Ctrl-C", "quit from anywhere")
-}];
+pub const ANYWHERE: &[Binding] = &[
+    Binding {
+        ctrl: true,
+        ..Binding::new(&[Char('c'), Char('C')], Action::Quit).help("Ctrl-C", "quit from anywhere")
+    },
+    Binding {
+        ctrl: true,
+        ..Binding::new(&[Char('q'), Char('Q')], Action::Quit).help("Ctrl-Q", "quit from anywhere")
+    },
+    Binding {
+        ctrl: true,
+        ..Binding::new(&[Char('z'), Char('Z')], Action::Suspend)
+            .help("Ctrl-Z", "suspend to the shell; fg comes back")
+    },
+];
 
 /// The help popup.
 pub const HELP: &[Binding] = &[Binding::new(
@@ -220,9 +271,19 @@ pub const HELP: &[Binding] = &[Binding::new(
     Action::Close,
 )];
 
-/// The command-line popup: `y` opened it, so `y` closes it too.
-pub const COMMAND: &[Binding] = &[Binding::new(
-    &[Esc, Enter, Char('q'), Char('?'), Char('y')],
+/// The command-line popup: `y` opened it, so `y` closes it too; ← → scroll a long line.
+pub const COMMAND: &[Binding] = &[
+    Binding::new(
+        &[Esc, Enter, Char('q'), Char('?'), Char('y')],
+        Action::Close,
+    ),
+    Binding::new(&[Left], Action::CursorLeft),
+    Binding::new(&[Right], Action::CursorRight),
+];
+
+/// The result in full: `i` opened it, so `i` closes it; it scrolls with the movement keys.
+pub const ABOUT: &[Binding] = &[Binding::new(
+    &[Esc, Enter, Char('q'), Char('i')],
     Action::Close,
 )];
 
@@ -243,7 +304,7 @@ pub fn lookup(table: &[Binding], code: KeyCode, ctrl: bool) -> Option<Action> {
         .map(|b| b.action)
 }
 
-/// The main screen's movement keys (the detail popup scrolls with them).
+/// The main screen's movement keys (the detail and full-result popups scroll with them).
 pub fn movement(code: KeyCode) -> Option<Action> {
     MAIN.iter()
         .filter(|b| b.action.moves())
@@ -287,6 +348,8 @@ mod tests {
             "Tab" => Tab,
             "Enter" => Enter,
             "Esc" => Esc,
+            "PgUp" => PageUp,
+            "PgDn" => PageDown,
             _ => {
                 let mut chars = name.chars();
                 match (chars.next(), chars.next()) {
@@ -301,6 +364,10 @@ mod tests {
     fn keys_of(label: &str) -> Vec<(KeyCode, bool)> {
         if let Some(key) = label.strip_prefix("Ctrl-") {
             return vec![(named(&key.to_lowercase()), true)];
+        }
+        // `/` itself, not a separator.
+        if label == "/" {
+            return vec![(Char('/'), false)];
         }
         label
             .split([' ', '/'])
@@ -382,11 +449,17 @@ mod tests {
             .chain(MAIN.iter().filter(|b| b.action.moves()))
             .copied()
             .collect();
-        let tables: [(&str, &[Binding]); 5] = [
+        let about: Vec<Binding> = ABOUT
+            .iter()
+            .chain(MAIN.iter().filter(|b| b.action.moves()))
+            .copied()
+            .collect();
+        let tables: [(&str, &[Binding]); 6] = [
             ("main", MAIN),
             ("help", HELP),
             ("command", COMMAND),
             ("detail", &detail),
+            ("about", &about),
             ("overwrite", OVERWRITE),
         ];
         for (name, table) in tables {
@@ -419,11 +492,12 @@ mod tests {
                 existing: Vec::new(),
             }),
         });
-        let overlays: [(&[Binding], Overlay); 5] = [
+        let overlays: [(&[Binding], Overlay); 6] = [
             (MAIN, Overlay::None),
-            (HELP, Overlay::Help),
-            (COMMAND, Overlay::Command),
+            (HELP, Overlay::Help { scroll: 0 }),
+            (COMMAND, Overlay::Command { scroll: 0 }),
             (DETAIL, Overlay::Detail { scroll: 0 }),
+            (ABOUT, Overlay::About { scroll: 0 }),
             (OVERWRITE, confirm),
         ];
         for (table, overlay) in &overlays {

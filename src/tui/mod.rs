@@ -6,6 +6,7 @@
 //! (tests, examples, benchmarks).
 
 pub mod app;
+pub mod command_line;
 pub mod compute;
 pub mod input;
 pub mod keymap;
@@ -73,11 +74,33 @@ pub fn run(session: Session) -> io::Result<Ended> {
     // screen closes, and the process exits right after.
     let session: &'static Session = Box::leak(Box::new(session));
     let mut app = App::new(session, colour_enabled());
+    app.ascii = !ui::ascii::locale_is_utf8();
     let mut guard = TerminalGuard::enter()?;
     let (sender, receiver) = mpsc::channel();
     let mut effect = update::recompute(&mut app);
     let mut dirty = true;
     loop {
+        if let Some(base) = app.restart.take() {
+            // A session option changed (`:samples 2` …): the same log, new options. The old
+            // session stays (leaked) since a worker may still hold it; its job was cancelled.
+            match app.session.with_options(base) {
+                Ok(next) => {
+                    let next: &'static Session = Box::leak(Box::new(next));
+                    let mut fresh = App::new(next, app.colour);
+                    fresh.ascii = app.ascii;
+                    fresh.carry_from(&app);
+                    app = fresh;
+                    effect = update::recompute(&mut app);
+                }
+                Err(e) => {
+                    app.status = Some(app::Status {
+                        text: e.to_string(),
+                        error: true,
+                    })
+                }
+            }
+            dirty = true;
+        }
         if let Some(e) = effect.take() {
             carry_out(&mut app, e, &sender);
             dirty = true;
@@ -94,6 +117,17 @@ pub fn run(session: Session) -> io::Result<Ended> {
         if app.quit {
             return Ok(Ended::Quit);
         }
+        if std::mem::take(&mut app.suspend) || guard.stop_requested() {
+            guard.suspend()?;
+            dirty = true;
+        }
+        // After `fg` (or a SIGCONT after SIGSTOP): raw mode again, and a full redraw.
+        dirty |= guard.resume_if_needed()?;
+        if guard.suspended() {
+            // In the background: the terminal is the shell's; neither draw nor read it.
+            std::thread::sleep(TICK);
+            continue;
+        }
         if dirty {
             guard.screen.draw(|frame| ui::draw(frame, &mut app))?;
             dirty = false;
@@ -104,7 +138,10 @@ pub fn run(session: Session) -> io::Result<Ended> {
                     effect = press(&mut app, key);
                     dirty = true;
                 }
-                Event::Resize(..) => dirty = true,
+                Event::Resize(width, height) => {
+                    app.size = Some((width, height));
+                    dirty = true;
+                }
                 _ => {}
             }
         }
@@ -112,7 +149,15 @@ pub fn run(session: Session) -> io::Result<Ended> {
 }
 
 /// One key press: its action, if the key means anything here, applied to the state.
+/// While the terminal is too small to show anything but the message, only quitting works:
+/// a key must never act on a screen the user cannot see.
 pub fn press<'a>(app: &mut App<'a>, key: KeyEvent) -> Option<Effect<'a>> {
+    if app.too_small() {
+        let quits = input::action_for(key, &app::Overlay::None) == Some(keymap::Action::Quit);
+        return quits
+            .then(|| update::update(app, keymap::Action::Quit))
+            .flatten();
+    }
     let action = input::action_for(key, &app.overlay)?;
     update::update(app, action)
 }
@@ -133,6 +178,8 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
                 next = update::export_made(app, id, made);
             }
             Effect::Export(plan) => update::exported(app, save::write_export(plan)),
+            // No terminal here: the popup shows the command.
+            Effect::Clipboard(_) => {}
         }
     }
 }
@@ -144,6 +191,14 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Me
         // The documents are made: writing them is quick, and stays here so that quitting
         // never cuts a write short.
         Effect::Export(plan) => update::exported(app, save::write_export(plan)),
+        Effect::Clipboard(text) => {
+            use std::io::Write;
+            let mut out = io::stdout();
+            // A terminal without OSC 52 ignores it; the popup shows the command anyway.
+            let _ = out
+                .write_all(ui::command::osc52(&text).as_bytes())
+                .and_then(|()| out.flush());
+        }
     }
 }
 

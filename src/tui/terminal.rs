@@ -1,5 +1,7 @@
 //! The terminal while the explorer runs: raw mode and the alternate screen on entry, and the
-//! terminal given back on quit, on error (guard drop), on panic (hook) and on SIGTERM/SIGHUP.
+//! terminal given back on quit, on error (guard drop), on panic (hook), on SIGTERM, SIGHUP,
+//! SIGINT and SIGQUIT, and while suspended (Ctrl-Z or SIGTSTP): `fg` (SIGCONT) takes it back
+//! in raw mode and the screen is drawn again in full.
 //! A watchdog thread ends the process when the terminal hangs up without a SIGHUP reaching
 //! the explorer, or when an ending signal is not acted on in time.
 
@@ -16,7 +18,7 @@ use ratatui::crossterm::terminal::{
     disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
 };
 use ratatui::Terminal;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTOU};
 use signal_hook::SigId;
 
 pub type Screen = Terminal<CrosstermBackend<Stdout>>;
@@ -33,15 +35,25 @@ const GRACE: Duration = Duration::from_secs(1);
 
 /// Set while the terminal is in the explorer's mode, so it is restored exactly once.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Set from entry to drop: the watchdog keeps watching while the explorer is suspended.
+static WATCHING: AtomicBool = AtomicBool::new(false);
 
 /// Signals that end the explorer: the terminal's own hang-up (a dropped SSH session), a
-/// polite kill, and an interrupt sent from outside (Ctrl-C itself arrives as a key).
-const ENDING_SIGNALS: [i32; 3] = [SIGTERM, SIGHUP, SIGINT];
+/// polite kill, and an interrupt or quit sent from outside (Ctrl-C itself arrives as a key).
+const ENDING_SIGNALS: [i32; 4] = [SIGTERM, SIGHUP, SIGINT, SIGQUIT];
 
 /// The terminal in the explorer's mode; dropping it gives the terminal back.
 pub struct TerminalGuard {
     pub screen: Screen,
     ending: Arc<Ending>,
+    /// SIGTSTP from outside (`kill -TSTP`; Ctrl-Z itself arrives as a key in raw mode).
+    stop: Arc<AtomicBool>,
+    /// SIGCONT: the process went on after a stop it may not have seen coming (SIGSTOP);
+    /// the shell may have put the terminal back in cooked mode meanwhile.
+    resumed: Arc<AtomicBool>,
+    /// Whether the terminal is given back to the shell (stopped, or resumed in the
+    /// background and waiting to be brought to the foreground).
+    suspended: bool,
     hooks: Vec<SigId>,
 }
 
@@ -86,8 +98,21 @@ impl TerminalGuard {
             signals,
             hung_up: AtomicBool::new(false),
         });
+        let stop = Arc::new(AtomicBool::new(false));
+        let resumed = Arc::new(AtomicBool::new(false));
+        hooks.push(signal_hook::flag::register(SIGTSTP, stop.clone())?);
+        hooks.push(signal_hook::flag::register(SIGCONT, resumed.clone())?);
+        // Giving the terminal back must never stop the process: after a resume in the
+        // background, a mode change or a write would raise SIGTTOU and an ending signal would
+        // then wait for a `fg` that may never come. The explorer only takes the terminal
+        // while in the foreground (`resume`).
+        // SAFETY: setting a signal's disposition to "ignore" has no preconditions.
+        unsafe {
+            libc::signal(SIGTTOU, libc::SIG_IGN);
+        }
         let screen = (|| {
             ACTIVE.store(true, Ordering::SeqCst);
+            WATCHING.store(true, Ordering::SeqCst);
             enable_raw_mode()?;
             execute!(io::stdout(), EnterAlternateScreen, Hide)?;
             let screen = Terminal::new(CrosstermBackend::new(io::stdout()))?;
@@ -101,9 +126,13 @@ impl TerminalGuard {
             Ok(screen) => Ok(TerminalGuard {
                 screen,
                 ending,
+                stop,
+                resumed,
+                suspended: false,
                 hooks,
             }),
             Err(e) => {
+                WATCHING.store(false, Ordering::SeqCst);
                 restore();
                 for id in hooks {
                     signal_hook::low_level::unregister(id);
@@ -117,6 +146,102 @@ impl TerminalGuard {
     pub fn signal(&self) -> Option<i32> {
         self.ending.signal()
     }
+
+    /// Whether a SIGTSTP came from outside since the last call.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether the terminal is the shell's (suspended, or resumed in the background).
+    pub fn suspended(&self) -> bool {
+        self.suspended
+    }
+
+    /// Ctrl-Z: give the terminal back (cooked mode, main screen, cursor shown) and stop the
+    /// process as SIGTSTP would. Returns once continued, with the terminal taken back when
+    /// in the foreground (else `resume` is tried again on each tick).
+    pub fn suspend(&mut self) -> io::Result<()> {
+        restore();
+        self.suspended = true;
+        signal_hook::low_level::emulate_default_handler(SIGTSTP)?;
+        // Continued: the SIGCONT is this very resume.
+        self.resumed.store(false, Ordering::SeqCst);
+        self.resume()
+    }
+
+    /// After a SIGCONT, or while waiting in the background: take the terminal back in raw
+    /// mode with the alternate screen, and clear it so the next draw is a full one.
+    /// Returns whether the screen is the explorer's again.
+    pub fn resume_if_needed(&mut self) -> io::Result<bool> {
+        let continued = self.resumed.swap(false, Ordering::SeqCst);
+        if continued || self.suspended {
+            self.suspended = true;
+            self.resume()?;
+            return Ok(!self.suspended);
+        }
+        Ok(false)
+    }
+
+    fn resume(&mut self) -> io::Result<()> {
+        if !in_foreground() {
+            return Ok(());
+        }
+        ACTIVE.store(true, Ordering::SeqCst);
+        // The shell may have set cooked mode while the process was stopped, unknown to the
+        // terminal library: leave its raw mode (restoring what it saved), then enter again.
+        let _ = disable_raw_mode();
+        enable_raw_mode()?;
+        execute!(io::stdout(), EnterAlternateScreen, Hide)?;
+        self.screen.clear()?;
+        self.suspended = false;
+        Ok(())
+    }
+}
+
+/// Whether the explorer can draw here, and if not why (the caller prints the table then).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScreenSupport {
+    Yes,
+    /// Output is not a terminal, or no terminal to read keys from (no `/dev/tty`).
+    NoTerminal,
+    /// `TERM` is unset, empty or `dumb`: no cursor addressing.
+    NoCursorAddressing,
+}
+
+/// What this terminal allows. Keys may come from `/dev/tty` when standard input is a pipe
+/// (`cat run.csv | seqpoint -`): the log is read first, then the keys from the terminal.
+pub fn screen_support() -> ScreenSupport {
+    use std::io::IsTerminal;
+    if !io::stdout().is_terminal() {
+        return ScreenSupport::NoTerminal;
+    }
+    let keys = io::stdin().is_terminal()
+        || std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .is_ok();
+    if !keys {
+        return ScreenSupport::NoTerminal;
+    }
+    support_for_term(std::env::var("TERM").ok().as_deref())
+}
+
+/// `TERM` alone: a terminal that cannot move its cursor gets the table instead.
+pub fn support_for_term(term: Option<&str>) -> ScreenSupport {
+    match term.map(str::trim) {
+        None | Some("") | Some("dumb") | Some("unknown") => ScreenSupport::NoCursorAddressing,
+        Some(_) => ScreenSupport::Yes,
+    }
+}
+
+/// Whether this process group owns the terminal (`fg`), so taking it back is the user's wish.
+fn in_foreground() -> bool {
+    // SAFETY: tcgetpgrp and getpgrp only read the process's and the terminal's state.
+    unsafe {
+        let owner = libc::tcgetpgrp(libc::STDOUT_FILENO);
+        owner == -1 || owner == libc::getpgrp()
+    }
 }
 
 /// Runs while the explorer has the terminal. A terminal can hang up without SIGHUP reaching
@@ -127,7 +252,7 @@ impl TerminalGuard {
 fn watch(ending: &Ending) {
     let terminal = terminal_fds();
     let mut noticed: Option<Instant> = None;
-    while ACTIVE.load(Ordering::SeqCst) {
+    while WATCHING.load(Ordering::SeqCst) {
         if hung_up(&terminal, WATCH_EVERY) {
             ending.hung_up.store(true, Ordering::Relaxed);
             // poll(2) returns at once on a hung-up terminal: keep the loop's pace.
@@ -137,7 +262,7 @@ fn watch(ending: &Ending) {
             continue;
         };
         let since = *noticed.get_or_insert_with(Instant::now);
-        if since.elapsed() >= GRACE && ACTIVE.load(Ordering::SeqCst) {
+        if since.elapsed() >= GRACE && WATCHING.load(Ordering::SeqCst) {
             restore();
             std::process::exit(128 + signal);
         }
@@ -179,6 +304,7 @@ fn hung_up(fds: &[RawFd], timeout: Duration) -> bool {
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
+        WATCHING.store(false, Ordering::SeqCst);
         restore();
         for id in self.hooks.drain(..) {
             signal_hook::low_level::unregister(id);
@@ -210,4 +336,29 @@ fn install_panic_hook() {
             previous(info);
         }));
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dumb_and_unset_terminals_cannot_draw() {
+        for term in [None, Some(""), Some("dumb"), Some("unknown")] {
+            assert_eq!(
+                support_for_term(term),
+                ScreenSupport::NoCursorAddressing,
+                "{term:?}"
+            );
+        }
+        for term in [
+            "xterm-256color",
+            "screen",
+            "vt100",
+            "tmux-256color",
+            "linux",
+        ] {
+            assert_eq!(support_for_term(Some(term)), ScreenSupport::Yes, "{term}");
+        }
+    }
 }

@@ -8,11 +8,13 @@ use std::sync::Arc;
 
 use super::app::{
     App, ExportPlan, ExportPrompt, Exporting, Measure, Overlay, Overwrite, Pending, Settings,
-    Shown, Status, View, TARGETS,
+    Shown, SortBy, Status, View, TARGETS,
 };
+use super::command_line::{self, Command};
 use super::compute::{Done, Job};
 use super::keymap::Action;
 use super::save::{ExportJob, ExportOutcome};
+use crate::output::protect::refuse_input_target;
 use crate::pick::Pick;
 use crate::select::Selection;
 
@@ -25,14 +27,47 @@ pub enum Effect<'a> {
     MakeExport(Box<ExportJob>),
     /// Write the export; the outcome comes back through `exported`.
     Export(ExportPlan),
+    /// Put this text on the terminal's clipboard (OSC 52).
+    Clipboard(String),
 }
 
-/// Rows a page key moves.
+/// Rows a page key moves before the table has been drawn (then: its visible height).
 const PAGE: usize = 10;
+/// Characters ← → scroll a command line wider than the screen.
+const SIDEWAYS: usize = 20;
 
+/// Settings changes kept for `u`.
+const UNDO_KEPT: usize = 100;
+
+/// Apply an action; a change of the settings can be undone with `u`.
 pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
-    // A message stays until the next key, so it is read before it goes.
-    app.status = None;
+    if action == Action::Undo {
+        if let Some(status) = app.status.take() {
+            app.last_message = Some(status.text);
+        }
+        let Some(previous) = app.history.pop() else {
+            say_error(app, "nothing to undo");
+            return None;
+        };
+        app.settings = previous;
+        return recompute(app);
+    }
+    let before = app.settings;
+    let effect = apply(app, action);
+    if app.settings != before {
+        app.history.push(before);
+        if app.history.len() > UNDO_KEPT {
+            app.history.remove(0);
+        }
+    }
+    effect
+}
+
+fn apply<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
+    // A message stays until the next key, so it is read before it goes; `i` shows it again.
+    if let Some(status) = app.status.take() {
+        app.last_message = Some(status.text);
+    }
     match action {
         Action::Quit => {
             if let Some(pending) = app.pending.take() {
@@ -41,7 +76,45 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
             app.quit = true;
             None
         }
-        Action::FewerBins | Action::MoreBins => change_k(app, action == Action::MoreBins),
+        Action::Back => {
+            if app.view == View::SeqPoints {
+                app.view = View::Overview;
+            } else {
+                app.status = Some(Status {
+                    text: "Esc goes back (closes a popup, leaves the table); q quits".into(),
+                    error: false,
+                });
+            }
+            None
+        }
+        Action::Suspend => {
+            app.suspend = true;
+            None
+        }
+        Action::FewerBins => change_k(app, -1),
+        Action::MoreBins => change_k(app, 1),
+        Action::FewerBinsTen => change_k(app, -10),
+        Action::MoreBinsTen => change_k(app, 10),
+        Action::CommandLine => {
+            app.overlay = Overlay::CommandLine(Default::default());
+            None
+        }
+        Action::Search => {
+            app.overlay = Overlay::Search(Default::default());
+            None
+        }
+        Action::CycleSort => {
+            let selected = app.selected_seqpoint();
+            app.sort = next_after(&SortBy::ALL, app.sort);
+            // The same SeqPoint stays selected in its new row.
+            let row = selected.and_then(|s| app.row_order().iter().position(|&i| i == s));
+            app.table.select(Some(row.unwrap_or(0)));
+            app.status = Some(Status {
+                text: format!("table ordered by {}", app.sort.name()),
+                error: false,
+            });
+            None
+        }
         Action::LowerTarget | Action::RaiseTarget => {
             app.settings.target_pct =
                 step_target(app.settings.target_pct, action == Action::RaiseTarget);
@@ -98,11 +171,15 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
             None
         }
         Action::ShowCommand => {
-            app.overlay = Overlay::Command;
+            app.overlay = Overlay::Command { scroll: 0 };
+            Some(Effect::Clipboard(app.session.command(&app.settings)))
+        }
+        Action::About => {
+            app.overlay = Overlay::About { scroll: 0 };
             None
         }
         Action::Help => {
-            app.overlay = Overlay::Help;
+            app.overlay = Overlay::Help { scroll: 0 };
             None
         }
         Action::Close => {
@@ -128,6 +205,7 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
             }
             None
         }
+        Action::Undo => None,
         Action::Type(_)
         | Action::Erase
         | Action::EraseForward
@@ -136,12 +214,43 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
         | Action::CursorStart
         | Action::CursorEnd
         | Action::ClearInput => {
-            if let Overlay::Export(prompt) = &mut app.overlay {
-                edit(prompt, action);
+            match &mut app.overlay {
+                Overlay::Command { scroll } => match action {
+                    Action::CursorLeft => *scroll = scroll.saturating_sub(SIDEWAYS),
+                    // The popup clamps the scroll to the line's end.
+                    Action::CursorRight => *scroll = scroll.saturating_add(SIDEWAYS),
+                    _ => {}
+                },
+                Overlay::Export(prompt) => edit(&mut prompt.input, &mut prompt.cursor, action),
+                Overlay::CommandLine(prompt) | Overlay::Search(prompt) => {
+                    edit(&mut prompt.input, &mut prompt.cursor, action);
+                    prompt.error = None;
+                }
+                _ => {}
             }
             None
         }
-        Action::Submit => submit_export(app),
+        Action::Complete => {
+            if let Overlay::CommandLine(prompt) = &mut app.overlay {
+                match command_line::complete(&prompt.input) {
+                    Some(line) => {
+                        prompt.cursor = line.chars().count();
+                        prompt.input = line;
+                        prompt.error = None;
+                    }
+                    None => prompt.error = Some(format!("no command starts {:?}", prompt.input)),
+                }
+            }
+            None
+        }
+        Action::Submit => match app.overlay {
+            Overlay::CommandLine(_) => submit_command(app),
+            Overlay::Search(_) => {
+                submit_search(app);
+                None
+            }
+            _ => submit_export(app),
+        },
         Action::ConfirmOverwrite => match &mut app.overlay {
             Overlay::Export(prompt) => prompt.confirm.take().map(|asked| {
                 let mut plan = asked.plan;
@@ -314,20 +423,23 @@ fn say_error(app: &mut App, text: &str) {
     });
 }
 
-fn change_k<'a>(app: &mut App<'a>, up: bool) -> Option<Effect<'a>> {
-    let max = app.session.max_k();
+fn change_k<'a>(app: &mut App<'a>, by: isize) -> Option<Effect<'a>> {
     let from = if app.settings.auto {
         app.shown_k().unwrap_or(app.settings.k)
     } else {
         app.settings.k
     };
-    let k = if up {
-        (from + 1).min(max)
-    } else {
-        from.saturating_sub(1).max(1)
-    };
+    set_k(app, from.saturating_add_signed(by), by > 0)
+}
+
+/// Set K (clamped to 1..=the largest useful K), leaving auto-K; says why when nothing moves.
+pub fn set_k<'a>(app: &mut App<'a>, wanted: usize, up: bool) -> Option<Effect<'a>> {
+    let max = app.session.max_k();
+    let k = wanted.clamp(1, max);
     if k == app.settings.k && !app.settings.auto {
-        let why = if up {
+        let why = if wanted == k {
+            format!("K = {k} already")
+        } else if up {
             format!("K = {max} already gives every key group its own bin")
         } else {
             "K = 1 is the fewest bins".to_string()
@@ -367,9 +479,12 @@ fn next_after<T: Copy + PartialEq>(all: &[T], current: T) -> T {
 }
 
 fn move_selection(app: &mut App, action: Action) {
-    if let Overlay::Detail { scroll } = &mut app.overlay {
+    let page = app.page_rows.unwrap_or(PAGE);
+    if let Overlay::Detail { scroll } | Overlay::About { scroll } | Overlay::Help { scroll } =
+        &mut app.overlay
+    {
         // The detail view clamps the scroll to what it can show.
-        *scroll = moved(*scroll, action, usize::MAX);
+        *scroll = moved(*scroll, action, usize::MAX, page);
         return;
     }
     let count = app
@@ -380,25 +495,151 @@ fn move_selection(app: &mut App, action: Action) {
         return;
     }
     let at = app.table.selected().unwrap_or(0);
-    app.table.select(Some(moved(at, action, count - 1)));
+    app.table.select(Some(moved(at, action, count - 1, page)));
 }
 
-fn moved(at: usize, action: Action, last: usize) -> usize {
+fn moved(at: usize, action: Action, last: usize, page: usize) -> usize {
+    let page = page.max(1);
     match action {
         Action::Up => at.saturating_sub(1),
         Action::Down => at.saturating_add(1).min(last),
-        Action::PageUp => at.saturating_sub(PAGE),
-        Action::PageDown => at.saturating_add(PAGE).min(last),
+        Action::PageUp => at.saturating_sub(page),
+        Action::PageDown => at.saturating_add(page).min(last),
         Action::First => 0,
         Action::Last => last,
         _ => at,
     }
 }
 
-fn edit(prompt: &mut ExportPrompt, action: Action) {
-    let mut chars: Vec<char> = prompt.input.chars().collect();
-    let at = prompt.cursor.min(chars.len());
-    prompt.cursor = match action {
+/// Enter on `/`: select the SeqPoint profiling that iteration (or with it as an alternate),
+/// else the first whose key reads as typed, else the first whose key contains it.
+fn submit_search(app: &mut App) {
+    let Overlay::Search(prompt) = &app.overlay else {
+        return;
+    };
+    let wanted = prompt.input.trim().to_string();
+    let Some(shown) = &app.shown else {
+        return;
+    };
+    let seqpoints = &shown.selection.seqpoints;
+    let order = app.row_order();
+    let found = |test: &dyn Fn(&crate::pick::SeqPoint) -> bool| {
+        order.iter().position(|&i| test(&seqpoints[i]))
+    };
+    let iteration = wanted.parse::<u64>().ok();
+    let text = |sp: &crate::pick::SeqPoint| crate::groups::key_text(&sp.key);
+    let row = iteration
+        .and_then(|n| found(&|sp| sp.iteration == n))
+        .or_else(|| iteration.and_then(|n| found(&|sp| sp.alternates.contains(&n))))
+        .or_else(|| found(&|sp| text(sp) == wanted))
+        .or_else(|| found(&|sp| !wanted.is_empty() && text(sp).contains(&wanted)));
+    match row {
+        Some(row) => {
+            app.table.select(Some(row));
+            app.overlay = Overlay::None;
+        }
+        None => {
+            if let Overlay::Search(prompt) = &mut app.overlay {
+                prompt.error = Some(format!(
+                    "no SeqPoint profiles iteration {wanted:?} or has a key like it"
+                ));
+            }
+        }
+    }
+}
+
+/// Enter on the command line: apply it and close, or say in place what is wrong.
+fn submit_command<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
+    let Overlay::CommandLine(prompt) = &mut app.overlay else {
+        return None;
+    };
+    let command = match command_line::parse(&prompt.input) {
+        Ok(Command::Unavailable(why)) => Err(why),
+        other => other,
+    };
+    let command = match command {
+        Ok(command) => command,
+        Err(e) => {
+            prompt.error = Some(e);
+            return None;
+        }
+    };
+    if let Err(e) = check_command(app, &command) {
+        if let Overlay::CommandLine(prompt) = &mut app.overlay {
+            prompt.error = Some(e);
+        }
+        return None;
+    }
+    app.overlay = Overlay::None;
+    apply_command(app, command)
+}
+
+/// What the session itself refuses (a method its key cannot use, a K beyond its keys).
+fn check_command(app: &App, command: &Command) -> Result<(), String> {
+    let session = app.session;
+    match command {
+        Command::Method(m) if !session.methods().contains(m) => Err(format!(
+            ":method {}: needs a one-length key; this run has {}",
+            m.name(),
+            session.log.key_names.join(",")
+        )),
+        Command::K(k) if *k > session.max_k() => Err(format!(
+            ":k {k}: this run has {} key groups, so K = {} is the most that changes anything",
+            session.max_k(),
+            session.max_k()
+        )),
+        Command::Strata(s) => {
+            crate::select::StrataGroups::new(&session.log, *s, session.base.warmup)
+                .map(|_| ())
+                .map_err(|e| format!(":strata {s}: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Apply a parsed command: a setting changes here; an option fixed for the session asks the
+/// run loop to start the session again with it.
+pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'a>> {
+    let mut base = app.session.base.clone();
+    match command {
+        Command::K(k) => return set_k(app, k, k > app.settings.k),
+        Command::Target(pct) => {
+            app.settings.target_pct = pct;
+            return app.settings.auto.then(|| recompute(app)).flatten();
+        }
+        Command::Auto => {
+            app.settings.auto = true;
+            return recompute(app);
+        }
+        Command::Method(m) => {
+            app.settings.method = m;
+            return recompute(app);
+        }
+        Command::Pick(p) => {
+            app.settings.pick = p;
+            return recompute(app);
+        }
+        Command::Samples(m) => base.samples = m,
+        Command::MaxBins(n) => base.max_bins = n,
+        Command::Strata(s) => base.strata = s,
+        Command::Warmup(n) => base.warmup = n,
+        Command::Seed(n) => base.seed = n,
+        Command::Unavailable(why) => {
+            say_error(app, &why);
+            return None;
+        }
+    }
+    if let Some(pending) = app.pending.take() {
+        pending.cancel();
+    }
+    app.restart = Some(base);
+    None
+}
+
+fn edit(input: &mut String, cursor: &mut usize, action: Action) {
+    let mut chars: Vec<char> = input.chars().collect();
+    let at = (*cursor).min(chars.len());
+    *cursor = match action {
         Action::Type(c) => {
             chars.insert(at, c);
             at + 1
@@ -421,7 +662,7 @@ fn edit(prompt: &mut ExportPrompt, action: Action) {
         }
         _ => at,
     };
-    prompt.input = chars.into_iter().collect();
+    *input = chars.into_iter().collect();
 }
 
 /// The CSV list goes beside the JSON document, same name with `.csv`.
@@ -455,6 +696,15 @@ fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
             return None;
         }
     };
+    // The loaded logs are never written over, whatever the answer to "overwrite?" would be:
+    // the question is not even asked.
+    let inputs = app.inputs();
+    for path in [&json_path, &csv_path] {
+        if let Err(e) = refuse_input_target(path, &inputs) {
+            say_error(app, &e.to_string());
+            return None;
+        }
+    }
     let Some(selection) = app.current().cloned() else {
         say_error(app, "still computing: export once the new result is shown");
         return None;

@@ -211,13 +211,13 @@ fn p_cycles_every_pick() {
 }
 
 #[test]
-fn g_c_and_tab_change_only_the_view() {
+fn s_c_and_tab_change_only_the_view() {
     let session = sample_session(fixed(6, 8));
     let mut app = started(&session);
     let before = app.current().unwrap().seqpoints.clone();
-    press(&mut app, ch('g'));
+    press(&mut app, ch('s'));
     assert!(app.log_scale);
-    press(&mut app, ch('g'));
+    press(&mut app, ch('s'));
     assert!(!app.log_scale);
     press(&mut app, ch('c'));
     assert_eq!(app.measure, Measure::Metric(0));
@@ -282,14 +282,14 @@ fn help_and_command_popups_open_and_close() {
     let session = sample_session(fixed(7, 8));
     let mut app = started(&session);
     press(&mut app, ch('?'));
-    assert_eq!(app.overlay, Overlay::Help);
+    assert_eq!(app.overlay, Overlay::Help { scroll: 0 });
     press(&mut app, ch('h'));
     assert_eq!(app.settings.k, 7, "keys under the help do nothing");
     press(&mut app, key(KeyCode::Esc));
     assert_eq!(app.overlay, Overlay::None);
 
     press(&mut app, ch('y'));
-    assert_eq!(app.overlay, Overlay::Command);
+    assert_eq!(app.overlay, Overlay::Command { scroll: 0 });
     let options = session.options(&app.settings);
     assert_eq!(
         session.command(&app.settings),
@@ -310,12 +310,12 @@ fn help_and_command_popups_open_and_close() {
 }
 
 #[test]
-fn q_esc_and_ctrl_c_quit() {
+fn q_ctrl_c_and_ctrl_q_quit() {
     let session = sample_session(fixed(3, 4));
     for event in [
         ch('q'),
-        key(KeyCode::Esc),
         KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+        KeyEvent::new(KeyCode::Char('q'), KeyModifiers::CONTROL),
     ] {
         let mut app = started(&session);
         press(&mut app, event);
@@ -778,4 +778,366 @@ fn k_means_at_a_fixed_k_shows_its_selection_before_the_curve() {
     assert_eq!(app.current().unwrap().bins(), 7);
     tui::update::interim(&mut app, id, settings, at_six);
     assert_eq!(app.current().unwrap().bins(), 7);
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+#[test]
+fn esc_goes_back_and_never_quits() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    // In the table, Esc leaves it for the overview.
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.view, View::SeqPoints);
+    press(&mut app, key(KeyCode::Esc));
+    assert_eq!(app.view, View::Overview);
+    assert!(!app.quit, "Esc in the table quit the explorer");
+    // On the overview there is nowhere to go back to: it says how to quit instead.
+    press(&mut app, key(KeyCode::Esc));
+    assert!(!app.quit);
+    let said = app.status.as_ref().map(|s| s.text.clone()).unwrap();
+    assert!(said.contains("q quits"), "{said}");
+    // In every popup it closes the popup, nothing more.
+    for opener in [ch('?'), ch('y'), ch('i'), ch(':'), ch('e')] {
+        press(&mut app, key(KeyCode::Tab));
+        press(&mut app, opener);
+        assert_ne!(app.overlay, Overlay::None, "{opener:?}");
+        press(&mut app, key(KeyCode::Esc));
+        assert_eq!(app.overlay, Overlay::None, "{opener:?}");
+        assert_eq!(app.view, View::SeqPoints, "{opener:?}: Esc closed more");
+        press(&mut app, key(KeyCode::Esc));
+        assert!(!app.quit);
+    }
+    press(&mut app, ch('q'));
+    assert!(app.quit);
+}
+
+#[test]
+fn ctrl_z_asks_the_run_loop_to_suspend_from_anywhere() {
+    let session = sample_session(fixed(3, 4));
+    for opener in [None, Some(ch('e')), Some(ch(':')), Some(ch('?'))] {
+        let mut app = started(&session);
+        if let Some(k) = opener {
+            press(&mut app, k);
+        }
+        press(&mut app, ctrl('z'));
+        assert!(app.suspend, "{opener:?}");
+        assert!(!app.quit);
+    }
+}
+
+/// A run and a compare log as real files in a folder of their own.
+fn logs_in(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let run = dir.join("run.csv");
+    let compare = dir.join("run_new.csv");
+    std::fs::copy("tests/data/speech_t1.csv", &run).unwrap();
+    std::fs::copy("tests/data/speech_t2.csv", &compare).unwrap();
+    (run, compare)
+}
+
+fn file_session(run: &Path, compare: &Path) -> tui::Session {
+    let load = seqpoint::LoadOptions {
+        compare: Some(compare.display().to_string()),
+        ..seqpoint::LoadOptions::default()
+    };
+    let log = seqpoint::load_run(&run.display().to_string(), &load).unwrap();
+    tui::Session::new(run.display().to_string(), load, log, fixed(8, 16)).unwrap()
+}
+
+#[test]
+fn an_export_never_targets_a_loaded_log_whatever_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (run, compare) = logs_in(dir.path());
+    let before = (
+        std::fs::read(&run).unwrap(),
+        std::fs::read(&compare).unwrap(),
+    );
+    let session = file_session(&run, &compare);
+    let folder = dir.path().display().to_string();
+    // `run` makes the CSV list `run.csv`: the run log. `run_new` the compare log; so does
+    // `./run_new.json` (its CSV list); a symlink names the same file.
+    std::os::unix::fs::symlink(&compare, dir.path().join("alias.csv")).unwrap();
+    for (typed, input) in [
+        (format!("{folder}/run"), &run),
+        (format!("{folder}/run_new"), &compare),
+        (format!("{folder}/./run_new.json"), &compare),
+        (format!("{folder}/alias"), &compare),
+    ] {
+        let mut app = started(&session);
+        press(&mut app, ch('e'));
+        press(&mut app, ctrl('u'));
+        type_text(&mut app, &typed);
+        press(&mut app, key(KeyCode::Enter));
+        let status = app.status.clone().expect("a message");
+        assert!(status.error, "{typed}: {status:?}");
+        assert!(
+            status.text.contains("loaded input log"),
+            "{typed}: {}",
+            status.text
+        );
+        assert!(
+            status.text.contains(&input.display().to_string()),
+            "{typed}: the message names the input: {}",
+            status.text
+        );
+        // No overwrite question: `y` can never write over it.
+        match &app.overlay {
+            Overlay::Export(prompt) => assert!(prompt.confirm.is_none(), "{typed}"),
+            other => panic!("{typed}: {other:?}"),
+        }
+        press(&mut app, ch('y'));
+        press(&mut app, key(KeyCode::Enter));
+    }
+    assert_eq!(std::fs::read(&run).unwrap(), before.0);
+    assert_eq!(std::fs::read(&compare).unwrap(), before.1);
+    // Any other name is written as asked.
+    let mut app = started(&session);
+    press(&mut app, ch('e'));
+    press(&mut app, ctrl('u'));
+    type_text(&mut app, &format!("{folder}/picked.json"));
+    press(&mut app, key(KeyCode::Enter));
+    assert!(app.status.as_ref().is_some_and(|s| !s.error));
+    assert!(dir.path().join("picked.csv").exists());
+}
+
+#[test]
+fn while_the_terminal_is_too_small_only_quit_acts() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    let text = crate::common::frame(&mut app, 59, 40);
+    assert!(text.contains("too small"), "{text}");
+    for k in [
+        key(KeyCode::Tab),
+        ch('?'),
+        ch('l'),
+        ch('e'),
+        ch(':'),
+        key(KeyCode::Esc),
+    ] {
+        press(&mut app, k);
+    }
+    assert_eq!(app.view, View::Overview);
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.settings.k, 8);
+    // Back to a size that fits: keys act again.
+    crate::common::frame(&mut app, 60, 16);
+    press(&mut app, ch('l'));
+    assert_eq!(app.settings.k, 9);
+    crate::common::frame(&mut app, 80, 15);
+    press(&mut app, ch('q'));
+    assert!(app.quit, "q quits even while the message shows");
+}
+
+#[test]
+fn page_keys_move_by_the_rows_on_screen_and_g_goes_to_the_ends() {
+    let session = sample_session(fixed(60, 64));
+    let mut app = started(&session);
+    press(&mut app, key(KeyCode::Tab));
+    let text = crate::common::frame(&mut app, 120, 40);
+    let page = app.page_rows.expect("the table was drawn");
+    // As many as the SeqPoint rows on screen (they start with their id after the border).
+    let rows = text
+        .lines()
+        .filter(|l| l.starts_with("\"│") && l.chars().nth(5).is_some_and(|c| c.is_ascii_digit()))
+        .count();
+    assert_eq!(page, rows, "{text}");
+    assert!(
+        page > 10,
+        "a 40-row terminal shows more than 10 rows: {page}"
+    );
+    press(&mut app, key(KeyCode::PageDown));
+    assert_eq!(app.table.selected(), Some(page));
+    press(&mut app, ch(' '));
+    assert_eq!(app.table.selected(), Some(2 * page));
+    press(&mut app, ch('b'));
+    assert_eq!(app.table.selected(), Some(page));
+    press(&mut app, ch('G'));
+    assert_eq!(app.table.selected(), Some(59));
+    press(&mut app, ch('g'));
+    assert_eq!(app.table.selected(), Some(0));
+    assert!(
+        !app.log_scale,
+        "g no longer toggles the hidden histogram's scale"
+    );
+}
+
+#[test]
+fn capital_h_and_l_move_k_by_ten() {
+    let session = sample_session(fixed(40, 64));
+    let mut app = started(&session);
+    press(&mut app, ch('H'));
+    assert_eq!(app.settings.k, 30);
+    assert_matches_select(&app);
+    press(&mut app, ch('L'));
+    press(&mut app, ch('L'));
+    assert_eq!(app.settings.k, 50);
+    for _ in 0..10 {
+        press(&mut app, ch('H'));
+    }
+    assert_eq!(app.settings.k, 1);
+}
+
+fn command(app: &mut App, line: &str) {
+    press(app, ch(':'));
+    type_text(app, line);
+    press(app, key(KeyCode::Enter));
+}
+
+#[test]
+fn the_command_line_sets_what_keys_would_and_explains_mistakes_in_place() {
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    command(&mut app, "k 8");
+    assert_eq!(app.overlay, Overlay::None);
+    assert!(!app.settings.auto);
+    assert_eq!(app.settings.k, 8);
+    assert_matches_select(&app);
+    command(&mut app, "method quantile");
+    command(&mut app, "pick median");
+    assert_eq!(
+        (app.settings.method, app.settings.pick),
+        (Method::Quantile, Pick::Median)
+    );
+    assert_matches_select(&app);
+    command(&mut app, "target 0.5");
+    command(&mut app, "auto");
+    assert!(app.settings.auto);
+    assert_eq!(app.settings.target_pct, 0.5);
+    assert_matches_select(&app);
+
+    // A mistake stays on the command line, said in place; typing goes on from it.
+    command(&mut app, "k 0");
+    match &app.overlay {
+        Overlay::CommandLine(prompt) => {
+            assert!(prompt.error.as_deref().unwrap().contains("at least 1"));
+            assert_eq!(prompt.input, "k 0");
+        }
+        other => panic!("{other:?}"),
+    }
+    press(&mut app, key(KeyCode::Esc));
+    // Asked for but not available yet: said, nothing changes.
+    let before = app.settings;
+    command(&mut app, "exclude 0-420");
+    match &app.overlay {
+        Overlay::CommandLine(prompt) => {
+            assert!(prompt
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("not available yet"))
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(app.settings, before);
+    press(&mut app, key(KeyCode::Esc));
+
+    // Tab completes.
+    press(&mut app, ch(':'));
+    type_text(&mut app, "ta");
+    press(&mut app, key(KeyCode::Tab));
+    match &app.overlay {
+        Overlay::CommandLine(prompt) => assert_eq!(prompt.input, "target "),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_session_option_restarts_over_the_same_log_keeping_the_settings() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    command(&mut app, "samples 2");
+    let base = app.restart.clone().expect("a restart with the new options");
+    assert_eq!(base.samples, 2);
+    // What the run loop does with it.
+    let next = session.with_options(base).unwrap();
+    let mut fresh = App::new(&next, false);
+    fresh.carry_from(&app);
+    let effect = tui::update::recompute(&mut fresh);
+    tui::settle(&mut fresh, effect);
+    assert_eq!(fresh.settings, app.settings);
+    assert!(fresh
+        .session
+        .command(&fresh.settings)
+        .contains("--samples 2"));
+    assert_matches_select(&fresh);
+    // The strata must exist in the run; a wrong one is said in place.
+    let mut app = started(&session);
+    command(&mut app, "strata phases:0");
+    assert!(app.restart.is_none());
+    assert!(matches!(&app.overlay, Overlay::CommandLine(p) if p.error.is_some()));
+}
+
+#[test]
+fn o_orders_the_table_and_slash_finds_a_seqpoint() {
+    let session = sample_session(fixed(12, 16));
+    let mut app = started(&session);
+    press(&mut app, key(KeyCode::Tab));
+    let seqpoints = app.current().unwrap().seqpoints.clone();
+    press(&mut app, key(KeyCode::Down));
+    let before = app.selected_seqpoint();
+    // Iteration, then key, then weight: each a real order, the selection kept.
+    press(&mut app, ch('o'));
+    let rows: Vec<u64> = app
+        .row_order()
+        .iter()
+        .map(|&i| seqpoints[i].iteration)
+        .collect();
+    assert!(rows.windows(2).all(|w| w[0] <= w[1]), "{rows:?}");
+    assert_eq!(app.selected_seqpoint(), before);
+    press(&mut app, ch('o'));
+    press(&mut app, ch('o'));
+    let weights: Vec<u64> = app
+        .row_order()
+        .iter()
+        .map(|&i| seqpoints[i].weight)
+        .collect();
+    assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{weights:?}");
+    assert_eq!(app.selected_seqpoint(), before);
+
+    // `/` and an iteration: that SeqPoint is selected, whatever its row.
+    let target = &seqpoints[7];
+    press(&mut app, ch('/'));
+    type_text(&mut app, &target.iteration.to_string());
+    press(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.selected_seqpoint(), Some(7));
+    // A key finds its SeqPoint too; nothing found is said in place.
+    press(&mut app, ch('/'));
+    type_text(&mut app, &seqpoint::groups::key_text(&seqpoints[3].key));
+    press(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.selected_seqpoint(), Some(3));
+    press(&mut app, ch('/'));
+    type_text(&mut app, "999999");
+    press(&mut app, key(KeyCode::Enter));
+    assert!(matches!(&app.overlay, Overlay::Search(p) if p.error.is_some()));
+    assert_eq!(app.selected_seqpoint(), Some(3));
+}
+
+#[test]
+fn u_undoes_setting_changes_one_at_a_time() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    let start = app.settings;
+    press(&mut app, ch('l'));
+    press(&mut app, ch('m'));
+    let after_two = app.settings;
+    command(&mut app, "k 3");
+    assert_eq!(app.settings.k, 3);
+    // Keys that change no setting are not undone.
+    press(&mut app, key(KeyCode::Tab));
+    press(&mut app, ch('u'));
+    assert_eq!(app.settings, after_two);
+    assert_matches_select(&app);
+    press(&mut app, ch('u'));
+    press(&mut app, ch('u'));
+    assert_eq!(app.settings, start);
+    assert_matches_select(&app);
+    press(&mut app, ch('u'));
+    assert!(app
+        .status
+        .as_ref()
+        .is_some_and(|s| s.text.contains("nothing to undo")));
+    assert_eq!(app.settings, start);
 }

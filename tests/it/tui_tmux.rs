@@ -1,6 +1,8 @@
 //! The real binary on a real terminal (tmux): keys change K and export, the export equals
-//! what `seqpoint select` writes, and quitting, SIGTERM and SIGHUP all leave the terminal
-//! restored (main screen, cursor shown, cooked mode with echo). Skipped without tmux.
+//! what `seqpoint select` writes, an export onto a loaded log is refused, Esc goes back,
+//! 80x23 and 60x16 fit, Ctrl-Z and `fg` give the terminal back and take it again, and
+//! quitting, SIGTERM, SIGHUP and SIGQUIT all leave the terminal restored (main screen,
+//! cursor shown, cooked mode with echo). Skipped without tmux.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,7 +35,10 @@ impl Pane {
             socket: dir.path().join("tmux.sock"),
             _dir: dir,
         };
-        let shell = format!("env PS1='{PROMPT}' TERM=xterm-256color bash --norc --noprofile");
+        // A UTF-8 locale whatever the machine's (an ASCII one has its own test).
+        let shell = format!(
+            "env PS1='{PROMPT}' TERM=xterm-256color LC_ALL=C.UTF-8 bash --norc --noprofile"
+        );
         pane.tmux(&[
             "new-session",
             "-d",
@@ -223,11 +228,11 @@ fn start_with_pid(pane: &Pane, dir: &Path) -> u32 {
 }
 
 #[test]
-fn sigterm_and_sighup_restore_the_terminal() {
+fn sigterm_sighup_and_sigquit_restore_the_terminal() {
     if !tmux_available() {
         return;
     }
-    for (signal, code) in [("TERM", 143), ("HUP", 129)] {
+    for (signal, code) in [("TERM", 143), ("HUP", 129), ("QUIT", 131)] {
         let dir = tempfile::tempdir().unwrap();
         let pane = Pane::start(100, 30, dir.path());
         let pid = start_with_pid(&pane, dir.path());
@@ -400,5 +405,315 @@ fn a_panic_restores_the_terminal_and_prints_its_message() {
     ));
     let screen = pane.wait_for("the exit status", printed_exit);
     assert!(screen.contains("deliberate panic"), "{screen}");
+    pane.assert_restored();
+}
+
+/// The shared speech logs as `run.csv` and `run_new.csv` in `dir`.
+fn copy_logs(dir: &Path) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    std::fs::copy(data.join("speech_t1.csv"), dir.join("run.csv")).unwrap();
+    std::fs::copy(data.join("speech_t2.csv"), dir.join("run_new.csv")).unwrap();
+}
+
+#[test]
+fn esc_goes_back_and_the_command_line_sets_k() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(80, 24, dir.path());
+    pane.run(&format!("{BIN} --bins 6; echo \"exit=$?\""));
+    pane.wait_for("the explorer", |s| s.contains("K = 6 ·"));
+    pane.keys(&["Tab"]);
+    pane.wait_for("the table", |s| s.contains("SeqPoints: 6 to profile"));
+    pane.keys(&["Escape"]);
+    pane.wait_for("the overview again", |s| {
+        s.contains("SL distribution") && !s.contains("SeqPoints: 6 to profile")
+    });
+    pane.keys(&["Escape"]);
+    pane.wait_for("how to quit", |s| s.contains("q quits"));
+    assert_eq!(pane.flag("alternate_on"), "1", "Esc quit the explorer");
+    pane.keys(&[":"]);
+    pane.tmux(&["send-keys", "-t", "0", "-l", "k 8"]);
+    pane.keys(&["Enter"]);
+    pane.wait_for("K = 8", |s| s.contains("K = 8 ·") && s.contains("8 of 450"));
+    pane.keys(&["q"]);
+    let screen = pane.wait_for("the exit status", printed_exit);
+    assert!(screen.contains("exit=0"), "{screen}");
+    pane.assert_restored();
+}
+
+#[test]
+fn an_export_onto_a_loaded_log_is_refused_whatever_the_answer() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy_logs(dir.path());
+    let before = std::fs::read(dir.path().join("run.csv")).unwrap();
+    let pane = Pane::start(80, 24, dir.path());
+    pane.run(&format!("{BIN} run.csv --compare run_new.csv --bins 6"));
+    pane.wait_for("the explorer", |s| {
+        s.contains("K = 6 ·") && s.contains("6 of 450")
+    });
+    // `run` as the JSON's name makes the CSV list `run.csv`: the run log itself.
+    pane.keys(&["e"]);
+    pane.wait_for("the export prompt", |s| s.contains("path: "));
+    pane.keys(&["C-u"]);
+    pane.tmux(&["send-keys", "-t", "0", "-l", "run"]);
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("the refusal", |s| s.contains("loaded input log"));
+    assert!(!screen.contains("Overwrite?"), "{screen}");
+    assert!(screen.contains("run.csv"), "{screen}");
+    pane.keys(&["y", "Enter", "y"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(std::fs::read(dir.path().join("run.csv")).unwrap(), before);
+    assert!(!dir.path().join("run").exists());
+    pane.keys(&["Escape", "q"]);
+    pane.assert_restored();
+}
+
+#[test]
+fn eighty_by_twenty_three_and_sixty_by_sixteen_fit_and_smaller_ignores_keys() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy_logs(dir.path());
+    // tmux's status line takes a row of an 80x24 terminal: the pane is 80x23.
+    let pane = Pane::start(80, 23, dir.path());
+    pane.run(&format!("{BIN} run.csv --compare run_new.csv"));
+    let screen = pane.wait_for("the explorer at 80x23", |s| {
+        s.contains("profile 64 of 450") && s.contains("Error vs K")
+    });
+    for shown in [
+        "Projection",
+        "708,171.1",
+        "712,890.9",
+        "speedup",
+        "profile 64 of 450",
+    ] {
+        assert!(screen.contains(shown), "80x23 lacks {shown:?}:\n{screen}");
+    }
+    assert!(!screen.contains("too small"), "{screen}");
+    pane.tmux(&["resize-window", "-t", "0", "-x", "60", "-y", "16"]);
+    let screen = pane.wait_for("the explorer at 60x16", |s| {
+        s.contains("error curve from 80 columns")
+    });
+    for shown in [
+        "K = 64",
+        "708,171.1",
+        "712,890.9",
+        "speedup",
+        "profile 64 of 450",
+    ] {
+        assert!(screen.contains(shown), "60x16 lacks {shown:?}:\n{screen}");
+    }
+    // Below 60x16: the message, and keys other than quit wait.
+    pane.tmux(&["resize-window", "-t", "0", "-x", "59", "-y", "16"]);
+    pane.wait_for("the too-small message", |s| s.contains("too small"));
+    pane.keys(&["Tab", "?", "l"]);
+    std::thread::sleep(Duration::from_millis(300));
+    pane.tmux(&["resize-window", "-t", "0", "-x", "60", "-y", "16"]);
+    let screen = pane.wait_for("the explorer again", |s| s.contains("Projection"));
+    assert!(screen.contains("K = 64"), "l acted while hidden:\n{screen}");
+    assert!(!screen.contains("Keys"), "? acted while hidden:\n{screen}");
+    assert!(
+        screen.contains("SL distribution"),
+        "Tab acted while hidden:\n{screen}"
+    );
+    pane.keys(&["q"]);
+    pane.assert_restored();
+}
+
+#[test]
+fn ctrl_z_and_sigtstp_give_the_terminal_back_and_fg_resumes_in_raw_mode() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(100, 30, dir.path());
+    let pid_file = dir.path().join("pid");
+    pane.run(&format!(
+        "sh -c 'echo $$ > {}; exec {BIN} --bins 5'",
+        pid_file.display()
+    ));
+    pane.wait_for("the explorer", |s| s.contains("K = 5 ·"));
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    for (k, stop) in [(6, "ctrl-z"), (7, "sigtstp")] {
+        match stop {
+            "ctrl-z" => pane.keys(&["C-z"]),
+            _ => {
+                let sent = Command::new("kill")
+                    .args(["-TSTP", &pid.to_string()])
+                    .status()
+                    .unwrap();
+                assert!(sent.success());
+            }
+        }
+        // Stopped: the shell has a restored terminal.
+        pane.wait_for("the shell", |s| s.contains("Stopped"));
+        pane.assert_restored();
+        pane.run("fg");
+        // Resumed: the whole screen is drawn again without a resize.
+        pane.wait_for("the explorer again", |s| {
+            s.contains("SL distribution") && s.contains("Projection") && s.contains("Error vs K")
+        });
+        assert_eq!(pane.flag("alternate_on"), "1", "{stop}");
+        // Raw mode: a key acts at once, without Enter, and is not echoed.
+        pane.keys(&["l"]);
+        pane.wait_for(&format!("K = {k} after {stop}"), |s| {
+            s.contains(&format!("K = {k} ·"))
+        });
+    }
+    // A SIGTERM after a resume ends it at once, terminal restored.
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    pane.wait_for("the main screen", |_| pane.flag("alternate_on") == "0");
+    pane.run("echo \"exit=$?\"");
+    let screen = pane.wait_for("the exit status", printed_exit);
+    assert!(screen.contains("exit=143"), "{screen}");
+    pane.assert_restored();
+}
+
+#[test]
+fn a_dumb_terminal_gets_the_table_and_a_piped_log_opens_the_explorer() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy_logs(dir.path());
+    let pane = Pane::start(100, 30, dir.path());
+    // No cursor addressing: the select table, never the screen.
+    pane.run(&format!(
+        "TERM=dumb {BIN} run.csv --bins 4; echo \"exit=$?\""
+    ));
+    let screen = pane.wait_for("the table", printed_exit);
+    assert!(screen.contains("4 SeqPoints"), "{screen}");
+    assert!(screen.contains("exit=0"), "{screen}");
+    assert!(!screen.contains("SL distribution"), "{screen}");
+    // The log through a pipe: read first, then the keys come from the terminal.
+    pane.run(&format!(
+        "clear; cat run.csv | {BIN} - --bins 5; echo \"exit=$?\""
+    ));
+    pane.wait_for("the explorer", |s| {
+        s.contains("K = 5 ·") && s.contains("5 of 450")
+    });
+    pane.keys(&["l"]);
+    pane.wait_for("K = 6", |s| s.contains("K = 6 ·"));
+    pane.keys(&["q"]);
+    let screen = pane.wait_for("the exit status", printed_exit);
+    assert!(screen.contains("exit=0"), "{screen}");
+    pane.assert_restored();
+}
+
+#[test]
+fn a_locale_that_is_not_utf8_gets_ascii_borders_and_bars() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(100, 30, dir.path());
+    pane.run(&format!("LC_ALL=C LANG=C {BIN} --bins 5"));
+    let screen = pane.wait_for("the explorer", |s| {
+        s.contains("K = 5 .") && s.contains("5 of 450")
+    });
+    assert!(screen.contains("+-"), "ASCII corners and lines:\n{screen}");
+    assert!(screen.is_ascii(), "only ASCII on screen:\n{screen}");
+    pane.keys(&["q"]);
+    pane.assert_restored();
+}
+
+#[test]
+fn y_copies_the_command_to_the_clipboard_with_osc52() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(160, 30, dir.path());
+    // tmux keeps what an application sends with OSC 52 as a paste buffer.
+    pane.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+    pane.run(&format!("{BIN} --bins 6"));
+    pane.wait_for("the explorer", |s| {
+        s.contains("K = 6 ·") && s.contains("6 of 450")
+    });
+    pane.keys(&["y"]);
+    let screen = pane.wait_for("the command", |s| s.contains("The same selection"));
+    let want = "seqpoint select sample:speech_t1.csv --compare sample:speech_t2.csv --bins 6";
+    // On one line of its own, whole.
+    let line = screen
+        .lines()
+        .find(|l| l.contains("seqpoint select"))
+        .unwrap();
+    assert!(line.trim().starts_with(want), "{screen}");
+    let start = Instant::now();
+    let copied = loop {
+        let buffers = pane.tmux(&["list-buffers", "-F", "#{buffer_name}"]);
+        if !buffers.trim().is_empty() {
+            break pane.tmux(&["show-buffer"]);
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "nothing copied");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        copied.trim(),
+        line.trim(),
+        "the clipboard holds the command shown"
+    );
+    pane.keys(&["y", "q"]);
+    pane.assert_restored();
+}
+
+#[test]
+fn resumed_in_the_background_it_leaves_the_terminal_alone_and_sigterm_ends_it() {
+    if !tmux_available() || !Path::new("/proc/self/stat").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(100, 30, dir.path());
+    let pid_file = dir.path().join("pid");
+    pane.run(&format!(
+        "sh -c 'echo $$ > {}; exec {BIN} --bins 5'",
+        pid_file.display()
+    ));
+    pane.wait_for("the explorer", |s| s.contains("K = 5 ·"));
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    pane.keys(&["C-z"]);
+    pane.wait_for("the shell", |s| s.contains("Stopped"));
+    pane.run("clear; bg");
+    // Running again, but in the background: the shell keeps its screen and its modes.
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(running(pid), "bg resumed it");
+    assert_eq!(pane.flag("alternate_on"), "0", "drew over the shell");
+    pane.assert_restored();
+    // SIGTERM now: it ends at once, never waiting for the terminal (SIGTTOU).
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let start = Instant::now();
+    while running(pid) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let still = running(pid);
+    if still {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    assert!(
+        !still,
+        "SIGTERM after a resume in the background did not end it"
+    );
     pane.assert_restored();
 }

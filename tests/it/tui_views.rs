@@ -1,5 +1,6 @@
-//! Rendered frames of every view and popup at 80x24 (the smallest supported) and 120x40,
-//! as snapshots; the too-small message; no colour at all under NO_COLOR.
+//! Rendered frames of every view and popup at 60x16 (the smallest supported), 80x24 and
+//! 120x40, as snapshots; 80x23 (an 80x24 terminal under tmux); the too-small message; no
+//! colour at all under NO_COLOR; no e-notation and no silent cuts.
 
 use crate::common::{
     self, ch, frame, key, press, sample_session, started, terminal, translation_session,
@@ -10,7 +11,7 @@ use ratatui::style::Color;
 use seqpoint::tui::{self, App};
 use seqpoint::{BinCount, SelectOptions};
 
-const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
+const SIZES: [(u16, u16); 3] = [(60, 16), (80, 24), (120, 40)];
 
 fn fixed(k: usize, max_bins: usize) -> SelectOptions {
     SelectOptions {
@@ -113,14 +114,117 @@ fn computing_before_the_first_result() {
 fn too_small_says_so() {
     let session = sample_session(fixed(8, 16));
     let mut app = started(&session);
-    for (w, h) in [(79, 24), (80, 23), (40, 12)] {
+    for (w, h) in [(59, 24), (80, 15), (40, 12)] {
         let text = frame(&mut app, w, h);
         assert!(text.contains("Terminal too small"), "{w}x{h}:\n{text}");
-        assert!(text.contains("at least 80x24"), "{w}x{h}:\n{text}");
+        assert!(text.contains("at least 60x16"), "{w}x{h}:\n{text}");
     }
-    assert_snapshot!("too_small_60x20", frame(&mut app, 60, 20));
-    // At exactly 80x24 the explorer draws.
-    assert!(!frame(&mut app, 80, 24).contains("too small"));
+    assert_snapshot!("too_small_59x16", frame(&mut app, 59, 16));
+    // From 60x16 the explorer draws, an 80x24 terminal under tmux (80x23) included.
+    for (w, h) in [(60, 16), (80, 23), (120, 23), (79, 40)] {
+        assert!(!frame(&mut app, w, h).contains("too small"), "{w}x{h}");
+    }
+}
+
+#[test]
+fn small_layouts_keep_the_projections_numbers_first() {
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    let p = &app.current().unwrap().projection;
+    let projected = seqpoint::output::numbers::readable(p.totals[0].projected);
+    let actual = seqpoint::output::numbers::readable(p.totals[0].actual.unwrap());
+    for (w, h) in [(60, 16), (80, 23), (72, 18)] {
+        let text = frame(&mut app, w, h);
+        for shown in [
+            projected.as_str(),
+            actual.as_str(),
+            "err %",
+            "±95 %",
+            "speedup",
+            "profile ",
+        ] {
+            assert!(text.contains(shown), "{w}x{h} lacks {shown:?}:\n{text}");
+        }
+        assert!(text.contains("K = "), "{w}x{h}: the K:\n{text}");
+    }
+    assert_snapshot!("overview_auto_80x23", frame(&mut app, 80, 23));
+}
+
+#[test]
+fn text_that_does_not_fit_ends_with_an_ellipsis_and_i_shows_it_in_full() {
+    // Auto-K that misses the target: a verdict and two pieces of advice, too long for 60x16.
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    let text = frame(&mut app, 60, 16);
+    assert!(text.contains('…'), "{text}");
+    assert!(
+        text.contains("[i]") || text.contains(" i in full"),
+        "{text}"
+    );
+    // Each row either fits whole or ends in `…` before the border.
+    press(&mut app, ch('i'));
+    let full = frame(&mut app, 120, 40);
+    // The header's lines too, which a narrow terminal cuts.
+    for said in [
+        ":samples 2",
+        ":max-bins 128",
+        "not met",
+        "Marks",
+        "3 epochs",
+        "pick nearest-mean",
+    ] {
+        assert!(
+            full.contains(said),
+            "{said:?} not in the full view:\n{full}"
+        );
+    }
+}
+
+#[test]
+fn no_e_notation_anywhere_on_screen() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    for setup in [None, Some(key(KeyCode::Tab)), Some(key(KeyCode::Enter))] {
+        if let Some(k) = setup {
+            press(&mut app, k);
+        }
+        for (w, h) in SIZES {
+            let text = frame(&mut app, w, h);
+            let e_notation = text.split(|c: char| !c.is_ascii_alphanumeric() && c != '.').any(|w| {
+                let mut parts = w.splitn(2, 'e');
+                matches!(
+                    (parts.next(), parts.next()),
+                    (Some(m), Some(x)) if !m.is_empty() && m.chars().all(|c| c.is_ascii_digit() || c == '.')
+                        && !x.is_empty() && x.trim_start_matches(['-', '+']).chars().all(|c| c.is_ascii_digit())
+                )
+            });
+            assert!(!e_notation, "{w}x{h}:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn the_command_popup_shows_the_command_on_one_unbroken_line() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    let command = session.command(&app.settings);
+    press(&mut app, ch('y'));
+    let text = frame(&mut app, 120, 40);
+    let line = text
+        .lines()
+        .find(|l| l.contains("seqpoint select"))
+        .expect("the command is shown");
+    // One line, whole, and nothing beside it but spaces (no border to copy with it).
+    assert_eq!(
+        line.trim_matches(|c| c == '"' || c == ' '),
+        command,
+        "{text}"
+    );
+    // Narrower than the command: one line still, scrolled with ← →, never wrapped.
+    let narrow = frame(&mut app, 60, 16);
+    let rows: Vec<&str> = narrow.lines().filter(|l| l.contains("seqpoint")).collect();
+    assert_eq!(rows.len(), 1, "{narrow}");
+    assert!(narrow.contains("→ scroll"), "{narrow}");
 }
 
 #[test]
@@ -149,4 +253,44 @@ fn no_color_means_no_colour_at_all() {
             assert_eq!(coloured, 0, "cells with colour under NO_COLOR");
         }
     }
+}
+
+#[test]
+fn the_overview_shows_which_seqpoint_the_arrows_select() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    press(&mut app, key(KeyCode::Down));
+    press(&mut app, key(KeyCode::Down));
+    let sp = app.current().unwrap().seqpoints[2].clone();
+    let text = frame(&mut app, 120, 40);
+    let said = format!("SeqPoint 2: iteration {}", sp.iteration);
+    assert!(text.contains(&said), "{said:?} not on screen:\n{text}");
+    press(&mut app, key(KeyCode::End));
+    let text = frame(&mut app, 80, 24);
+    assert!(text.contains("SeqPoint 7: iteration"), "{text}");
+}
+
+#[test]
+fn a_target_far_below_the_errors_draws_the_curve_on_a_log_axis() {
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Target(0.1),
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    let text = frame(&mut app, 120, 40);
+    assert!(text.contains("log y"), "{text}");
+    // The curve is drawn, not a row of `↑`: error dots inside the panel, labels with `%`.
+    let curve_rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("││") && l.contains('│'))
+        .collect();
+    let dots: usize = curve_rows
+        .iter()
+        .map(|l| l.split("││").nth(1).unwrap_or("").matches('•').count())
+        .sum();
+    assert!(dots > 20, "only {dots} error dots on the curve:\n{text}");
+    assert!(
+        text.contains("0.10%"),
+        "the target's label keeps its %:\n{text}"
+    );
 }

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::theme::Theme;
+use crate::output::numbers::percent;
 use crate::select::CurvePoint;
 use crate::tui::app::BaselineSeries;
 
@@ -30,6 +31,64 @@ pub fn row_of(value: f64, top: f64, rows: usize) -> Option<usize> {
     (r < rows as f64).then_some(r.max(0.0) as usize)
 }
 
+/// The y axis: linear from 0 to three targets, or logarithmic when most errors are far
+/// above the target (a 0.1% target with errors of a few percent), so the curve stays drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Axis {
+    Linear { top: f64 },
+    Log { low: f64, high: f64 },
+}
+
+impl Axis {
+    /// Log when more than half the K's errors would be off the linear axis.
+    pub fn for_curve(curve: &[CurvePoint], target: f64) -> Axis {
+        let top = target * TARGETS_SHOWN;
+        let above = curve.iter().filter(|p| p.worst_error_pct >= top).count();
+        if curve.is_empty() || above * 2 <= curve.len() {
+            return Axis::Linear { top };
+        }
+        let positive = curve
+            .iter()
+            .map(|p| p.worst_error_pct)
+            .filter(|&e| e > 0.0 && e.is_finite());
+        let smallest = positive.clone().fold(f64::INFINITY, f64::min);
+        let largest = positive.fold(0.0, f64::max);
+        Axis::Log {
+            low: smallest.min(target) / 2.0,
+            high: largest.max(target) * 1.5,
+        }
+    }
+
+    /// Row (0 = bottom) of a percentage on a `rows`-high axis; `None` above the top.
+    pub fn row(&self, value: f64, rows: usize) -> Option<usize> {
+        match *self {
+            Axis::Linear { top } => row_of(value, top, rows),
+            Axis::Log { low, high } => {
+                if value <= low {
+                    return Some(0);
+                }
+                let share = (value / low).ln() / (high / low).ln();
+                let r = (share * rows as f64).floor();
+                (r < rows as f64).then_some(r.max(0.0) as usize)
+            }
+        }
+    }
+
+    fn top(&self) -> f64 {
+        match *self {
+            Axis::Linear { top } => top,
+            Axis::Log { high, .. } => high,
+        }
+    }
+
+    fn bottom(&self) -> f64 {
+        match *self {
+            Axis::Linear { .. } => 0.0,
+            Axis::Log { low, .. } => low,
+        }
+    }
+}
+
 pub struct ErrorCurve<'a> {
     pub curve: &'a [CurvePoint],
     pub target: f64,
@@ -44,48 +103,75 @@ impl Widget for ErrorCurve<'_> {
         if area.height < 5 || area.width < 16 {
             return;
         }
-        let legend = vec![
+        let axis = Axis::for_curve(self.curve, self.target);
+        // Every mark the panel draws, told in its first row (cut with `…` when narrow; `i`
+        // lists them all).
+        let mut legend = vec![
             Span::styled("•", t.error_line()),
             Span::styled(" error  ", t.dim()),
             Span::styled("░", t.band()),
             Span::styled(" ±95%  ", t.dim()),
             Span::styled("─", t.target()),
-            Span::styled(format!(" target {}%", self.target), t.dim()),
+            Span::styled(format!(" target {}%  ", self.target), t.dim()),
+            Span::styled("┆", t.key()),
+            Span::styled(" K  ", t.dim()),
+            Span::styled("↑", t.error_line()),
+            Span::styled(" off scale", t.dim()),
         ];
-        buf.set_line(area.x, area.y, &Line::from(legend), area.width);
+        // The scale before the rest: a log axis reads very differently. The baselines' `f`
+        // and `r` are told on the panel's bottom border, with their values.
+        if let Axis::Log { .. } = axis {
+            legend.insert(0, Span::styled("log y  ", t.key()));
+        }
+        buf.set_line(
+            area.x,
+            area.y,
+            &super::cut_line(Line::from(legend), area.width as usize),
+            area.width,
+        );
         if self.curve.is_empty() {
             buf.set_string(area.x, area.y + 2, "computing the curve…", t.dim());
             return;
         }
 
-        let top = self.target * TARGETS_SHOWN;
         let rows = (area.height - 2) as usize;
-        let gutter = 6u16;
+        // Labels keep their `%` (`percent` writes at most 6 characters).
+        let gutter = 7u16;
         let plot_x = area.x + gutter;
         let width = (area.width - gutter) as usize;
         let bottom = area.y + rows as u16;
         let n = self.curve.len();
         let y_of = |row: usize| bottom - row as u16;
 
-        for (value, text) in [
-            (top, format!("{:.2}%", top)),
-            (self.target, format!("{}%", self.target)),
-        ] {
-            let row = row_of(value, top, rows).unwrap_or(rows - 1);
-            buf.set_stringn(area.x, y_of(row), format!("{text:>5}"), 5, t.dim());
+        for value in [axis.top(), self.target] {
+            let row = axis.row(value, rows).unwrap_or(rows - 1);
+            buf.set_stringn(
+                area.x,
+                y_of(row),
+                format!("{:>6}", percent(value)),
+                6,
+                t.dim(),
+            );
         }
-        buf.set_string(area.x, bottom, format!("{:>5}", "0%"), t.dim());
+        buf.set_string(
+            area.x,
+            bottom,
+            format!("{:>6}", percent(axis.bottom())),
+            t.dim(),
+        );
         for row in 0..rows {
             buf.set_string(plot_x - 1, y_of(row), "│", t.dim());
         }
 
-        let target_row = row_of(self.target, top, rows);
+        let target_row = axis.row(self.target, rows);
         let current_column = self.current_k.map(|k| column_of_k(k, n, width));
         for column in 0..width {
             let x = plot_x + column as u16;
             let k = k_of_column(column, n, width);
             let point = &self.curve[k - 1];
-            let band = row_of(point.worst_half_width_pct, top, rows).map_or(rows, |r| r + 1);
+            let band = axis
+                .row(point.worst_half_width_pct, rows)
+                .map_or(rows, |r| r + 1);
             let current = Some(column) == current_column;
             for row in 0..rows {
                 let y = y_of(row);
@@ -97,18 +183,18 @@ impl Widget for ErrorCurve<'_> {
                     buf.set_string(x, y, "┆", t.key());
                 }
             }
-            // Baselines off the axis are left out here; the legend gives their value.
+            // Baselines off the axis are left out here; the border gives their value.
             for series in self.baselines {
                 if let Some(row) = series
                     .points
                     .iter()
                     .find(|p| p.0 == k)
-                    .and_then(|&(_, e)| row_of(e, top, rows))
+                    .and_then(|&(_, e)| axis.row(e, rows))
                 {
                     buf.set_string(x, y_of(row), series.glyph.to_string(), t.strong());
                 }
             }
-            match row_of(point.worst_error_pct, top, rows) {
+            match axis.row(point.worst_error_pct, rows) {
                 Some(row) => buf.set_string(x, y_of(row), "•", t.error_line()),
                 None => buf.set_string(x, y_of(rows - 1), "↑", t.error_line()),
             };
@@ -153,6 +239,31 @@ mod tests {
         assert_eq!(shown[0], 1);
         assert!(shown.windows(2).all(|w| w[0] < w[1]));
         assert!(*shown.last().unwrap() <= 64);
+    }
+
+    fn point(k: usize, error: f64) -> CurvePoint {
+        CurvePoint {
+            k,
+            bins: k,
+            worst_error_pct: error,
+            worst_half_width_pct: error,
+        }
+    }
+
+    #[test]
+    fn a_target_far_below_the_errors_gets_a_log_axis_that_draws_every_k() {
+        let curve: Vec<CurvePoint> = (1..=20).map(|k| point(k, 8.0 / k as f64)).collect();
+        assert!(matches!(Axis::for_curve(&curve, 1.0), Axis::Linear { .. }));
+        let axis = Axis::for_curve(&curve, 0.1);
+        assert!(matches!(axis, Axis::Log { .. }), "{axis:?}");
+        // Every error is on the axis, in order, and the target too.
+        let rows: Vec<usize> = curve
+            .iter()
+            .map(|p| axis.row(p.worst_error_pct, 10).expect("on the axis"))
+            .collect();
+        assert!(rows.windows(2).all(|w| w[0] >= w[1]), "{rows:?}");
+        assert!(rows[0] > rows[19], "{rows:?}");
+        assert!(axis.row(0.1, 10).is_some());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::table::bin_text;
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::output::table::num;
+use crate::output::numbers::readable as num;
 use crate::tui::app::{App, Overlay};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
@@ -28,7 +28,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let groups = &session.strata.groups[sp.stratum.unwrap_or(0)];
     let members = sp.bin.groups.len();
     // Rows left for key groups: the popup less borders, the about lines and the heading.
-    let visible = popup.height.saturating_sub(2 + 4 + 1) as usize;
+    let visible = popup.height.saturating_sub(2 + 6 + 1) as usize;
     let last_start = members.saturating_sub(visible);
     let scroll = scroll.min(last_start);
     app.overlay = Overlay::Detail { scroll };
@@ -65,6 +65,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
                 .map_or(String::new(), |s| format!(" · {}", session.strata.names[s])),
         )),
     ];
+    let metric = session
+        .log
+        .metric_names()
+        .first()
+        .cloned()
+        .unwrap_or_default();
     let alternates = if sp.alternates.is_empty() {
         "none (no other iteration in this bin after warm-up)".to_string()
     } else {
@@ -78,17 +84,28 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         Span::styled("alternates: ", t.dim()),
         Span::raw(alternates),
     ]));
-    let about_height = 4u16.min(inner.height);
+    about.push(Line::styled(
+        format!("the bin's key groups: iterations (iters) and {metric} per key group"),
+        t.dim(),
+    ));
+    // Its logged values, every metric and configuration (the table may leave some out).
+    let mut values = vec![Span::styled("logged: ", t.dim())];
+    let names = session.log.metric_names();
+    for (c, config) in sp.values.iter().enumerate() {
+        let role = session.log.configs[c].role.name();
+        for (m, v) in config.iter().enumerate() {
+            if values.len() > 1 {
+                values.push(Span::styled(" · ", t.dim()));
+            }
+            values.push(Span::raw(format!("{} {role} {}", names[m], num(*v))));
+        }
+    }
+    about.insert(2, Line::from(values));
+    let about_height = 6u16.min(inner.height);
     let [about_area, groups_area] =
         Layout::vertical([Constraint::Length(about_height), Constraint::Fill(1)]).areas(inner);
     frame.render_widget(Paragraph::new(about).wrap(Wrap { trim: true }), about_area);
 
-    let metric = session
-        .log
-        .metric_names()
-        .first()
-        .cloned()
-        .unwrap_or_default();
     let rows = sp.bin.groups.iter().skip(scroll).take(visible).map(|&g| {
         let m = &groups.moments[0][0][g];
         let mine = groups.key(g) == sp.key.as_slice();
@@ -107,19 +124,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             row
         }
     });
-    let mean = format!("mean {metric}");
+    // The metric is named in the heading above: the columns stay narrow enough for 60.
+    let mean = "mean".to_string();
     let widths = [
-        Constraint::Length(key_names.len().max(9) as u16),
-        Constraint::Length(10),
-        Constraint::Length(mean.len().max(9) as u16),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Length(9),
+        Constraint::Length(key_names.chars().count().max(7) as u16),
+        Constraint::Length(5),
+        Constraint::Length(8),
+        Constraint::Length(8),
+        Constraint::Length(8),
+        Constraint::Length(8),
         Constraint::Length(1),
     ];
     let header = Row::new([
         key_names,
-        "iterations".into(),
+        "iters".into(),
         mean,
         "median".into(),
         "min".into(),

@@ -15,7 +15,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         return;
     };
     let width = area.width.saturating_sub(6).min(90);
-    let popup = area.centered(Constraint::Length(width), Constraint::Length(9));
+    let popup = area.centered(
+        Constraint::Length(width),
+        Constraint::Length(11.min(area.height)),
+    );
     frame.render_widget(Clear, popup);
     let block = Block::bordered().title(Span::styled(" Export SeqPoints ", t.title()));
     let inner = block.inner(popup);
@@ -41,8 +44,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ),
         Line::from(vec![Span::styled("path: ", t.strong()), Span::raw(shown)]),
         also,
-        Line::raw(""),
     ];
+    // Why the last Enter did not write, in full (wrapped, never cut).
+    match app.status.as_ref().filter(|s| s.error) {
+        Some(status) => lines.push(Line::styled(status.text.clone(), t.bad())),
+        None => lines.push(Line::raw("")),
+    }
     match &prompt.confirm {
         Some(asked) => {
             let existing: Vec<String> = asked

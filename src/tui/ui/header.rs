@@ -7,11 +7,45 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+use super::cut_line;
 use super::theme::Theme;
 use crate::tui::app::App;
 use crate::tui::keymap;
 
+/// Header rows for a terminal this high: the run, its metrics and the settings from 24
+/// rows; the run and the settings from 19; the settings alone below.
+pub fn height(terminal_height: u16) -> u16 {
+    match terminal_height {
+        24.. => 3,
+        19..=23 => 2,
+        _ => 1,
+    }
+}
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let [run, measured, settings] = lines(app, t);
+    let lines = match area.height {
+        3.. => vec![run, measured, settings],
+        2 => vec![run, settings],
+        _ => {
+            // One row: the settings, after the file's name.
+            let mut one = vec![Span::styled(
+                format!(" {} ·", file_name(&app.session.log.source)),
+                t.dim(),
+            )];
+            one.extend(settings.spans);
+            vec![Line::from(one)]
+        }
+    };
+    // What does not fit ends with `…`; `i` shows these lines in full.
+    let width = area.width as usize;
+    let lines: Vec<Line> = lines.into_iter().map(|l| cut_line(l, width)).collect();
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The run, its metrics and configurations, and the settings: the header's three lines, in
+/// full (the header cuts them to its width; the full view `i` wraps them).
+pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
     let log = &app.session.log;
     let groups = app.session.groups();
     let sep = || Span::styled(" · ", t.dim());
@@ -46,13 +80,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
 
     let s = &app.settings;
-    let mut settings = vec![
-        Span::styled(" method ", t.dim()),
-        Span::styled(s.method.name(), t.strong()),
-        Span::styled(" · pick ", t.dim()),
-        Span::styled(s.pick.name(), t.strong()),
-        sep(),
-    ];
+    // K first: on a narrow terminal the end of the line goes.
+    let mut settings = vec![Span::raw(" ")];
     let per_stratum = if app.session.strata.split {
         format!(" per stratum ({})", app.session.base.strata)
     } else {
@@ -63,11 +92,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .current()
             .and_then(|_| app.shown_k())
             .map_or("…".to_string(), |k| k.to_string());
+        settings.push(Span::styled(format!("K = {k}"), t.strong()));
+        settings.push(Span::raw(per_stratum));
         settings.push(Span::styled(
-            format!("auto-K for {}%", s.target_pct),
+            format!(" auto-K for {}%", s.target_pct),
             t.key(),
         ));
-        settings.push(Span::raw(format!(": K = {k}{per_stratum}")));
         let met = app
             .current()
             .and_then(|c| c.target.as_ref())
@@ -82,14 +112,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             s.target_pct
         )));
     }
+    settings.extend([
+        Span::styled(" · method ", t.dim()),
+        Span::styled(s.method.name(), t.strong()),
+        Span::styled(" · pick ", t.dim()),
+        Span::styled(s.pick.name(), t.strong()),
+    ]);
     if app.session.base.samples > 1 {
         settings.push(Span::raw(format!(
             " · {} samples per SeqPoint",
             app.session.base.samples
         )));
     }
-    let lines = vec![Line::from(run), Line::from(measured), Line::from(settings)];
-    frame.render_widget(Paragraph::new(lines), area);
+    if app.session.base.warmup > 0 {
+        settings.push(Span::raw(format!(" · warm-up {}", app.session.base.warmup)));
+    }
+    [Line::from(run), Line::from(measured), Line::from(settings)]
 }
 
 /// The last part of a path: the folder is on the first line already.
@@ -122,21 +160,44 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             Span::styled(bar(pending.done, pending.total, 16), t.dim()),
             Span::styled("  last result shown meanwhile", t.dim()),
         ])
-    } else if let Some(status) = &app.status {
-        Line::styled(
-            format!(" {}", status.text),
-            if status.error { t.bad() } else { t.good() },
-        )
+    } else if let Some(status) = app
+        .status
+        .as_ref()
+        // The export popup shows its own messages in full.
+        .filter(|_| !matches!(app.overlay, crate::tui::app::Overlay::Export(_)))
+    {
+        let style = if status.error { t.bad() } else { t.good() };
+        let text = format!(" {}", status.text);
+        if text.chars().count() > area.width as usize {
+            // Too long for one row: the start, and where to read the rest.
+            let more = " (i: in full)";
+            let room = (area.width as usize).saturating_sub(more.len());
+            Line::from(vec![
+                Span::styled(super::cut(&text, room), style),
+                Span::styled(more, t.dim()),
+            ])
+        } else {
+            Line::styled(text, style)
+        }
     } else {
         // The most used keys; `?` lists them all.
-        let keys = keymap::footer_hints(area.width >= 110);
+        let mut keys = keymap::footer_hints(area.width >= 110);
+        // On a narrow terminal the least used hints go first; `?` and `q` stay.
+        let width_of = |keys: &[keymap::Hint]| -> usize {
+            keys.iter()
+                .map(|h| h.label.chars().count() + h.what.chars().count() + 3)
+                .sum()
+        };
+        while width_of(&keys) > area.width as usize && keys.len() > 2 {
+            keys.remove(keys.len() - 3);
+        }
         let mut spans = vec![Span::raw(" ")];
         for (i, hint) in keys.iter().enumerate() {
             spans.push(Span::styled(hint.label, t.key()));
             let gap = if i + 1 < keys.len() { "  " } else { "" };
             spans.push(Span::styled(format!(" {}{gap}", hint.what), t.dim()));
         }
-        Line::from(spans)
+        cut_line(Line::from(spans), area.width as usize)
     };
     frame.render_widget(Paragraph::new(line), area);
 }

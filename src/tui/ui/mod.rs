@@ -1,7 +1,11 @@
-//! Drawing: one file per panel or popup; `draw` lays them out for the terminal's size and
-//! shows a plain message instead when the terminal is smaller than 80x24.
+//! Drawing: one file per panel or popup; `draw` lays them out for the terminal's size (down
+//! to 60x16: compact header, the projection's numbers first, the curve from 80 columns) and
+//! shows a plain message instead when the terminal is smaller.
 
+pub mod about;
+pub mod ascii;
 pub mod command;
+pub mod command_line;
 pub mod curve;
 pub mod detail;
 pub mod distribution;
@@ -19,6 +23,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
+use crate::output::numbers::percent;
 use crate::tui::app::{App, Measure, Overlay, View};
 use curve::ErrorCurve;
 use distribution::Distribution;
@@ -26,18 +31,29 @@ use heatmap::HeatMap;
 use histogram::Histogram;
 use theme::Theme;
 
-pub const MIN_WIDTH: u16 = 80;
-pub const MIN_HEIGHT: u16 = 24;
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+/// From this width the error curve sits beside the projection.
+pub const CURVE_FROM_WIDTH: u16 = 80;
 
 pub fn draw(frame: &mut Frame, app: &mut App) {
+    draw_panels(frame, app);
+    if app.ascii {
+        ascii::transliterate(frame.buffer_mut());
+    }
+}
+
+fn draw_panels(frame: &mut Frame, app: &mut App) {
     let area = frame.area();
+    app.size = Some((area.width, area.height));
     let t = Theme::new(app.colour);
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+    if app.too_small() {
         too_small(frame, area, &t);
         return;
     }
+    let header_height = header::height(area.height);
     let [header_area, body, footer] = Layout::vertical([
-        Constraint::Length(3),
+        Constraint::Length(header_height),
         Constraint::Fill(1),
         Constraint::Length(1),
     ])
@@ -50,11 +66,96 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
     header::render_footer(frame, footer, app, &t);
     match app.overlay {
         Overlay::None => {}
-        Overlay::Help => help::render(frame, area, &t),
-        Overlay::Command => command::render(frame, area, app, &t),
+        Overlay::Help { .. } => help::render(frame, area, app, &t),
+        Overlay::Command { .. } => command::render(frame, area, app, &t),
         Overlay::Detail { .. } => detail::render(frame, area, app, &t),
         Overlay::Export(_) => export::render(frame, area, app, &t),
+        Overlay::CommandLine(_) | Overlay::Search(_) => command_line::render(frame, area, app, &t),
+        Overlay::About { .. } => about::render(frame, area, app, &t),
     }
+}
+
+/// `text` in at most `width` characters, ending with `…` when cut.
+pub fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut kept: String = text.chars().take(width.saturating_sub(1)).collect();
+    if width > 0 {
+        kept.push('…');
+    }
+    kept
+}
+
+/// A styled line broken into rows of at most `width` characters, at spaces where it can
+/// (a word longer than a row is broken inside); continuation rows start indented by two.
+pub fn wrap_line(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
+    let width = width.max(4);
+    let cells: Vec<(char, ratatui::style::Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    let mut rows = Vec::new();
+    let mut start = 0;
+    while start < cells.len() {
+        let indent = if rows.is_empty() { 0 } else { 2 };
+        let room = width - indent;
+        let end = if cells.len() - start <= room {
+            cells.len()
+        } else {
+            // The last space that fits, else a hard break.
+            (start + 1..=start + room)
+                .rev()
+                .find(|&e| cells[e - 1].0 == ' ')
+                .unwrap_or(start + room)
+        };
+        let mut spans = vec![Span::raw(" ".repeat(indent))];
+        for &(c, style) in &cells[start..end] {
+            match spans.last_mut() {
+                Some(last) if last.style == style => last.content.to_mut().push(c),
+                _ => spans.push(Span::styled(c.to_string(), style)),
+            }
+        }
+        rows.push(Line::from(spans).style(line.style));
+        start = end;
+        // A row never starts with the space it broke at.
+        while start < cells.len() && cells[start].0 == ' ' {
+            start += 1;
+        }
+    }
+    if rows.is_empty() {
+        rows.push(line.clone());
+    }
+    rows
+}
+
+/// A styled line in at most `width` characters, ending with `…` when cut.
+pub fn cut_line(line: Line<'static>, width: usize) -> Line<'static> {
+    let total: usize = line.spans.iter().map(|s| s.content.chars().count()).sum();
+    if total <= width {
+        return line;
+    }
+    let mut left = width.saturating_sub(1);
+    let mut spans = Vec::new();
+    for span in line.spans {
+        if left == 0 {
+            break;
+        }
+        let n = span.content.chars().count();
+        if n <= left {
+            left -= n;
+            spans.push(span);
+        } else {
+            let kept: String = span.content.chars().take(left).collect();
+            spans.push(Span::styled(kept, span.style));
+            left = 0;
+        }
+    }
+    if width > 0 {
+        spans.push(Span::raw("…"));
+    }
+    Line::from(spans).style(line.style)
 }
 
 fn too_small(frame: &mut Frame, area: Rect, t: &Theme) {
@@ -64,7 +165,7 @@ fn too_small(frame: &mut Frame, area: Rect, t: &Theme) {
             t.bad(),
         ),
         Line::raw(format!("seqpoint needs at least {MIN_WIDTH}x{MIN_HEIGHT}.")),
-        Line::raw("Enlarge the window, or press q to quit."),
+        Line::raw("Enlarge the window, or press q to quit; other keys wait."),
     ];
     // Room for the lines to wrap on a very narrow terminal.
     let height = 6.min(area.height);
@@ -76,15 +177,30 @@ fn too_small(frame: &mut Frame, area: Rect, t: &Theme) {
 }
 
 fn overview(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let [top, bottom] =
-        Layout::vertical([Constraint::Percentage(45), Constraint::Fill(1)]).areas(area);
-    distribution(frame, top, app, t);
-    let projection_width = (area.width / 2).clamp(44, 64);
-    let [left, right] =
-        Layout::horizontal([Constraint::Length(projection_width), Constraint::Fill(1)])
-            .areas(bottom);
-    projection::render(frame, left, app, t);
-    error_curve(frame, right, app, t);
+    // The projection's numbers come first: the distribution takes what is left, and goes
+    // when that is too little to draw.
+    let needed = projection::needed_height(app);
+    let top = if area.height >= 20 {
+        (area.height * 45 / 100).min(area.height.saturating_sub(needed))
+    } else {
+        area.height.saturating_sub(needed)
+    };
+    let top = if top < 5 { 0 } else { top };
+    let [top_area, bottom] =
+        Layout::vertical([Constraint::Length(top), Constraint::Fill(1)]).areas(area);
+    if top > 0 {
+        distribution(frame, top_area, app, t);
+    }
+    if area.width >= CURVE_FROM_WIDTH {
+        let projection_width = (area.width / 2).clamp(44, 64);
+        let [left, right] =
+            Layout::horizontal([Constraint::Length(projection_width), Constraint::Fill(1)])
+                .areas(bottom);
+        projection::render(frame, left, app, t, false);
+        error_curve(frame, right, app, t);
+    } else {
+        projection::render(frame, bottom, app, t, true);
+    }
 }
 
 fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
@@ -109,16 +225,31 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     };
     let scale = if app.log_scale { "log" } else { "linear" };
     let mut block = Block::bordered()
-        .title(Span::styled(what, t.title()))
+        .title(cut_line(
+            Line::styled(what, t.title()),
+            area.width.saturating_sub(16) as usize,
+        ))
         .title(Line::styled(format!(" {scale} scale "), t.dim()).right_aligned());
+    let width = area.width.saturating_sub(4) as usize;
     if session.strata.split {
-        block = block.title_bottom(
+        block = block.title_bottom(cut_line(
             Line::styled(
                 " each stratum has its own bins: boundaries not drawn ",
                 t.dim(),
-            )
-            .right_aligned(),
+            ),
+            width / 2,
+        ));
+    }
+    // The selection the arrow keys move, said in words beside its ▲ mark.
+    if let Some(sp) = app.selected_seqpoint().map(|i| &seqpoints[i]) {
+        let text = format!(
+            " ▲ SeqPoint {}: iteration {}, {} {} · ↑↓ select · Enter detail ",
+            sp.id,
+            sp.iteration,
+            log.key_names.join(","),
+            crate::groups::key_text(&sp.key)
         );
+        block = block.title_bottom(cut_line(Line::styled(text, t.dim()), width).right_aligned());
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -167,6 +298,7 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     if let (Some(shown), Some(k)) = (&app.shown, current_k) {
         let p = &shown.selection.projection;
         title_right.push(Span::styled(
+            // Two decimals, as the projection's table beside it.
             format!(
                 " K {k}: {:.2}% ±{:.2}% ",
                 p.worst_error_pct(),
@@ -176,25 +308,27 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ));
     }
     let baselines = app.baselines();
-    // The baselines' errors at the current K: usually far above the axis, so said in words.
+    // The baselines' errors at the current K: data, not keys (usually far above the axis,
+    // so said in words).
     let mut legend: Vec<Span> = Vec::new();
     for b in baselines {
         let at_k = current_k.and_then(|k| b.points.iter().find(|p| p.0 == k));
         if let Some(&(_, e)) = at_k {
-            legend.push(Span::styled(format!(" {}", b.glyph), t.strong()));
-            legend.push(Span::styled(format!(" {} {e:.1}%", b.name), t.dim()));
+            let sep = if legend.is_empty() { " " } else { " · " };
+            legend.push(Span::styled(
+                format!("{sep}{} ({}) {}", b.name, b.glyph, percent(e)),
+                t.dim(),
+            ));
         }
     }
     if !legend.is_empty() {
-        if area.width > 50 {
-            legend.push(Span::styled(" at the same budget", t.dim()));
-        }
-        legend.push(Span::raw(" "));
+        legend.push(Span::styled(" at this budget ", t.dim()));
     }
+    let width = area.width.saturating_sub(4) as usize;
     let block = Block::bordered()
         .title(Span::styled(" Error vs K ", t.title()))
         .title(Line::from(title_right).right_aligned())
-        .title_bottom(Line::from(legend).right_aligned());
+        .title_bottom(cut_line(Line::from(legend), width).right_aligned());
     let inner = block.inner(area);
     frame.render_widget(block, area);
     frame.render_widget(
@@ -207,4 +341,44 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         },
         inner,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(line: &Line) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn wrapped_rows_fit_and_keep_every_word() {
+        let line = Line::from(vec![
+            Span::raw("✗ target 1% not met "),
+            Span::raw("up to K = 64; best K = 64: error 0.66%, ±1.07%"),
+        ]);
+        for width in [10, 17, 30, 200] {
+            let rows = wrap_line(&line, width);
+            assert!(rows.iter().all(|r| r.width() <= width), "{width}");
+            let words: Vec<String> = rows
+                .iter()
+                .flat_map(|r| {
+                    text(r)
+                        .split_whitespace()
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            assert_eq!(words.join(" "), text(&line), "{width}");
+        }
+        assert_eq!(wrap_line(&line, 200).len(), 1);
+    }
+
+    #[test]
+    fn cut_text_ends_with_an_ellipsis_and_fits() {
+        assert_eq!(cut("abcdef", 4), "abc…");
+        assert_eq!(cut("abc", 4), "abc");
+        let line = cut_line(Line::from(vec![Span::raw("abc"), Span::raw("def")]), 5);
+        assert_eq!(text(&line), "abcd…");
+    }
 }

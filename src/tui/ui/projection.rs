@@ -3,14 +3,16 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
+use super::cut_line;
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::output::table::{num, rule_text};
+use crate::output::numbers::readable;
+use crate::output::table::rule_text;
 use crate::runlog::ConfigRole;
-use crate::select::{Selection, TargetRule};
+use crate::select::{Advice, MoreBins, Selection, TargetRule};
 use crate::tui::app::App;
 
 /// A percentage for the table, flagged with `!` when over the target.
@@ -28,32 +30,54 @@ fn number(text: String) -> Cell<'static> {
     Cell::from(Line::from(text).right_aligned())
 }
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
+/// Rows the panel needs for its numbers: the table, the profiling line and the verdict.
+pub fn needed_height(app: &App) -> u16 {
+    let rows = app.shown.as_ref().map_or(3, |s| {
+        s.selection.projection.totals.len() + s.selection.projection.speedups.len()
+    });
+    // Borders, the table's heading and rows, two summary lines.
+    2 + 1 + rows as u16 + 2
+}
+
+/// `narrow`: the error curve is not on screen (under 80 columns): the border says so.
+pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme, narrow: bool) {
     let stale = app.current().is_none();
     let title = if stale && app.shown.is_some() {
         " Projection (updating…) "
     } else {
         " Projection "
     };
-    let block = Block::bordered().title(Span::styled(title, t.title()));
+    let mut block = Block::bordered().title(Span::styled(title, t.title()));
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     let Some(shown) = &app.shown else {
+        frame.render_widget(block, area);
         frame.render_widget(Paragraph::new("computing…").style(t.dim()), inner);
         return;
     };
     let selection = &shown.selection;
     let target = app.settings.target_pct;
     let rows = table_rows(app, selection, target, t);
+    let width = inner.width as usize;
     let summary_lines = summary(app, selection, t);
-    // Advice for an unmet target runs long: give it room to wrap.
-    let summary_height = if selection.target.as_ref().is_some_and(|o| !o.met) {
-        6
-    } else {
-        summary_lines.len() as u16 + 1
-    };
+    let table_height = (rows.len() as u16 + 1).min(inner.height);
+    let room = inner.height.saturating_sub(table_height) as usize;
+    // Lines that fit; a cut line ends with `…`, and the border says where the rest is.
+    let (summary_lines, cut) = fit(summary_lines, width, room, t);
+    let mut notes = Vec::new();
+    if cut {
+        notes.push(Span::styled(" i", t.key()));
+        notes.push(Span::styled(" in full ", t.dim()));
+    }
+    if narrow {
+        notes.push(Span::styled(" error curve from 80 columns ", t.dim()));
+    }
+    if !notes.is_empty() {
+        block = block.title_bottom(Line::from(notes).right_aligned());
+    }
+    frame.render_widget(block, area);
+    let summary_height = summary_lines.len() as u16;
     let [table_area, summary_area, list_area] = Layout::vertical([
-        Constraint::Length(rows.len() as u16 + 1),
+        Constraint::Length(table_height),
         Constraint::Length(summary_height),
         Constraint::Fill(1),
     ])
@@ -75,7 +99,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let table = Table::new(
         rows,
         [
-            // Totals print in at most 8 characters (`num`), percentages in 6 with the mark.
+            // Totals print in at most 9 characters (`readable`), percentages in 6 with the
+            // mark.
             Constraint::Fill(1),
             Constraint::Length(9),
             Constraint::Length(9),
@@ -86,30 +111,64 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     .header(header)
     .column_spacing(1);
     frame.render_widget(table, table_area);
-    frame.render_widget(
-        Paragraph::new(summary_lines).wrap(Wrap { trim: true }),
-        summary_area,
-    );
+    frame.render_widget(Paragraph::new(summary_lines), summary_area);
     if list_area.height >= 4 {
-        seqpoint_list(frame, list_area, selection, t);
+        seqpoint_list(frame, list_area, app, selection, t);
     }
 }
 
+/// `lines` within `width` x `height`, the first lines first: a line wraps onto the rows the
+/// lines after it leave spare, else it ends with `…`; when lines are left out, the last one
+/// shown ends with `[i]` (`i` shows them all). Also says whether anything was cut.
+fn fit(
+    lines: Vec<Line<'static>>,
+    width: usize,
+    height: usize,
+    t: &Theme,
+) -> (Vec<Line<'static>>, bool) {
+    let total = lines.len();
+    let mut cut = total > height;
+    let mut shown: Vec<Line> = Vec::new();
+    for (i, line) in lines.into_iter().take(height).enumerate() {
+        // Rows the lines after this one need, one each.
+        let after = total.min(height) - i - 1;
+        let spare = height - shown.len() - after;
+        let rows = super::wrap_line(&line, width);
+        if rows.len() <= spare {
+            shown.extend(rows);
+        } else {
+            cut |= line.width() > width;
+            shown.push(cut_line(line, width));
+        }
+    }
+    if total > height {
+        if let Some(last) = shown.pop() {
+            let mut last = cut_line(last, width.saturating_sub(4));
+            last.spans.push(Span::styled(" [i]", t.key()));
+            shown.push(last);
+        }
+    }
+    (shown, cut)
+}
+
 /// On a tall terminal, the iterations to profile right under their projection.
-fn seqpoint_list(frame: &mut Frame, area: Rect, selection: &Selection, t: &Theme) {
+/// On a tall terminal, the iterations to profile right under their projection; the selected
+/// one (↑↓) is marked and kept in view.
+fn seqpoint_list(frame: &mut Frame, area: Rect, app: &App, selection: &Selection, t: &Theme) {
     let seqpoints = &selection.seqpoints;
     let total: u64 = seqpoints.iter().map(|s| s.weight).sum();
     let room = area.height as usize - 1;
-    let shown = if seqpoints.len() > room {
-        room - 1
-    } else {
-        seqpoints.len()
-    };
+    let cut = seqpoints.len() > room;
+    let visible = if cut { room - 1 } else { seqpoints.len() };
+    let selected = app.selected_seqpoint();
+    let first = selected.map_or(0, |s| (s + 1).saturating_sub(visible));
     let rows: Vec<Row> = seqpoints
         .iter()
-        .take(shown)
-        .map(|sp| {
-            Row::new([
+        .enumerate()
+        .skip(first)
+        .take(visible)
+        .map(|(i, sp)| {
+            let row = Row::new([
                 number(sp.iteration.to_string()),
                 number(key_text(&sp.key)),
                 number(sp.weight.to_string()),
@@ -117,7 +176,12 @@ fn seqpoint_list(frame: &mut Frame, area: Rect, selection: &Selection, t: &Theme
                     "{:.1}",
                     100.0 * sp.weight as f64 / total.max(1) as f64
                 )),
-            ])
+            ]);
+            if Some(i) == selected {
+                row.style(t.selected())
+            } else {
+                row
+            }
         })
         .collect();
     let header = Row::new([
@@ -134,10 +198,17 @@ fn seqpoint_list(frame: &mut Frame, area: Rect, selection: &Selection, t: &Theme
         Constraint::Length(8),
     ];
     frame.render_widget(Table::new(rows, widths).header(header), area);
-    if shown < seqpoints.len() {
+    if cut {
         let last = Rect::new(area.x, area.bottom() - 1, area.width, 1);
-        let more = format!("… {} more: Tab shows them all", seqpoints.len() - shown);
-        frame.render_widget(Paragraph::new(more).style(t.dim()), last);
+        let more = format!(
+            "… {} of {} shown · ↑↓ scroll · Tab: the table",
+            visible,
+            seqpoints.len()
+        );
+        frame.render_widget(
+            Paragraph::new(super::cut(&more, area.width as usize)).style(t.dim()),
+            last,
+        );
     }
 }
 
@@ -159,8 +230,8 @@ fn table_rows(app: &App, selection: &Selection, target: f64, t: &Theme) -> Vec<R
             };
             Row::new([
                 Cell::from(label),
-                number(num(row.projected)),
-                number(row.actual.map_or("-".into(), num)),
+                number(readable(row.projected)),
+                number(row.actual.map_or("-".into(), readable)),
                 pct_cell(row.error_pct, target, t),
                 pct_cell(Some(row.half_width_pct), target, t),
             ])
@@ -184,39 +255,60 @@ fn table_rows(app: &App, selection: &Selection, target: f64, t: &Theme) -> Vec<R
     rows
 }
 
-fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>> {
+/// The summary under the table, one line each, most important first: what to profile, the
+/// verdict, then each advice as the `:` command that follows it.
+pub fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>> {
     let projection = &selection.projection;
     let to_profile = selection.iterations_to_profile();
+    let metric = app
+        .session
+        .log
+        .metric_names()
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "cost".into());
+    let reduction = if projection.profiling_reduction.is_finite() {
+        format!("{:.1}x", projection.profiling_reduction)
+    } else {
+        "∞".into()
+    };
     let mut lines = vec![Line::from(vec![
         Span::raw("profile "),
         Span::styled(format!("{to_profile}"), t.strong()),
         Span::raw(format!(
-            " of {} iterations · {}x less",
+            " of {} iterations ({reduction} less {metric})",
             app.session.log.len(),
-            if projection.profiling_reduction.is_finite() {
-                format!("{:.1}", projection.profiling_reduction)
-            } else {
-                "∞".into()
-            }
         )),
     ])];
     let rule = rule_text(app.session.base.target_by);
     let target = app.settings.target_pct;
-    let verdict = match &selection.target {
-        Some(outcome) if outcome.met => Line::from(vec![
+    match &selection.target {
+        Some(outcome) if outcome.met => lines.push(Line::from(vec![
             Span::styled("✓ ", t.good()),
             Span::raw(format!("target {target}% met ({rule})")),
-        ]),
-        Some(outcome) => Line::from(Span::styled(
-            format!(
-                "✗ target {target}% not met: {}",
-                outcome
-                    .advice
-                    .as_ref()
-                    .map_or(String::new(), ToString::to_string)
-            ),
-            t.bad(),
-        )),
+        ])),
+        Some(outcome) => match &outcome.advice {
+            Some(advice) => {
+                let best = &advice.best;
+                lines.push(Line::styled(
+                    format!(
+                        "✗ target {target}% not met up to K = {}{}; best K = {}: error {:.2}%, ±{:.2}%",
+                        advice.max_bins,
+                        if advice.per_stratum {
+                            " per stratum"
+                        } else {
+                            ""
+                        },
+                        best.k,
+                        best.worst_error_pct,
+                        best.worst_half_width_pct
+                    ),
+                    t.bad(),
+                ));
+                lines.extend(advice_lines(advice, t));
+            }
+            None => lines.push(Line::styled(format!("✗ target {target}% not met"), t.bad())),
+        },
         None => {
             let worst = projection
                 .worst_error_pct()
@@ -225,24 +317,50 @@ fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>> {
                     TargetRule::Measured => 0.0,
                 });
             if worst <= target {
-                Line::from(vec![
+                lines.push(Line::from(vec![
                     Span::styled("✓ ", t.good()),
                     Span::raw(format!("within target {target}% ({rule})")),
-                ])
+                ]));
             } else {
-                Line::from(Span::styled(
+                lines.push(Line::styled(
                     format!("✗ over target {target}% ({rule}): worst {worst:.2}%"),
                     t.bad(),
-                ))
+                ));
+                lines.push(Line::from(vec![
+                    Span::styled("  → a", t.key()),
+                    Span::raw(" auto-K finds the smallest K that meets it"),
+                ]));
             }
         }
-    };
-    lines.push(verdict);
+    }
     if projection.proxy {
         lines.push(Line::styled(
             "no metric in the log: proxy cost, errors are proxy errors",
             t.dim(),
         ));
+    }
+    lines
+}
+
+/// Each advice as the `:` command that follows it (the CLI's advice names the flags).
+fn advice_lines(advice: &Advice, t: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(samples) = advice.samples {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  → :samples {samples}"), t.key()),
+            Span::raw(format!(" profile about {samples} iterations per SeqPoint")),
+        ]));
+    }
+    match advice.bins {
+        MoreBins::Unneeded => {}
+        MoreBins::Allow(max_bins) => lines.push(Line::from(vec![
+            Span::styled(format!("  → :max-bins {max_bins}"), t.key()),
+            Span::raw(" allow more bins"),
+        ])),
+        MoreBins::CannotHelp(unique) => lines.push(Line::styled(
+            format!("  every key has its own bin (K = {unique}): more bins cannot help"),
+            t.dim(),
+        )),
     }
     lines
 }

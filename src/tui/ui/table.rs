@@ -1,14 +1,14 @@
 //! The SeqPoints table: id, iteration, key, bin range, weight, share and metrics of each
 //! SeqPoint; scrollable, with the selected row opening its detail on Enter.
 
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
 use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::output::table::num;
+use crate::output::numbers::readable;
 use crate::pick::SeqPoint;
 use crate::tui::app::App;
 
@@ -22,7 +22,32 @@ pub fn bin_text(sp: &SeqPoint) -> String {
     }
 }
 
+/// The table, with the projection it gives still in view under it: the whole panel when
+/// there is room, else its summary lines.
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
+    let below = if area.height >= 20 {
+        super::projection::needed_height(app)
+    } else {
+        2
+    };
+    let [table_area, projection_area] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(below)]).areas(area);
+    render_table(frame, table_area, app, t);
+    if below > 2 {
+        super::projection::render(frame, projection_area, app, t, false);
+    } else if let Some(shown) = &app.shown {
+        let lines = super::projection::summary(app, &shown.selection, t);
+        let width = projection_area.width as usize;
+        let lines: Vec<Line> = lines
+            .into_iter()
+            .take(2)
+            .map(|l| super::cut_line(l, width))
+            .collect();
+        frame.render_widget(Paragraph::new(lines), projection_area);
+    }
+}
+
+fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let session = app.session;
     let Some(shown) = &app.shown else {
         let block = Block::bordered().title(Span::styled(" SeqPoints ", t.title()));
@@ -51,8 +76,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             header.push(format!("{n} cmp"));
         }
     }
-    let rows: Vec<Vec<String>> = seqpoints
+    let order = app.row_order();
+    let rows: Vec<Vec<String>> = order
         .iter()
+        .map(|&i| &seqpoints[i])
         .map(|sp| {
             let mut cells = vec![sp.id.to_string()];
             if let Some(s) = sp.stratum {
@@ -67,7 +94,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             ]);
             for m in 0..names.len() {
                 for values in &sp.values {
-                    cells.push(num(values[m]));
+                    cells.push(readable(values[m]));
                 }
             }
             cells
@@ -119,19 +146,35 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             t.title(),
         ),
         Span::styled(format!("(weights sum to {total}) "), t.dim()),
+        Span::styled(
+            format!("· order {} (o) · / find ", app.sort.name()),
+            t.dim(),
+        ),
     ]);
+    // Columns left out are named: a wider terminal or Enter (the detail) shows them.
     let more = if hidden > 0 {
-        format!(" {hidden} more columns on a wider terminal ·")
+        format!(
+            " not shown: {} (Enter: in the detail) ·",
+            header[fitting..].join(", ")
+        )
     } else {
         String::new()
     };
-    let block = Block::bordered().title(title).title_bottom(
+    let bottom = super::cut_line(
         Line::styled(
             format!("{more} ↑↓ select · Enter: alternates and key groups "),
             t.dim(),
-        )
-        .right_aligned(),
+        ),
+        area.width.saturating_sub(2) as usize,
     );
+    let block = Block::bordered()
+        .title(super::cut_line(
+            title,
+            area.width.saturating_sub(2) as usize,
+        ))
+        .title_bottom(bottom.right_aligned());
+    // A page key moves by the rows on screen: the area less its borders and heading.
+    app.page_rows = Some(area.height.saturating_sub(3).max(1) as usize);
     let constraints = widths.iter().map(|&w| Constraint::Length(w as u16));
     let table = Table::new(table_rows, constraints)
         .header(header_row)

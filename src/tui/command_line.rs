@@ -1,0 +1,305 @@
+//! The `:` command line: every setting the screen may advise, typed in place (`:k 8`,
+//! `:target 0.5`, `:samples 2`, `:strata epoch` …). Parsing and completion are plain
+//! functions of the typed text; `update` applies what they return.
+
+use crate::binning::Method;
+use crate::pick::Pick;
+use crate::select::Strata;
+
+/// What a command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// A fixed K (leaves auto-K).
+    K(usize),
+    /// The error target, in percent.
+    Target(f64),
+    /// Auto-K on.
+    Auto,
+    Method(Method),
+    Pick(Pick),
+    /// Options fixed for a session: the explorer starts it again with the new value.
+    Samples(u64),
+    MaxBins(usize),
+    Strata(Strata),
+    Warmup(u64),
+    Seed(u64),
+    /// Asked for, but the explorer cannot do it yet: the message says what does.
+    Unavailable(String),
+}
+
+/// The commands, their argument and what they do: completion and the help read this.
+pub const COMMANDS: &[(&str, &str, &str)] = &[
+    ("k", "N", "K bins per stratum (leaves auto-K)"),
+    ("target", "PCT", "error target in percent"),
+    ("auto", "", "auto-K: the smallest K that meets the target"),
+    ("method", "NAME", "optimal, uniform, quantile or kmeans"),
+    ("pick", "NAME", "nearest-mean, median, centroid or mode"),
+    ("samples", "M", "profiled iterations per SeqPoint"),
+    ("max-bins", "N", "the largest K auto-K tries"),
+    ("strata", "S", "none, epoch or phases:P"),
+    ("warmup", "N", "leave out the first N iterations"),
+    ("seed", "N", "seed of random draws"),
+    ("metric", "NAME", "metric column (reloads the log)"),
+    ("plan", "", "a profiling plan for the target"),
+    ("budget", "PCT", "a profiling plan within a budget"),
+    ("exclude", "A-B", "leave out iterations A to B"),
+];
+
+/// Words a command's argument may take, for completion.
+fn values(command: &str) -> Vec<&'static str> {
+    match command {
+        "method" => Method::ALL.iter().map(|m| m.name()).collect(),
+        "pick" => Pick::ALL.iter().map(|p| p.name()).collect(),
+        "strata" => vec!["none", "epoch", "phases:"],
+        _ => Vec::new(),
+    }
+}
+
+/// Tab: the line completed as far as it is unambiguous, or `None` when nothing fits.
+pub fn complete(line: &str) -> Option<String> {
+    let (name, rest) = match line.split_once(' ') {
+        Some((name, rest)) => (name, Some(rest)),
+        None => (line, None),
+    };
+    match rest {
+        None => {
+            let fits: Vec<&str> = COMMANDS
+                .iter()
+                .map(|c| c.0)
+                .filter(|c| c.starts_with(name))
+                .collect();
+            let common = common_prefix(&fits)?;
+            // One command: a space after it, ready for its argument.
+            let takes = COMMANDS.iter().any(|c| c.0 == common && !c.1.is_empty());
+            Some(if fits.len() == 1 && takes {
+                format!("{common} ")
+            } else {
+                common
+            })
+        }
+        Some(arg) => {
+            let fits: Vec<&str> = values(name)
+                .into_iter()
+                .filter(|v| v.starts_with(arg.trim_start()))
+                .collect();
+            common_prefix(&fits).map(|v| format!("{name} {v}"))
+        }
+    }
+}
+
+/// What the commands starting with the typed word are, for the line under the prompt.
+pub fn suggestions(line: &str) -> Vec<(&'static str, &'static str, &'static str)> {
+    let name = line.split(' ').next().unwrap_or("");
+    let exact: Vec<_> = COMMANDS.iter().copied().filter(|c| c.0 == name).collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    COMMANDS
+        .iter()
+        .copied()
+        .filter(|c| c.0.starts_with(name))
+        .collect()
+}
+
+fn common_prefix(words: &[&str]) -> Option<String> {
+    let first = words.first()?;
+    let mut len = first.len();
+    for w in &words[1..] {
+        len = first
+            .char_indices()
+            .zip(w.chars())
+            .take_while(|((_, a), b)| a == b)
+            .count()
+            .min(len);
+    }
+    Some(first.chars().take(len).collect())
+}
+
+/// The command a line asks for, or what is wrong with it (said in the prompt, in place).
+pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
+    let mut words = line.split_whitespace();
+    let Some(name) = words.next() else {
+        return Err("type a command: k, target, samples, method … (Tab completes)".into());
+    };
+    let arg = words.next();
+    if let Some(extra) = words.next() {
+        return Err(format!(
+            "{name}: one value expected, {extra:?} is one too many"
+        ));
+    }
+    let Some((name, what, _)) = COMMANDS.iter().find(|c| c.0 == name) else {
+        return Err(format!(
+            "no command {name:?}; known: {}",
+            COMMANDS.iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
+        ));
+    };
+    fn needed<'l>(arg: Option<&'l str>, name: &str, what: &str) -> Result<&'l str, String> {
+        arg.ok_or_else(|| format!(":{name} needs {what}: e.g. :{name} {}", example(name)))
+    }
+    let need = |arg: Option<&'a str>| needed(arg, name, what);
+    let count = |arg: Option<&'a str>, least: u64| -> Result<u64, String> {
+        let text = needed(arg, name, what)?;
+        match text.parse::<u64>() {
+            Ok(n) if n >= least => Ok(n),
+            _ => Err(format!(
+                ":{name}: {text:?} is not a whole number of at least {least}"
+            )),
+        }
+    };
+    Ok(match *name {
+        "k" => Command::K(count(arg, 1)? as usize),
+        "target" | "budget" => {
+            let text = need(arg)?;
+            let pct = text.trim_end_matches('%').parse::<f64>().ok();
+            let pct = pct
+                .filter(|p| p.is_finite() && *p > 0.0 && *p < 100.0)
+                .ok_or_else(|| {
+                    format!(":{name}: {text:?} is not a percentage between 0 and 100")
+                })?;
+            if *name == "target" {
+                Command::Target(pct)
+            } else {
+                Command::Unavailable(format!(
+                    "the explorer does not make profiling plans yet: `seqpoint select --budget {pct}` does"
+                ))
+            }
+        }
+        "auto" => Command::Auto,
+        "method" => {
+            let text = need(arg)?;
+            Command::Method(
+                Method::ALL
+                    .into_iter()
+                    .find(|m| m.name() == text)
+                    .ok_or_else(|| format!(":method: {text:?} is not one of {}", list(name)))?,
+            )
+        }
+        "pick" => {
+            let text = need(arg)?;
+            Command::Pick(
+                Pick::ALL
+                    .into_iter()
+                    .find(|p| p.name() == text)
+                    .ok_or_else(|| format!(":pick: {text:?} is not one of {}", list(name)))?,
+            )
+        }
+        "samples" => Command::Samples(count(arg, 1)?),
+        "max-bins" => Command::MaxBins(count(arg, 1)? as usize),
+        "strata" => Command::Strata(
+            need(arg)?
+                .parse::<Strata>()
+                .map_err(|e| format!(":strata: {e}"))?,
+        ),
+        "warmup" => Command::Warmup(count(arg, 0)?),
+        "seed" => Command::Seed(count(arg, 0)?),
+        "metric" => {
+            let text = need(arg)?;
+            Command::Unavailable(format!(
+                "the explorer cannot reload the log yet: start it again with --metric {text}"
+            ))
+        }
+        "plan" => Command::Unavailable(
+            "the explorer does not make profiling plans yet: `seqpoint select --plan` does".into(),
+        ),
+        "exclude" => {
+            let text = need(arg)?;
+            let range = text
+                .split_once('-')
+                .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)))
+                .filter(|(a, b)| a <= b)
+                .ok_or_else(|| {
+                    format!(":exclude: {text:?} is not a range of iterations A-B with A <= B")
+                })?;
+            Command::Unavailable(format!(
+                "excluding iterations {}-{} is not available yet",
+                range.0, range.1
+            ))
+        }
+        _ => unreachable!("every command in COMMANDS is parsed above"),
+    })
+}
+
+fn example(name: &str) -> &'static str {
+    match name {
+        "k" => "8",
+        "target" => "0.5",
+        "method" => "kmeans",
+        "pick" => "median",
+        "samples" => "2",
+        "max-bins" => "128",
+        "strata" => "epoch",
+        "warmup" => "5",
+        "seed" => "3",
+        "metric" => "energy_j",
+        "budget" => "80",
+        "exclude" => "0-420",
+        _ => "",
+    }
+}
+
+fn list(name: &str) -> String {
+    values(name).join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_advertised_command_parses() {
+        let cases = [
+            ("k 8", Command::K(8)),
+            ("target 0.5", Command::Target(0.5)),
+            ("target 0.5%", Command::Target(0.5)),
+            ("samples 2", Command::Samples(2)),
+            ("strata epoch", Command::Strata(Strata::Epoch)),
+            ("method kmeans", Command::Method(Method::Kmeans)),
+            ("pick median", Command::Pick(Pick::Median)),
+            ("warmup 5", Command::Warmup(5)),
+            ("seed 3", Command::Seed(3)),
+            ("max-bins 128", Command::MaxBins(128)),
+            ("auto", Command::Auto),
+        ];
+        for (line, want) in cases {
+            assert_eq!(parse(line), Ok(want), "{line}");
+        }
+        for line in ["plan", "budget 80", "metric energy_j", "exclude 0-420"] {
+            assert!(
+                matches!(parse(line), Ok(Command::Unavailable(_))),
+                "{line}: {:?}",
+                parse(line)
+            );
+        }
+    }
+
+    #[test]
+    fn mistakes_are_explained() {
+        for (line, says) in [
+            ("k", ":k needs N"),
+            ("k 0", "at least 1"),
+            ("k eight", "\"eight\""),
+            ("target 120", "between 0 and 100"),
+            ("method fastest", "optimal, uniform"),
+            ("exclude 9-3", "A <= B"),
+            ("zoom 2", "no command \"zoom\""),
+            ("k 8 9", "one too many"),
+            ("", "type a command"),
+        ] {
+            let e = parse(line).unwrap_err();
+            assert!(e.contains(says), "{line:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn tab_completes_names_and_values() {
+        assert_eq!(complete("ta").as_deref(), Some("target "));
+        assert_eq!(complete("s").as_deref(), Some("s"));
+        assert_eq!(complete("sa").as_deref(), Some("samples "));
+        assert_eq!(complete("au").as_deref(), Some("auto"));
+        assert_eq!(complete("method k").as_deref(), Some("method kmeans"));
+        assert_eq!(complete("pick m").as_deref(), Some("pick m"));
+        assert_eq!(complete("pick me").as_deref(), Some("pick median"));
+        assert_eq!(complete("zz"), None);
+        assert_eq!(suggestions("s").len(), 3);
+    }
+}
