@@ -77,15 +77,28 @@ fn samples_list_m_iterations_per_seqpoint() {
     }
     assert_eq!(doc["schema"], "seqpoint/1");
     assert_eq!(doc["selection"]["samples"], 3);
-    // Seeded: the same plan every time; another seed draws other iterations.
+    // The same plan every time: each SeqPoint, then its first two alternates (its key's
+    // iterations nearest the key's median, then the next-best keys'), whatever the seed.
     assert_eq!(
         doc["plan"],
         select_json(&["--bins", "8", "--samples", "3"])["plan"]
     );
-    assert_ne!(
+    assert_eq!(
         doc["plan"]["profile"],
         select_json(&["--bins", "8", "--samples", "3", "--seed", "5"])["plan"]["profile"]
     );
+    for sp in doc["seqpoints"].as_array().unwrap() {
+        let listed: Vec<&Value> = plan["profile"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["seqpoint"] == sp["id"])
+            .map(|r| &r["iteration"])
+            .collect();
+        let alternates = sp["alternates"].as_array().unwrap();
+        assert_eq!(listed[0], &sp["iteration"]);
+        assert_eq!(listed[1..], [&alternates[0], &alternates[1]]);
+    }
 }
 
 #[test]
@@ -155,7 +168,11 @@ fn budget_is_spread_by_neyman_allocation() {
         let i = &rows[0]["interval"];
         i[1].as_f64().unwrap() - i[0].as_f64().unwrap()
     };
-    assert!(width(&plan["projection"]) < width(&doc["projection"]));
+    let one = select_json(&["--bins", "8", "--samples", "1"]);
+    assert!(width(&plan["projection"]) < width(&one["projection"]));
+    // The top level describes what is to be profiled: the plan.
+    assert_eq!(doc["projection"], plan["projection"]);
+    assert_eq!(doc["iterations_to_profile"], 40);
     Command::cargo_bin("seqpoint")
         .unwrap()
         .args(["select", T1, "--bins", "8", "--budget", "5"])
@@ -185,15 +202,24 @@ fn plan_finds_the_cheapest_plan_meeting_the_target() {
         );
         assert!((hi - lo) / 2.0 <= 0.01 * row["actual"].as_f64().unwrap() * (1.0 + 1e-9));
     }
-    // One SeqPoint per bin and 64 bins does not meet 1% on these logs (its interval is about
-    // ±1.07%); the plan needs about as many iterations, spread better.
-    let k64 = select_json(&["--compare", T2, "--bins", "64"]);
+    // The speedup's interval is held to the target too.
+    let speedup = &plan["speedup"];
     let (lo, hi) = (
-        k64["projection"][0]["interval"][0].as_f64().unwrap(),
-        k64["projection"][0]["interval"][1].as_f64().unwrap(),
+        speedup["interval"][0].as_f64().unwrap(),
+        speedup["interval"][1].as_f64().unwrap(),
     );
-    assert!((hi - lo) / 2.0 > 0.01 * k64["projection"][0]["actual"].as_f64().unwrap());
-    assert!(plan["iterations"].as_u64().unwrap() < 100);
+    assert!((hi - lo) / 2.0 <= 0.01 * speedup["projected"].as_f64().unwrap() * (1.0 + 1e-9));
+    // One SeqPoint per bin and 64 bins does not meet 1% on these logs (the speedup's interval
+    // is about ±1.4%: a new configuration's iteration varies by about 4% around its key);
+    // the plan meets it, and is what `--target-error` gives by default.
+    let k64 = select_json(&["--compare", T2, "--bins", "64"]);
+    let s64 = &k64["speedup"]["interval"];
+    let half = (s64[1].as_f64().unwrap() - s64[0].as_f64().unwrap()) / 2.0;
+    assert!(half > 0.01 * k64["speedup"]["projected"].as_f64().unwrap());
+    assert_eq!(
+        select_json(&["--compare", T2, "--target-error", "1"])["plan"],
+        doc["plan"]
+    );
 }
 
 #[test]
