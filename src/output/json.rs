@@ -206,6 +206,11 @@ pub fn select_json(
     let mut doc = select_document(log, selection, command);
     doc.plan = plan.map(|p| plan_document(log, selection, p));
     if let Some(plan) = plan {
+        if let PlanRule::Target(t) = plan.rule {
+            // The target was met (or not) by the plan.
+            doc.selection.target_error_pct = Some(t);
+            doc.selection.target_met = plan.met;
+        }
         // The top level describes what is to be profiled: the plan's iterations.
         let projection = &plan.projection;
         doc.projection = projection.totals.iter().map(total_doc).collect();

@@ -64,12 +64,18 @@ impl fmt::Display for Advice {
         if let Some(samples) = self.samples {
             write!(
                 f,
-                ", profile about {samples} iterations per SeqPoint (--samples {samples})"
+                "; {samples} profiled iterations per SeqPoint meet it at K = {} (--samples {samples})",
+                best.k
             )?;
         }
         match self.bins {
             MoreBins::Unneeded => Ok(()),
-            MoreBins::Allow(max_bins) => write!(f, ", or allow more bins (--max-bins {max_bins})"),
+            MoreBins::NoneUpTo(k) => write!(f, "; no K up to {k} meets it either"),
+            MoreBins::Allow(k) => write!(
+                f,
+                "{} K = {k} meets it (--max-bins {k})",
+                if self.samples.is_some() { "; or" } else { ";" }
+            ),
             MoreBins::CannotHelp(unique_keys) => {
                 write!(
                 f,
@@ -156,8 +162,17 @@ pub fn selection_table_planned(
     } else {
         ""
     };
+    // Uniform bins (and k-means) can leave requested bins empty: say so.
+    let requested = match selection.options.bins {
+        crate::select::BinCount::Fixed(k)
+            if selection.strata.len() <= 1 && k != selection.bins() =>
+        {
+            format!(" ({k} requested, {} non-empty)", selection.bins())
+        }
+        _ => String::new(),
+    };
     out.push_str(&format!(
-        "{}: {} iterations, {} SeqPoints, method {}, pick {}{proxy}\n",
+        "{}: {} iterations, {} SeqPoints{requested}, method {}, pick {}{proxy}\n",
         log.source,
         log.len(),
         selection.bins(),
@@ -214,17 +229,24 @@ pub fn selection_table_planned(
     };
     out.push_str(&totals_rows(projection));
     out.push_str(&format!("\n{}\n", cost_line(log, projection, iterations)));
-    if let Some(verdict) = plan.and_then(|p| plan_verdict(selection, p)) {
+    if let Some(verdict) = plan.and_then(|p| plan_verdict(log, selection, p)) {
         out.push_str(&verdict);
     }
     if let Some(target) = &selection.target {
         let rule = rule_text(target.rule);
-        if target.met {
+        if log.len() < 2 {
             out.push_str(&format!(
-                "target {}% met ({rule}) with K = {}\n",
-                setting(target.target_pct),
-                selection.bins()
+                "target {}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n",
+                setting(target.target_pct)
             ));
+        } else if target.met {
+            out.push_str(&format!(
+                "target {}% met ({rule}) with K = {}{}\n",
+                setting(target.target_pct),
+                selection.bins(),
+                only_binning(selection)
+            ));
+            out.push_str(&luck_note(projection));
         } else {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
@@ -346,32 +368,72 @@ pub fn projection_table(report: &ProjectionReport) -> String {
     out
 }
 
+/// " (one unique length: K = 1 is the only binning)" when that is so.
+fn only_binning(selection: &Selection) -> &'static str {
+    if selection.unique_keys == 1 {
+        " (one unique length: K = 1 is the only binning)"
+    } else {
+        ""
+    }
+}
+
+/// A note when the measured error sits far below its interval: it was likely luck.
+fn luck_note(projection: &Projection) -> String {
+    let (error, half) = (
+        projection.worst_error_pct(),
+        projection.worst_half_width_pct(),
+    );
+    if half > 0.0 && half > crate::select::LUCK_RATIO * error {
+        format!(
+            "note: the measured error {error:.3}% is far below its 95% interval ±{half:.2}%: \
+             likely luck; another pick of the same design could miss by up to ±{half:.2}%\n"
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// The verdict on a target's plan: met with one sample per SeqPoint, met with a plan (bins x
 /// samples), or not met and what was reachable.
-fn plan_verdict(selection: &Selection, plan: &ProfilePlan) -> Option<String> {
+fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Option<String> {
     let PlanRule::Target(t) = plan.rule else {
         return None;
     };
+    if log.len() < 2 {
+        return Some(format!(
+            "target {}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n",
+            setting(t)
+        ));
+    }
+    let only = only_binning(selection);
     let what = "every total's and speedup's 95% interval";
     let k = selection.bins();
     let widest = plan.projection.worst_half_width_pct();
     Some(if plan.met != Some(true) {
+        let reach = if selection.unique_keys == 1 {
+            "one unique length: K = 1 is the only binning".to_string()
+        } else {
+            format!(
+                "no K up to {} brings it within ±{}%",
+                selection.options.max_bins,
+                setting(t)
+            )
+        };
         format!(
-            "target {}% NOT met ({what}): no K up to {} brings it within ±{}%; the closest, K = {k} \
-             with every candidate iteration profiled, gives ±{widest:.2}%\n",
+            "target {}% NOT met ({what}): {reach}; the closest, K = {k} with {} representative \
+             iterations profiled, gives ±{widest:.2}%\n",
             setting(t),
-            selection.options.max_bins,
-            setting(t)
+            plan.iterations()
         )
     } else if plan.bins.iter().all(|b| b.samples() == 1) {
         format!(
-            "target {}% met ({what} ±{widest:.2}%) with K = {k}, one sample per SeqPoint\n",
+            "target {}% met ({what} ±{widest:.2}%) with K = {k}{only}, one sample per SeqPoint\n",
             setting(t)
         )
     } else {
         let most = plan.bins.iter().map(|b| b.samples()).max().unwrap_or(1);
         format!(
-            "target {}% met ({what} ±{widest:.2}%) with a plan: K = {k} bins x 1-{most} samples = {} iterations (one per SeqPoint does not suffice)\n",
+            "target {}% met ({what} ±{widest:.2}%) with a plan: K = {k} bins{only} x 1-{most} samples = {} iterations (one per SeqPoint does not suffice)\n",
             setting(t),
             plan.iterations()
         )

@@ -268,12 +268,19 @@ pub fn fewest_samples(parts: &VarianceParts, caps: &[u64], allowed: f64) -> Opti
 }
 
 /// A target's plan profiles a SeqPoint's own iteration and its alternates only: the interval
-/// describes representative iterations, not draws from anywhere in the bin.
+/// describes representative iterations, not draws from anywhere in the bin. A bin of one key
+/// is all representative.
 fn representative_caps(seqpoints: &[SeqPoint], caps: &[u64]) -> Vec<u64> {
     seqpoints
         .iter()
         .zip(caps)
-        .map(|(sp, &cap)| cap.min(1 + sp.alternates.len() as u64))
+        .map(|(sp, &cap)| {
+            if sp.bin.groups.len() == 1 {
+                cap
+            } else {
+                cap.min(1 + sp.alternates.len() as u64)
+            }
+        })
         .collect()
 }
 
@@ -373,6 +380,8 @@ fn plan_rows(
         .collect();
     let projection = plan_projection(log, actual, seqpoints, &bins);
     let met = match rule {
+        // One iteration cannot give an interval: nothing to measure its noise against.
+        PlanRule::Target(_) if log.len() < 2 => Some(false),
         PlanRule::Target(t) => Some(meets(&projection, t)),
         _ => None,
     };

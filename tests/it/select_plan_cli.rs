@@ -267,3 +267,79 @@ fn baselines_sit_beside_seqpoints_in_table_and_json() {
         .stdout(predicate::str::contains("single median-SL iteration"))
         .stdout(predicate::str::contains("speedup time_ms"));
 }
+
+/// Every advice `select` prints is followed, on a corpus of logs, and must then meet the
+/// target: `--samples N` and `--max-bins K` are computed, not guessed.
+#[test]
+fn printed_advice_meets_the_target_when_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    // A generated run: cost ~ L^1.5, 3% noise, 300 lengths.
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for i in 0..1500u64 {
+        let length = 20 + (i * 7919) % 300;
+        let noise = 1.0 + 0.03 * (((i * 2654435761) % 1000) as f64 / 500.0 - 1.0);
+        text.push_str(&format!(
+            "{i},{length},{:.4}\n",
+            (10.0 + (length as f64).powf(1.5) / 10.0) * noise
+        ));
+    }
+    let generated = dir.path().join("generated.csv");
+    std::fs::write(&generated, text).unwrap();
+    let generated = generated.to_str().unwrap().to_string();
+    let logs: [Vec<&str>; 3] = [vec![T1], vec![T1, "--compare", T2], vec![&generated]];
+    let settings: [&[&str]; 4] = [
+        &["--samples", "1", "--target-error", "1"],
+        &["--samples", "1", "--target-error", "2", "--max-bins", "12"],
+        &["--samples", "1", "--target-error", "0.7"],
+        &[
+            "--target-by",
+            "measured",
+            "--target-error",
+            "0.3",
+            "--max-bins",
+            "8",
+        ],
+    ];
+    let mut followed = 0;
+    for log in &logs {
+        for setting in settings {
+            let args: Vec<&str> = log.iter().chain(setting).copied().collect();
+            let doc = json_output(&[&["select", "--format", "json"], args.as_slice()].concat());
+            let Some(advice) = doc["selection"]["advice"].as_str() else {
+                continue;
+            };
+            for flag in ["--samples", "--max-bins"] {
+                let Some(at) = advice.find(&format!("({flag} ")) else {
+                    continue;
+                };
+                let value: String = advice[at + flag.len() + 2..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                // The same command with the advised setting in place of the old one.
+                let mut again: Vec<&str> = Vec::new();
+                let mut skip = false;
+                for a in &args {
+                    if skip {
+                        skip = false;
+                        continue;
+                    }
+                    if *a == flag {
+                        skip = true;
+                        continue;
+                    }
+                    again.push(a);
+                }
+                again.extend([flag, value.as_str()]);
+                let doc =
+                    json_output(&[&["select", "--format", "json"], again.as_slice()].concat());
+                assert_eq!(
+                    doc["selection"]["target_met"], true,
+                    "{again:?} after {advice}"
+                );
+                followed += 1;
+            }
+        }
+    }
+    assert!(followed >= 3, "only {followed} advices were followed");
+}
