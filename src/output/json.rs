@@ -210,6 +210,7 @@ pub fn select_json(
             // The target was met (or not) by the plan.
             doc.selection.target_error_pct = Some(t);
             doc.selection.target_met = plan.met;
+            doc.selection.advice = super::table::plan_shortfall(selection, plan);
         }
         // The top level describes what is to be profiled: the plan's iterations.
         let projection = &plan.projection;

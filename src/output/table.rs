@@ -393,6 +393,32 @@ fn luck_note(projection: &Projection) -> String {
     }
 }
 
+/// Why a target's plan misses it and what came closest (`None` when it is met): the verdict's
+/// words, and the `advice` of the JSON.
+pub fn plan_shortfall(selection: &Selection, plan: &ProfilePlan) -> Option<String> {
+    let PlanRule::Target(t) = plan.rule else {
+        return None;
+    };
+    if plan.met == Some(true) {
+        return None;
+    }
+    let reach = if selection.unique_keys == 1 {
+        "one unique length: K = 1 is the only binning".to_string()
+    } else {
+        format!(
+            "no K up to {} brings every 95% interval within ±{}%",
+            selection.options.max_bins,
+            setting(t)
+        )
+    };
+    Some(format!(
+        "{reach}; the closest, K = {} with {} representative iterations profiled, gives ±{:.2}%",
+        selection.bins(),
+        plan.iterations(),
+        plan.projection.worst_half_width_pct()
+    ))
+}
+
 /// The verdict on a target's plan: met with one sample per SeqPoint, met with a plan (bins x
 /// samples), or not met and what was reachable.
 fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Option<String> {
@@ -409,22 +435,8 @@ fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Opti
     let what = "every total's and speedup's 95% interval";
     let k = selection.bins();
     let widest = plan.projection.worst_half_width_pct();
-    Some(if plan.met != Some(true) {
-        let reach = if selection.unique_keys == 1 {
-            "one unique length: K = 1 is the only binning".to_string()
-        } else {
-            format!(
-                "no K up to {} brings it within ±{}%",
-                selection.options.max_bins,
-                setting(t)
-            )
-        };
-        format!(
-            "target {}% NOT met ({what}): {reach}; the closest, K = {k} with {} representative \
-             iterations profiled, gives ±{widest:.2}%\n",
-            setting(t),
-            plan.iterations()
-        )
+    Some(if let Some(shortfall) = plan_shortfall(selection, plan) {
+        format!("target {}% NOT met ({what}): {shortfall}\n", setting(t))
     } else if plan.bins.iter().all(|b| b.samples() == 1) {
         format!(
             "target {}% met ({what} ±{widest:.2}%) with K = {k}{only}, one sample per SeqPoint\n",

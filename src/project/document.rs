@@ -198,6 +198,7 @@ fn picked_bins(
                 new: samples.iter().map(|s| s.values[m]).collect(),
                 distinct: measured.distinct_iterations(i) as u64,
                 key,
+                stratum: sp.stratum.unwrap_or(0),
             }
         })
         .collect()

@@ -122,6 +122,9 @@ pub struct PickedBin {
     /// Distinct iterations profiled (repeats of one iteration count once).
     pub distinct: u64,
     pub key: KeyNoise,
+    /// The stratum (training phase) the SeqPoint belongs to: a speedup that drifts between
+    /// phases is not noise, so the new configuration's noise is fitted per stratum.
+    pub stratum: usize,
 }
 
 fn mean(values: &[f64]) -> f64 {
@@ -266,8 +269,8 @@ pub fn baseline_total(bins: &[PickedBin]) -> Estimate {
 /// With two or more values in every bin, the pooled within-bin variance of `ln(y / x)` (the
 /// paired ratios; the pairing removes the keys' differences). With one, the residual variance
 /// of `ln(y / x)` across SeqPoints after a straight line in `ln x` (the speedup may vary with
-/// length; what is left is noise, and any curvature, which only widens). Fewer than four
-/// SeqPoints give too little to go on: the baseline's noise stands.
+/// length; what is left is noise, and any curvature, which only widens), fitted per stratum
+/// (a mean alone with two or three SeqPoints). With nothing to fit, the baseline's noise stands.
 pub fn new_noise(bins: &[PickedBin]) -> Vec<f64> {
     let base: Vec<f64> = bins.iter().map(|b| b.key.cv.powi(2)).collect();
     let mean_base = base.iter().sum::<f64>() / base.len().max(1) as f64;
@@ -304,25 +307,33 @@ fn observed_new_noise(bins: &[PickedBin]) -> Option<f64> {
         return (dof > 0.0).then(|| squares / dof);
     }
     // Against the picked key's baseline mean, not the pick's own value: the pick is one
-    // noisy iteration, its key's mean much less so.
-    let points: Vec<(f64, f64)> = bins
-        .iter()
-        .filter_map(|b| {
-            let x = if b.key.mean > 0.0 { b.key.mean } else { b.x() };
-            Some((x.ln(), log_ratio(x, b.y())?))
-        })
-        .filter(|(lx, _)| lx.is_finite())
-        .collect();
-    if points.len() < 4 {
-        return None;
+    // noisy iteration, its key's mean much less so. Per stratum, pooled.
+    let mut strata: std::collections::BTreeMap<usize, Vec<(f64, f64)>> = Default::default();
+    for b in bins {
+        let x = if b.key.mean > 0.0 { b.key.mean } else { b.x() };
+        if let Some(r) = log_ratio(x, b.y()) {
+            if x.ln().is_finite() {
+                strata.entry(b.stratum).or_default().push((x.ln(), r));
+            }
+        }
     }
-    // A straight line in ln x, a parabola from seven SeqPoints on (a speedup that varies with
-    // length bends in ln x); what is left is noise.
-    let degree = if points.len() >= 7 { 2 } else { 1 };
-    Some(residual_variance(&points, degree))
+    let (mut squares, mut dof) = (0.0, 0.0);
+    for points in strata.values().filter(|p| p.len() >= 2) {
+        // The stratum's mean ratio, a straight line in ln x from four SeqPoints, a parabola
+        // from seven (a speedup that varies with length bends in ln x); what is left is noise.
+        let degree = match points.len() {
+            2..=3 => 0,
+            4..=6 => 1,
+            _ => 2,
+        };
+        let free = (points.len() - degree - 1) as f64;
+        squares += residual_variance(points, degree) * free;
+        dof += free;
+    }
+    (dof > 0.0).then(|| squares / dof)
 }
 
-/// Residual variance of a least-squares polynomial of `degree` (1 or 2) through `points`.
+/// Residual variance of a least-squares polynomial of `degree` (0 to 2) through `points`.
 fn residual_variance(points: &[(f64, f64)], degree: usize) -> f64 {
     let n = points.len() as f64;
     let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
@@ -399,6 +410,7 @@ mod tests {
             new: vec![y],
             distinct: 1,
             key,
+            stratum: 0,
         }
     }
 

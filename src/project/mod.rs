@@ -36,6 +36,7 @@ pub fn picked_bins(seqpoints: &[SeqPoint], metric: usize, samples: &[u64]) -> Ve
                 .unwrap_or_default(),
             distinct: m.clamp(1, sp.weight.max(1)),
             key: sp.key_noise[metric],
+            stratum: sp.stratum.unwrap_or(0),
         })
         .collect()
 }

@@ -179,6 +179,7 @@ pub fn redraw_coverage(
                     new: drawn,
                     distinct: samples.max(1).min(sp.weight.max(1)),
                     key: sp.key_noise[0],
+                    stratum: sp.stratum.unwrap_or(0),
                 }
             })
             .collect();

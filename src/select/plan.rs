@@ -428,6 +428,7 @@ fn plan_projection(
                         },
                         distinct: bin.samples(),
                         key: sp.key_noise[m],
+                        stratum: sp.stratum.unwrap_or(0),
                     }
                 })
                 .collect()
