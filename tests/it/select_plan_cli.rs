@@ -343,3 +343,86 @@ fn printed_advice_meets_the_target_when_followed() {
     }
     assert!(followed >= 3, "only {followed} advices were followed");
 }
+
+fn select_table(dir: &std::path::Path, text: &str, args: &[&str]) -> String {
+    let path = dir.join("run.csv");
+    std::fs::write(&path, text).unwrap();
+    let out = Command::cargo_bin("seqpoint")
+        .unwrap()
+        .arg("select")
+        .arg(&path)
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn edge_cases_get_a_true_statement() {
+    let dir = tempfile::tempdir().unwrap();
+    // One iteration: no interval, so never "met", by default or with one sample forced.
+    for args in [&[][..], &["--samples", "1"][..]] {
+        let out = select_table(dir.path(), "seq_len,time_ms\n10,5\n", args);
+        assert!(
+            out.contains("target 1% NOT met: one iteration cannot give an interval"),
+            "{out}"
+        );
+        assert!(!out.contains("% met"), "{out}");
+    }
+    // One unique length: K = 1 is the only binning, and the verdict says so.
+    let rows: String = (0..200)
+        .map(|i| format!("32,{}\n", 10.0 + f64::from(i % 5) * 0.05))
+        .collect();
+    let out = select_table(dir.path(), &format!("seq_len,time_ms\n{rows}"), &[]);
+    assert!(out.contains("K = 1 is the only binning"), "{out}");
+    assert!(out.contains("target 1% met"), "{out}");
+    assert!(!out.contains("no K up to 64"), "{out}");
+}
+
+#[test]
+fn empty_uniform_bins_are_reported() {
+    let out = Command::cargo_bin("seqpoint")
+        .unwrap()
+        .args(["select", T1, "--method", "uniform", "--bins", "16"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    let first = out.lines().next().unwrap();
+    assert!(
+        first.contains("14 SeqPoints (16 requested, 14 non-empty)"),
+        "{first}"
+    );
+}
+
+#[test]
+fn one_cost_figure() {
+    // The cost line counts what is to be profiled and its share of the run's time, and the
+    // JSON's top level says the same.
+    let doc = select_json(&["--bins", "8"]);
+    let out = Command::cargo_bin("seqpoint")
+        .unwrap()
+        .args(["select", T1, "--bins", "8"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    let share = 100.0 * doc["profiled_share"].as_f64().unwrap();
+    assert_eq!(doc["iterations_to_profile"], 8);
+    assert!(
+        out.contains(&format!(
+            "profile 8 of 450 iterations (56.2x fewer), {share:.1}% of the run's time"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("profiling reduction"), "{out}");
+    let reduction = doc["profiling_reduction"].as_f64().unwrap();
+    assert!((1.0 / reduction - share / 100.0).abs() < 1e-12);
+}
