@@ -295,6 +295,39 @@ mod tests {
     use crate::select::{run_selection, BinCount, SelectOptions, Selectors, Strata, StrataGroups};
 
     #[test]
+    fn the_measured_rule_never_takes_an_interval_ten_times_the_target() {
+        let point = |error, half| CurvePoint {
+            k: 1,
+            bins: 1,
+            worst_error_pct: error,
+            worst_half_width_pct: half,
+        };
+        assert!(point(0.5, 9.9).meets(1.0, TargetRule::Measured));
+        assert!(!point(0.5, 10.1).meets(1.0, TargetRule::Measured));
+        assert!(!point(0.5, 1.1).meets(1.0, TargetRule::Interval));
+        assert!(!point(1.1, 0.5).meets(1.0, TargetRule::Measured));
+        // On the speech log the measured rule used to stop at K = 1 (held-out error 9.2%).
+        let speech = crate::runlog::load_run(
+            "tests/data/speech_t1.csv",
+            &crate::runlog::LoadOptions {
+                compare: Some("tests/data/speech_t2.csv".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let selection = run_selection(
+            &speech,
+            &SelectOptions {
+                target_by: TargetRule::Measured,
+                ..SelectOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(selection.bins() > 1);
+        assert!(selection.projection.worst_half_width_pct() <= 10.0);
+    }
+
+    #[test]
     fn advice_does_not_ask_for_bins_that_cannot_exist() {
         // Three keys, each with a spread: K = 3 is as far as binning goes.
         let narrow = log("seq_len,time_ms\n1,1\n1,3\n2,4\n2,7\n3,9\n3,12\n1,2\n2,5\n3,10\n");
