@@ -203,6 +203,27 @@ fn project_and_select_compare_give_the_same_speedup() {
     ));
     let (a, b) = (pair(&metric["interval"]), pair(&row["interval"]));
     assert!(close(a[0], b[0]) && close(a[1], b[1]), "{a:?} {b:?}");
+
+    // The same with a plan (the default for a target): its listed iterations measured on t2
+    // and projected give what `select --compare` reported for the plan.
+    let planned = tempfile::tempdir().unwrap();
+    let (seqpoints, doc) = select(planned.path(), &["--compare", T2]);
+    assert!(doc["plan"]["iterations"].as_u64().unwrap() > 64);
+    let measured = measure(planned.path(), &to_profile(&doc));
+    let report = project_json(&seqpoints, &measured, &[]);
+    let metric = &report["metrics"][0];
+    assert!(close(
+        metric["speedup"].as_f64().unwrap(),
+        doc["speedup"]["projected"].as_f64().unwrap()
+    ));
+    let (a, b) = (
+        pair(&metric["speedup_interval"]),
+        pair(&doc["speedup"]["interval"]),
+    );
+    assert!(close(a[0], b[0]) && close(a[1], b[1]), "{a:?} {b:?}");
+    let row = &doc["projection"][1];
+    let (a, b) = (pair(&metric["interval"]), pair(&row["interval"]));
+    assert!(close(a[0], b[0]) && close(a[1], b[1]), "{a:?} {b:?}");
 }
 
 #[test]
