@@ -95,6 +95,9 @@ pub struct SeqPoint {
     /// `[config][metric]` at the chosen iteration.
     pub values: Vec<Vec<f64>>,
     pub bin: BinSummary,
+    /// `[metric]`: the picked key's noise and offset from its bin on the baseline (what the
+    /// projection's interval is computed from).
+    pub key_noise: Vec<crate::project::KeyNoise>,
 }
 
 /// Per key group, its eligible rows nearest the group's median first (at most 1 + ALTERNATES).
@@ -456,6 +459,12 @@ impl<'a> Selector<'a> {
                 .map(|c| c.metrics.iter().map(|m| m.values[row]).collect())
                 .collect(),
             bin: BinSummary::new(groups, members),
+            key_noise: {
+                let picked = groups.group_of(self.log.key(row)).unwrap_or(members[0]);
+                (0..groups.moments[0].len())
+                    .map(|m| crate::project::KeyNoise::of(groups, members, picked, m))
+                    .collect()
+            },
         }
     }
 }

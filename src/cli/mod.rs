@@ -270,9 +270,11 @@ pub struct SelectArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Profiled iterations per SeqPoint: the intervals assume M, and M > 1 lists the
-    /// iterations to profile (the SeqPoint and seeded draws from its bin)
-    #[arg(long, default_value_t = 1, value_name = "M")]
-    pub samples: u64,
+    /// iterations to profile (the SeqPoint, its alternates, then seeded draws from its bin).
+    /// Default with --target-error: the least profiling that meets it (one per SeqPoint
+    /// where that suffices, else a plan); --samples 1 forces one per SeqPoint
+    #[arg(long, value_name = "M")]
+    pub samples: Option<u64>,
     /// Profile B iterations in all, spread over the bins by Neyman allocation (m_b ~ w_b s_b)
     #[arg(long, value_name = "B", conflicts_with_all = ["samples", "plan"])]
     pub budget: Option<u64>,
@@ -293,7 +295,16 @@ impl SelectArgs {
         } else if self.plan {
             Some(PlanRule::Target(self.target_error))
         } else {
-            (self.samples > 1).then_some(PlanRule::Samples(self.samples))
+            match self.samples {
+                Some(m) if m > 1 => Some(PlanRule::Samples(m)),
+                Some(_) => None,
+                // The target met at the least profiling, unless K is fixed or the measured
+                // error alone is asked for.
+                None if self.bins.is_none() && self.target_by == TargetRule::Interval => {
+                    Some(PlanRule::Target(self.target_error))
+                }
+                None => None,
+            }
         }
     }
 
@@ -311,7 +322,7 @@ impl SelectArgs {
             target_by: self.target_by,
             warmup: self.warmup,
             seed: self.seed,
-            samples: self.samples,
+            samples: self.samples.unwrap_or(1),
             strata: self.strata,
             error_curve: false,
         })

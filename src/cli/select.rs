@@ -7,7 +7,7 @@ use clap::Args;
 use super::output::{Destination, ReplaceArgs};
 use super::{OutputFormat, RunArgs, SelectArgs};
 use seqpoint::output::table::{baselines_table, plan_table};
-use seqpoint::output::table::{selection_table, skipped_note};
+use seqpoint::output::table::{selection_table_planned, skipped_note};
 use seqpoint::output::{csv::select_csv, json::select_json};
 use seqpoint::project::baselines::{Baselines, RANDOM_DRAWS};
 use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanRule};
@@ -59,8 +59,12 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
     Ok(match format {
         OutputFormat::Table => {
             let baselines = baselines.all(profiled as usize, options.warmup, options.seed);
-            let mut text = selection_table(&log, &selection);
-            if let Some(plan) = &plan {
+            let mut text = selection_table_planned(&log, &selection, plan.as_ref());
+            // One sample per SeqPoint: the SeqPoints above are the list.
+            if let Some(plan) = plan
+                .as_ref()
+                .filter(|p| p.bins.iter().any(|b| b.samples() > 1))
+            {
                 text.push_str(&plan_table(&log, &selection, plan));
             }
             let projection = plan

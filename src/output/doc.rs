@@ -65,6 +65,15 @@ pub struct BinStats {
     pub count: u64,
     pub mean: f64,
     pub sd: f64,
+    /// The picked key's within-key noise of one iteration (coefficient of variation, pooled
+    /// over the bin's keys), its mean minus the bin's mean, and its iterations: what the
+    /// interval of the design actually used is computed from. Absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_cv: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_offset: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_count: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,6 +112,12 @@ pub struct SelectDoc {
     /// as `null` and read back as infinity.
     #[serde(deserialize_with = "null_as_infinity")]
     pub profiling_reduction: f64,
+    /// Iterations to profile in all (the plan's when there is one) and their share of the
+    /// run's baseline time (first metric), a fraction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations_to_profile: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiled_share: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     /// The iterations to profile when more than one per SeqPoint is planned.
@@ -181,6 +196,9 @@ pub struct PlannedBinDoc {
 pub struct ProfileRowDoc {
     pub iteration: u64,
     pub seqpoint: usize,
+    /// The baseline's logged values at this iteration, by metric (pairs the speedup).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
     #[serde(default)]
     pub epoch: Option<u32>,
     #[serde(default)]

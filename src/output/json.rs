@@ -70,10 +70,14 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                 .enumerate()
                 .map(|(m, n)| {
                     let moments = &sp.bin.moments[0][m];
+                    let key = &sp.key_noise[m];
                     let stats = BinStats {
                         count: moments.count,
                         mean: moments.mean,
                         sd: moments.sample_variance().sqrt(),
+                        key_cv: Some(key.cv),
+                        key_offset: Some(key.offset),
+                        key_count: Some(key.count),
                     };
                     (n.clone(), stats)
                 })
@@ -127,6 +131,8 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             .map(speedup_doc)
             .collect(),
         profiling_reduction: selection.projection.profiling_reduction,
+        iterations_to_profile: None,
+        profiled_share: None,
         command,
         plan: None,
         baselines: Vec::new(),
@@ -149,6 +155,8 @@ pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) ->
             weight: selection.seqpoints[b.seqpoint].weight,
         })
         .collect();
+    let names = log.metric_names();
+    let names = &names;
     let profile = plan
         .bins
         .iter()
@@ -156,6 +164,14 @@ pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) ->
             b.rows.iter().map(move |&r| ProfileRowDoc {
                 iteration: log.iterations.get(r as usize),
                 seqpoint: b.seqpoint,
+                metrics: metric_map(
+                    names,
+                    &log.configs[0]
+                        .metrics
+                        .iter()
+                        .map(|m| m.values[r as usize])
+                        .collect::<Vec<f64>>(),
+                ),
                 epoch: log.epochs.as_ref().map(|e| e[r as usize]),
                 key: log.key(r as usize).to_vec(),
             })
@@ -189,6 +205,26 @@ pub fn select_json(
     let options = &selection.options;
     let mut doc = select_document(log, selection, command);
     doc.plan = plan.map(|p| plan_document(log, selection, p));
+    if let Some(plan) = plan {
+        if let PlanRule::Target(t) = plan.rule {
+            // The target was met (or not) by the plan.
+            doc.selection.target_error_pct = Some(t);
+            doc.selection.target_met = plan.met;
+            doc.selection.advice = super::table::plan_shortfall(selection, plan);
+        }
+        // The top level describes what is to be profiled: the plan's iterations.
+        let projection = &plan.projection;
+        doc.projection = projection.totals.iter().map(total_doc).collect();
+        doc.speedup = projection.speedups.first().map(speedup_doc);
+        doc.speedups = projection.speedups.iter().map(speedup_doc).collect();
+        doc.profiling_reduction = projection.profiling_reduction;
+    }
+    doc.iterations_to_profile = Some(profiled);
+    doc.profiled_share = Some(if plan.is_some() {
+        plan.map_or(0.0, |p| p.projection.profiled_share())
+    } else {
+        selection.projection.profiled_share()
+    });
     doc.baselines = baselines.all(profiled as usize, options.warmup, options.seed);
     serde_json::to_string_pretty(&doc).expect("plain data serialises") + "\n"
 }

@@ -65,12 +65,18 @@ impl fmt::Display for Advice {
         if let Some(samples) = self.samples {
             write!(
                 f,
-                ", profile about {samples} iterations per SeqPoint (--samples {samples})"
+                "; {samples} profiled iterations per SeqPoint meet it at K = {} (--samples {samples})",
+                best.k
             )?;
         }
         match self.bins {
             MoreBins::Unneeded => Ok(()),
-            MoreBins::Allow(max_bins) => write!(f, ", or allow more bins (--max-bins {max_bins})"),
+            MoreBins::NoneUpTo(k) => write!(f, "; no K up to {k} meets it either"),
+            MoreBins::Allow(k) => write!(
+                f,
+                "{} K = {k} meets it (--max-bins {k})",
+                if self.samples.is_some() { "; or" } else { ";" }
+            ),
             MoreBins::CannotHelp(unique_keys) => {
                 write!(
                 f,
@@ -111,6 +117,44 @@ pub fn skipped_note(log: &RunLog) -> Option<String> {
 
 /// The `select` table: SeqPoints, then projected against actual, then the target verdict.
 pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
+    selection_table_planned(log, selection, None)
+}
+
+/// The one cost figure: "profile 64 of 450 iterations (7.0x fewer), 14% of the run's time".
+pub fn cost_line(log: &RunLog, projection: &Projection, iterations: u64) -> String {
+    let run = log.len() as u64;
+    let metric = log.metric_names().first().cloned().unwrap_or_default();
+    let what = if projection.proxy {
+        format!("the run's proxy cost ({metric})")
+    } else if metric.to_ascii_lowercase().contains("time") {
+        "the run's time".to_string()
+    } else {
+        format!("the run's {metric}")
+    };
+    format!(
+        "profile {iterations} of {run} iterations ({:.1}x fewer), {}% of {what}",
+        run as f64 / iterations.max(1) as f64,
+        share_text(100.0 * projection.profiled_share())
+    )
+}
+
+fn share_text(pct: f64) -> String {
+    if pct >= 10.0 {
+        format!("{pct:.0}")
+    } else if pct >= 1.0 {
+        format!("{pct:.1}")
+    } else {
+        format!("{pct:.2}")
+    }
+}
+
+/// `selection_table` with the plan that says what is to be profiled: its projection, its
+/// cost, and (for a target) the verdict on it.
+pub fn selection_table_planned(
+    log: &RunLog,
+    selection: &Selection,
+    plan: Option<&ProfilePlan>,
+) -> String {
     let names = log.metric_names();
     let total: u64 = selection.seqpoints.iter().map(|s| s.weight).sum();
     let mut out = String::new();
@@ -119,8 +163,17 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
     } else {
         ""
     };
+    // Uniform bins (and k-means) can leave requested bins empty: say so.
+    let requested = match selection.options.bins {
+        crate::select::BinCount::Fixed(k)
+            if selection.strata.len() <= 1 && k != selection.bins() =>
+        {
+            format!(" ({k} requested, {} non-empty)", selection.bins())
+        }
+        _ => String::new(),
+    };
     out.push_str(&format!(
-        "{}: {} iterations, {} SeqPoints, method {}, pick {}{proxy}\n",
+        "{}: {} iterations, {} SeqPoints{requested}, method {}, pick {}{proxy}\n",
         shown_path(&log.source),
         log.len(),
         selection.bins(),
@@ -171,21 +224,30 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
         "\n{:<10} {:<14} {:>14} {:>14} {:>9} {:>31}\n",
         "config", "metric", "actual", "projected", "error%", "95% interval"
     ));
-    out.push_str(&totals_rows(&selection.projection));
-    out.push_str(&format!(
-        "\nprofiling reduction: {:.1}x ({} iterations to profile instead of {})\n",
-        selection.projection.profiling_reduction,
-        selection.iterations_to_profile(),
-        log.len()
-    ));
+    let (projection, iterations) = match plan {
+        Some(plan) => (&plan.projection, plan.iterations()),
+        None => (&selection.projection, selection.iterations_to_profile()),
+    };
+    out.push_str(&totals_rows(projection));
+    out.push_str(&format!("\n{}\n", cost_line(log, projection, iterations)));
+    if let Some(verdict) = plan.and_then(|p| plan_verdict(log, selection, p)) {
+        out.push_str(&verdict);
+    }
     if let Some(target) = &selection.target {
         let rule = rule_text(target.rule);
-        if target.met {
+        if log.len() < 2 {
             out.push_str(&format!(
-                "target {}% met ({rule}) with K = {}\n",
-                setting(target.target_pct),
-                selection.bins()
+                "target {}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n",
+                setting(target.target_pct)
             ));
+        } else if target.met {
+            out.push_str(&format!(
+                "target {}% met ({rule}) with K = {}{}\n",
+                setting(target.target_pct),
+                selection.bins(),
+                only_binning(selection)
+            ));
+            out.push_str(&luck_note(projection));
         } else {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
@@ -284,7 +346,9 @@ pub fn projection_table(report: &ProjectionReport) -> String {
             },
         );
         out.push_str(&format!(
-            "{}: 95% interval ±{:.2}%: ±{:.2}% from the within-bin spread, {samples}; each bin counts the larger\n",
+            "{}: 95% interval ±{:.2}% for the picks made (each pick's noise and how far its key \
+             stands from its bin; docs/intervals.md); a pick drawn at random from each bin would \
+             give ±{:.2}%, {samples}\n",
             m.metric,
             pct_of(m.interval, m.projected_total),
             pct_of(m.interval_within_bin, m.projected_total),
@@ -303,6 +367,90 @@ pub fn projection_table(report: &ProjectionReport) -> String {
         ));
     }
     out
+}
+
+/// " (one unique length: K = 1 is the only binning)" when that is so.
+fn only_binning(selection: &Selection) -> &'static str {
+    if selection.unique_keys == 1 {
+        " (one unique length: K = 1 is the only binning)"
+    } else {
+        ""
+    }
+}
+
+/// A note when the measured error sits far below its interval: it was likely luck.
+fn luck_note(projection: &Projection) -> String {
+    let (error, half) = (
+        projection.worst_error_pct(),
+        projection.worst_half_width_pct(),
+    );
+    if half > 0.0 && half > crate::select::LUCK_RATIO * error {
+        format!(
+            "note: the measured error {error:.3}% is far below its 95% interval ±{half:.2}%: \
+             likely luck; another pick of the same design could miss by up to ±{half:.2}%\n"
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// Why a target's plan misses it and what came closest (`None` when it is met): the verdict's
+/// words, and the `advice` of the JSON.
+pub fn plan_shortfall(selection: &Selection, plan: &ProfilePlan) -> Option<String> {
+    let PlanRule::Target(t) = plan.rule else {
+        return None;
+    };
+    if plan.met == Some(true) {
+        return None;
+    }
+    let reach = if selection.unique_keys == 1 {
+        "one unique length: K = 1 is the only binning".to_string()
+    } else {
+        format!(
+            "no K up to {} brings every 95% interval within ±{}%",
+            selection.options.max_bins,
+            setting(t)
+        )
+    };
+    Some(format!(
+        "{reach}; the closest, K = {} with {} representative iterations profiled, gives ±{:.2}%",
+        selection.bins(),
+        plan.iterations(),
+        plan.projection.worst_half_width_pct()
+    ))
+}
+
+/// The verdict on a target's plan: met with one sample per SeqPoint, met with a plan (bins x
+/// samples), or not met and what was reachable.
+fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Option<String> {
+    let PlanRule::Target(t) = plan.rule else {
+        return None;
+    };
+    if log.len() < 2 {
+        return Some(format!(
+            "target {}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n",
+            setting(t)
+        ));
+    }
+    let only = only_binning(selection);
+    let what = "every total's and speedup's 95% interval";
+    let k = selection.bins();
+    let widest = plan.projection.worst_half_width_pct();
+    Some(if let Some(shortfall) = plan_shortfall(selection, plan) {
+        format!("target {}% NOT met ({what}): {shortfall}\n", setting(t))
+    } else if plan.bins.iter().all(|b| b.samples() == 1) {
+        format!(
+            "target {}% met ({what} ±{widest:.2}%) with K = {k}{only}, one sample per SeqPoint\n",
+            setting(t)
+        )
+    } else {
+        let most = plan.bins.iter().map(|b| b.samples()).max().unwrap_or(1);
+        format!(
+            "target {}% met ({what} ±{widest:.2}%) with a plan: K = {k} bins{only} x 1-{most} samples = {} iterations (one per SeqPoint does not suffice)\n",
+            setting(t),
+            plan.iterations()
+        )
+    })
 }
 
 /// The plan section of the `select` table: every iteration to profile, with its SeqPoint.
@@ -343,13 +491,8 @@ pub fn plan_table(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> St
         ));
     }
     out.push_str(
-        "projected from the planned iterations' logged values, intervals for this plan:\n",
+        "(the totals above are projected from these iterations' logged values, intervals for this plan)\n",
     );
-    out.push_str(&totals_rows(&plan.projection));
-    out.push_str(&format!(
-        "profiling reduction: {:.1}x\n",
-        plan.projection.profiling_reduction
-    ));
     out
 }
 

@@ -10,7 +10,7 @@ use crate::output::doc::{
 };
 use crate::project::measured::Measurements;
 use crate::project::stratified::{estimate, BinMeasure};
-use crate::project::stratum_variance;
+use crate::project::{new_total, paired_speedup, stratum_variance, Estimate, KeyNoise, PickedBin};
 use crate::runlog::{ConfigRole, LoadError};
 use crate::stats::{interval, variance_of_half_width};
 
@@ -139,6 +139,74 @@ fn bin_stats(doc: &SelectDoc, metric: &str) -> Result<Vec<(f64, f64, f64)>, Proj
         .collect()
 }
 
+/// The measured SeqPoints of metric `name` (measured column `m`) as the design's estimate
+/// takes them: each measured row paired with the baseline's logged value at its iteration
+/// (the SeqPoint's own, a planned row's from the file, else the SeqPoint's as the nearest
+/// known), weights scaled to the run.
+fn picked_bins(
+    doc: &SelectDoc,
+    metric: &str,
+    measured: &Measurements,
+    m: usize,
+    scale: f64,
+) -> Vec<PickedBin> {
+    // A metric the file lacks borrows its first metric (a proxy cost), as `bin_stats` does.
+    let name = if doc
+        .seqpoints
+        .iter()
+        .all(|sp| sp.bin_stats.contains_key(metric))
+    {
+        metric
+    } else {
+        doc.input.metrics.first().map_or(metric, String::as_str)
+    };
+    let planned: std::collections::HashMap<u64, f64> = doc
+        .plan
+        .iter()
+        .flat_map(|p| p.profile.iter())
+        .filter_map(|row| Some((row.iteration, *row.metrics.get(name)?)))
+        .collect();
+    doc.seqpoints
+        .iter()
+        .zip(&measured.samples)
+        .enumerate()
+        .filter(|(_, (_, samples))| !samples.is_empty())
+        .map(|(i, (sp, samples))| {
+            let own = sp.metrics.get(name).copied();
+            let stats = sp.bin_stats.get(name);
+            let baseline_at = |iteration: Option<u64>| -> f64 {
+                match iteration {
+                    Some(it) if it != sp.iteration => planned.get(&it).copied(),
+                    _ => None,
+                }
+                .or(own)
+                .or(stats.map(|s| s.mean))
+                .unwrap_or(0.0)
+            };
+            let key = match stats {
+                Some(s) => KeyNoise {
+                    // Files from before the design's interval: the bin's own spread.
+                    cv: s
+                        .key_cv
+                        .unwrap_or(if s.mean != 0.0 { s.sd / s.mean } else { 0.0 }),
+                    offset: s.key_offset.unwrap_or(0.0),
+                    count: s.key_count.unwrap_or(1),
+                    mean: s.mean + s.key_offset.unwrap_or(0.0),
+                },
+                None => KeyNoise::default(),
+            };
+            PickedBin {
+                weight: sp.weight as f64 * scale,
+                baseline: samples.iter().map(|s| baseline_at(s.iteration)).collect(),
+                new: samples.iter().map(|s| s.values[m]).collect(),
+                distinct: measured.distinct_iterations(i) as u64,
+                key,
+                stratum: sp.stratum.unwrap_or(0),
+            }
+        })
+        .collect()
+}
+
 /// The weight scale for the run's length.
 fn scale_of(doc: &SelectDoc, length: RunLength) -> Result<f64, ProjectError> {
     let logged = doc.input.iterations as f64;
@@ -240,8 +308,16 @@ pub fn project_measurements(
                 }
             })
             .collect();
-        let estimate = estimate(&bins, stratum_variance)
+        let random_pick = estimate(&bins, stratum_variance)
             .ok_or_else(|| ProjectError::Invalid("no SeqPoint was measured".into()))?;
+        let picked = picked_bins(doc, name, measured, m, scale);
+        let design = new_total(&picked);
+        // The design's interval for the measured bins; bins left out are imputed at the
+        // measured ratio with the random-pick variance (`stratified`).
+        let estimate = Estimate {
+            value: random_pick.value,
+            variance: design.variance + random_pick.missing_variance,
+        };
         if !missing.is_empty()
             && bins
                 .iter()
@@ -254,6 +330,11 @@ pub fn project_measurements(
         let baseline =
             baseline_of(doc, name).map(|(v, var, source)| (v * scale, var * scale * scale, source));
         let (speedup, speedup_interval) = match baseline {
+            // Every SeqPoint measured: the paired ratio at the picks, as `select --compare`.
+            Some(_) if missing.is_empty() && design.value > 0.0 => {
+                let s = paired_speedup(&picked);
+                (Some(s.value), Some(s.interval()))
+            }
             Some((b, var_b, _)) if estimate.value > 0.0 && b > 0.0 => {
                 let s = b / estimate.value;
                 // Delta method; the two totals are treated as independent, which can only
@@ -270,10 +351,10 @@ pub fn project_measurements(
             baseline_interval: baseline.map(|(v, var, _)| interval(v, var)),
             projected_total: estimate.value,
             interval: estimate.interval(),
-            interval_within_bin: interval(estimate.value, estimate.within_variance),
-            interval_samples: estimate
+            interval_within_bin: interval(random_pick.value, random_pick.within_variance),
+            interval_samples: random_pick
                 .sample_variance
-                .map(|v| interval(estimate.value, v)),
+                .map(|v| interval(random_pick.value, v)),
             speedup,
             speedup_interval,
             ratio: if name.to_ascii_lowercase().contains("energy") {
@@ -344,32 +425,37 @@ mod tests {
         let doc = doc_for(RUN);
         assert_eq!(doc.seqpoints.len(), 2);
         assert_eq!((doc.seqpoints[0].weight, doc.seqpoints[1].weight), (4, 2));
-        // New configuration twice as fast: bin {10, 20} measured at 1, bin {30} at 3.
+        // Bin {10, 20}: keys 10 and 20 tie for the bin mean 2; key 10 (time 1) is picked.
+        // New configuration twice as fast at the picks: key 10 measured at 0.5, key 30 at 3.
         let report = run(
             &doc,
-            "seqpoint,time_ms\n0,1\n1,3\n",
+            "seqpoint,time_ms\n0,0.5\n1,3\n",
             ProjectOptions::default(),
         )
         .unwrap();
         assert_eq!(report.schema, "seqpoint-projection/1");
         let m = &report.metrics[0];
-        assert_eq!(m.projected_total, 4.0 * 1.0 + 2.0 * 3.0);
+        assert_eq!(m.projected_total, 4.0 * 0.5 + 2.0 * 3.0);
         assert_eq!(m.baseline_total, Some(20.0));
         assert_eq!(m.baseline_source.as_deref(), Some("actual"));
+        // Paired: (4 * 1 + 2 * 6) / (4 * 0.5 + 2 * 3) = 16 / 8.
         assert_eq!(m.speedup, Some(2.0));
-        // Ratio 10 / 20 = 0.5; bin {10, 20}: mean 2, sd sqrt(4/3); bin {30}: sd 0.
-        // Var = 4^2 (1 - 1/4) (0.5^2 * 4/3) / 1 = 4.
+        // No key varies within itself (cv 0): only the representation error is left, key 10
+        // standing 1 below its bin's mean 2, carried at the pick's ratio 0.5:
+        // Var = (4 * 0.5)^2 (-1 / 1)^2 = 4.
         let half = Z95 * 2.0;
         assert!(
-            (m.interval[1] - (10.0 + half)).abs() < 1e-9,
+            (m.interval[1] - (8.0 + half)).abs() < 1e-9,
             "{:?}",
             m.interval
         );
-        assert_eq!(m.interval, m.interval_within_bin);
+        // The random-pick interval, for comparison: ratio 8 / 20 = 0.4, bin {10, 20} sd
+        // sqrt(4/3): Var = 4^2 (1 - 1/4) 0.4^2 (4/3) = 2.56.
+        let within = m.interval_within_bin;
+        assert!((within[1] - (8.0 + Z95 * 1.6)).abs() < 1e-9, "{within:?}");
         assert_eq!(m.interval_samples, None);
-        // Speedup: exact baseline, delta method: sd = 2 * (2 / 10).
-        let s = m.speedup_interval.unwrap();
-        assert!((s[1] - (2.0 + Z95 * 0.4)).abs() < 1e-9, "{s:?}");
+        // The offsets cancel in the paired speedup, and no key varies: exact.
+        assert_eq!(m.speedup_interval, Some([2.0, 2.0]));
         assert!(m.missing_bins.is_empty() && m.missing_share == 0.0);
         assert_eq!((m.samples, m.measured_seqpoints), (2, 2));
     }
@@ -502,30 +588,34 @@ mod tests {
     }
 
     #[test]
-    fn a_projected_baseline_widens_the_speedup_interval() {
+    fn the_paired_speedup_does_not_need_the_baseline_total() {
         let mut doc = doc_for(RUN);
-        let exact = run(
-            &doc,
-            "seqpoint,time_ms\n0,1\n1,3\n",
-            ProjectOptions::default(),
-        )
-        .unwrap();
-        // The same baseline total, now only projected with a 95% half-width of Z95 * 1.
+        let measured = "seqpoint,time_ms\n0,0.5\n1,3\n";
+        let exact = run(&doc, measured, ProjectOptions::default()).unwrap();
+        // The same baseline total, now only projected with a 95% half-width of Z95 * 1: the
+        // paired ratio uses the baseline at the picks, so nothing changes.
         let row = &mut doc.projection[0];
         row.actual = None;
         row.projected = 20.0;
         row.interval = [20.0 - Z95, 20.0 + Z95];
-        let report = run(
-            &doc,
-            "seqpoint,time_ms\n0,1\n1,3\n",
-            ProjectOptions::default(),
-        )
-        .unwrap();
+        let report = run(&doc, measured, ProjectOptions::default()).unwrap();
         let m = &report.metrics[0];
         assert_eq!(m.baseline_source.as_deref(), Some("projected"));
-        // Relative variances add: (2/10)^2 + (1/20)^2.
-        let sd = 2.0 * (0.04f64 + 0.0025).sqrt();
-        assert!((m.speedup_interval.unwrap()[1] - (2.0 + Z95 * sd)).abs() < 1e-9);
-        assert!(m.speedup_interval.unwrap()[1] > exact.metrics[0].speedup_interval.unwrap()[1]);
+        assert_eq!(m.speedup, exact.metrics[0].speedup);
+        assert_eq!(m.speedup_interval, exact.metrics[0].speedup_interval);
+        // With a SeqPoint left out the speedup is the baseline total over the projected
+        // one, and a projected baseline widens it.
+        let missing = "seqpoint,time_ms\n0,0.5\n";
+        let allow = || ProjectOptions {
+            allow_missing: true,
+            ..ProjectOptions::default()
+        };
+        let projected = run(&doc, missing, allow()).unwrap();
+        let actual = run(&doc_for(RUN), missing, allow()).unwrap();
+        let width = |r: &ProjectionReport| {
+            let [lo, hi] = r.metrics[0].speedup_interval.unwrap();
+            hi - lo
+        };
+        assert!(width(&projected) > width(&actual));
     }
 }

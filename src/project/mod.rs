@@ -16,9 +16,62 @@ use crate::runlog::{ConfigRole, RunLog};
 use crate::stats::{compensated_sum, percent_error};
 
 pub use estimate::{
-    project_speedup, project_speedup_planned, project_total, project_total_planned,
-    stratum_variance, Estimate, StratumVariance,
+    baseline_total, new_noise, new_total, paired_speedup, stratum_variance, Estimate, KeyNoise,
+    PickedBin, StratumVariance,
 };
+
+/// The SeqPoints' picks of metric `metric` as the estimate takes them: each SeqPoint's own
+/// values on every configuration, standing for `samples[b]` profiled iterations (at most its
+/// bin's).
+pub fn picked_bins(seqpoints: &[SeqPoint], metric: usize, samples: &[u64]) -> Vec<PickedBin> {
+    seqpoints
+        .iter()
+        .zip(samples)
+        .map(|(sp, &m)| PickedBin {
+            weight: sp.weight as f64,
+            baseline: vec![sp.values[0][metric]],
+            new: sp
+                .values
+                .get(1)
+                .map(|v| vec![v[metric]])
+                .unwrap_or_default(),
+            distinct: m.clamp(1, sp.weight.max(1)),
+            key: sp.key_noise[metric],
+            stratum: sp.stratum.unwrap_or(0),
+        })
+        .collect()
+}
+
+/// The projected total of configuration `config` (0 the baseline) from `picked_bins`.
+pub fn total_of(bins: &[PickedBin], config: usize) -> Estimate {
+    if config == 0 {
+        baseline_total(bins)
+    } else {
+        new_total(bins)
+    }
+}
+
+/// `P_c = sum_b w_b m_c(iter_b)` and its variance with `samples` profiled per SeqPoint.
+pub fn project_total(
+    seqpoints: &[SeqPoint],
+    config: usize,
+    metric: usize,
+    samples: u64,
+) -> Estimate {
+    total_of(
+        &picked_bins(seqpoints, metric, &vec![samples; seqpoints.len()]),
+        config,
+    )
+}
+
+/// The paired speedup at the picks, `samples` profiled per SeqPoint.
+pub fn project_speedup(seqpoints: &[SeqPoint], metric: usize, samples: u64) -> Estimate {
+    paired_speedup(&picked_bins(
+        seqpoints,
+        metric,
+        &vec![samples; seqpoints.len()],
+    ))
+}
 
 /// One configuration and metric: projected against actual.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +92,7 @@ pub struct SpeedupRow {
     pub projected: f64,
     pub error_pct: Option<f64>,
     pub interval: [f64; 2],
+    pub half_width_pct: f64,
 }
 
 /// Everything `select` reports about a set of SeqPoints.
@@ -46,8 +100,10 @@ pub struct SpeedupRow {
 pub struct Projection {
     pub totals: Vec<TotalRow>,
     pub speedups: Vec<SpeedupRow>,
-    /// Whole log's baseline time over the time of running each SeqPoint once.
+    /// Whole log's baseline time over the time of the profiled iterations.
     pub profiling_reduction: f64,
+    /// Baseline time (first metric) of the profiled iterations.
+    pub profiled_cost: f64,
     /// True when the metric is a proxy cost, so errors are proxy errors.
     pub proxy: bool,
 }
@@ -62,11 +118,21 @@ impl Projection {
             .fold(0.0, f64::max)
     }
 
-    /// The widest 95% interval half-width over every total, in percent.
+    /// Share of the run's baseline time (first metric) spent on the profiled iterations.
+    pub fn profiled_share(&self) -> f64 {
+        if self.profiling_reduction.is_finite() && self.profiling_reduction > 0.0 {
+            1.0 / self.profiling_reduction
+        } else {
+            0.0
+        }
+    }
+
+    /// The widest 95% interval half-width over every total and speedup, in percent.
     pub fn worst_half_width_pct(&self) -> f64 {
         self.totals
             .iter()
             .map(|t| t.half_width_pct)
+            .chain(self.speedups.iter().map(|s| s.half_width_pct))
             .fold(0.0, f64::max)
     }
 }
@@ -102,11 +168,33 @@ pub fn project_planned(
     seqpoints: &[SeqPoint],
     samples: &[u64],
 ) -> Projection {
+    let bins: Vec<Vec<PickedBin>> = (0..log.metric_names().len())
+        .map(|m| picked_bins(seqpoints, m, samples))
+        .collect();
+    // Each SeqPoint stands for its `m` profiled iterations (at most its bin's): the cost of
+    // the extra ones is taken as the SeqPoint's own, until a plan lists them (`plan.rs`
+    // then counts the listed iterations' logged values).
+    let profiled: f64 = seqpoints
+        .iter()
+        .zip(samples)
+        .map(|(sp, &m)| m.clamp(1, sp.weight.max(1)) as f64 * sp.values[0][0])
+        .sum();
+    project_bins(log, actual, &bins, profiled)
+}
+
+/// The projection of every configuration and metric from picked bins (`[metric][bin]`), the
+/// profiled iterations costing `profiled` on the baseline's first metric.
+pub fn project_bins(
+    log: &RunLog,
+    actual: &[Vec<f64>],
+    bins: &[Vec<PickedBin>],
+    profiled: f64,
+) -> Projection {
     let names = log.metric_names();
     let mut totals = Vec::new();
     for (c, config) in log.configs.iter().enumerate() {
         for (m, name) in names.iter().enumerate() {
-            let estimate = project_total_planned(seqpoints, c, m, samples);
+            let estimate = total_of(&bins[m], c);
             let actual = actual[c][m];
             totals.push(TotalRow {
                 metric: name.clone(),
@@ -124,7 +212,7 @@ pub fn project_planned(
             .iter()
             .enumerate()
             .map(|(m, name)| {
-                let estimate = project_speedup_planned(seqpoints, m, samples);
+                let estimate = paired_speedup(&bins[m]);
                 let actual = actual[0][m] / actual[1][m];
                 SpeedupRow {
                     metric: name.clone(),
@@ -132,23 +220,17 @@ pub fn project_planned(
                     projected: estimate.value,
                     error_pct: Some(percent_error(estimate.value, actual)),
                     interval: estimate.interval(),
+                    half_width_pct: estimate.half_width_pct(),
                 }
             })
             .collect()
     } else {
         Vec::new()
     };
-    // Each SeqPoint stands for its `m` profiled iterations (at most its bin's): the cost of
-    // the extra ones is taken as the SeqPoint's own, until a plan lists them (`plan.rs`
-    // then counts the listed iterations' logged values).
-    let profiled: f64 = seqpoints
-        .iter()
-        .zip(samples)
-        .map(|(sp, &m)| m.clamp(1, sp.weight.max(1)) as f64 * sp.values[0][0])
-        .sum();
     Projection {
         totals,
         speedups,
+        profiled_cost: profiled,
         profiling_reduction: if profiled > 0.0 {
             actual[0][0] / profiled
         } else {
@@ -193,13 +275,15 @@ mod tests {
         let estimate = project_total(&sps, 0, 0, 1);
         // P = 2*1 + 3*6 = 20; actual 22.
         assert_eq!(estimate.value, 20.0);
-        // Var = 2^2 (1 - 1/2) 2 + 3^2 (1 - 1/3) 1 = 4 + 6 = 10.
-        assert!((estimate.variance - 10.0).abs() < 1e-12);
+        // The design's variance, per bin (w x)^2 [cv^2 (1 - 1/w) + (d/x)^2 + key-mean noise]:
+        // key 10: cv^2 = 2 / 2^2 = 0.5, one key, no offset: 2^2 * 0.5 * 0.5 = 1;
+        // key 20: cv^2 = (2 / 6^2) / 2, (3 * 6)^2 * (1/36) * (2/3) = 6. Var = 7.
+        assert!((estimate.variance - 7.0).abs() < 1e-9, "{estimate:?}");
         let projection = project(&log, &actual_totals(&log), &sps, 1);
         let row = &projection.totals[0];
         assert_eq!(row.actual, Some(22.0));
         assert!((row.error_pct.unwrap() - 100.0 * 2.0 / 22.0).abs() < 1e-12);
-        assert!((row.interval[1] - (20.0 + Z95 * 10f64.sqrt())).abs() < 1e-9);
+        assert!((row.interval[1] - (20.0 + Z95 * 7f64.sqrt())).abs() < 1e-9);
         // Profiling reduction: 22 / (1 + 6).
         assert!((projection.profiling_reduction - 22.0 / 7.0).abs() < 1e-12);
         // Two per SeqPoint cost twice as much: 22 / (2 * 1 + 2 * 6).

@@ -71,6 +71,8 @@ pub struct StratifiedEstimate {
     pub ratio: f64,
     /// Weight of the bins left out (imputed from `ratio`).
     pub missing_weight: f64,
+    /// The variance of the imputed bins alone.
+    pub missing_variance: f64,
 }
 
 impl StratifiedEstimate {
@@ -150,6 +152,7 @@ pub fn estimate(bins: &[BinMeasure], formula: StratumVariance) -> Option<Stratif
         sample_variance,
         ratio,
         missing_weight,
+        missing_variance,
     })
 }
 

@@ -21,7 +21,9 @@ use crate::runlog::RunLog;
 
 pub use selectors::Selectors;
 pub use strata::{strata_rows, Strata, StrataGroups, StratumRows};
-pub use target::{Advice, CurvePoint, MoreBins, TargetOutcome, TargetRule};
+pub use target::{
+    Advice, CurvePoint, MoreBins, TargetOutcome, TargetRule, LUCK_RATIO, MEASURED_INTERVAL_LIMIT,
+};
 
 /// The largest K tried for an error target unless the user says otherwise (`--max-bins`).
 pub const DEFAULT_MAX_BINS: usize = 64;

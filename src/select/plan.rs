@@ -12,7 +12,8 @@ use super::{
 };
 use crate::groups::KeyGroups;
 use crate::pick::SeqPoint;
-use crate::project::{actual_totals, project_planned, Projection};
+use crate::project::estimate::{baseline_parts, new_parts, speedup_parts, VarianceParts};
+use crate::project::{actual_totals, picked_bins, project_bins, PickedBin, Projection};
 use crate::runlog::RunLog;
 use crate::stats::variance_of_half_width;
 
@@ -190,58 +191,125 @@ fn extra_candidates(rows: &[u32], sp: &SeqPoint, warmup: u64) -> Vec<u32> {
         .collect()
 }
 
-/// The SeqPoint's row and `samples - 1` seeded draws without replacement from its bin.
-fn draw_rows(candidates: &[u32], sp: &SeqPoint, samples: u64, seed: u64) -> Vec<u32> {
+/// The SeqPoint's row, then its alternates (the picked key's iterations nearest its centre,
+/// then the next-best keys'), then seeded draws without replacement from the rest of its bin:
+/// `samples` rows in all (at most the candidates). The alternates keep the profiled
+/// iterations representative, which is the design the interval describes.
+fn draw_rows(log: &RunLog, candidates: &[u32], sp: &SeqPoint, samples: u64, seed: u64) -> Vec<u32> {
     let extra = (samples.saturating_sub(1) as usize).min(candidates.len());
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(
-        seed ^ (sp.id as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-    );
-    let mut drawn: Vec<u32> = rand::seq::index::sample(&mut rng, candidates.len(), extra)
-        .iter()
-        .map(|i| candidates[i])
-        .collect();
-    drawn.sort_unstable();
     let mut rows = vec![sp.row as u32];
-    rows.extend(drawn);
+    let mut rest: Vec<u32> = Vec::with_capacity(candidates.len());
+    for &alternate in &sp.alternates {
+        if rows.len() > extra {
+            break;
+        }
+        if let Some(&r) = candidates
+            .iter()
+            .find(|&&r| log.iteration(r as usize) == alternate)
+        {
+            if !rows.contains(&r) {
+                rows.push(r);
+            }
+        }
+    }
+    if rows.len() <= extra {
+        rest.extend(candidates.iter().filter(|r| !rows.contains(r)));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+            seed ^ (sp.id as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        let more = extra + 1 - rows.len();
+        let mut drawn: Vec<u32> = rand::seq::index::sample(&mut rng, rest.len(), more)
+            .iter()
+            .map(|i| rest[i])
+            .collect();
+        drawn.sort_unstable();
+        rows.extend(drawn);
+    }
     rows
 }
 
-/// Within-bin standard deviation of every configuration and metric: `[config][metric][bin]`.
-fn spreads(seqpoints: &[SeqPoint]) -> Vec<Vec<Vec<f64>>> {
-    let configs = seqpoints.first().map_or(0, |sp| sp.bin.moments.len());
-    (0..configs)
-        .map(|c| {
-            let metrics = seqpoints[0].bin.moments[c].len();
-            (0..metrics)
-                .map(|m| {
-                    seqpoints
-                        .iter()
-                        .map(|sp| sp.bin.moments[c][m].sample_variance().sqrt())
-                        .collect()
-                })
-                .collect()
+/// Within-bin standard deviation of the baseline's first metric, per bin (what a budget is
+/// spread by).
+fn spreads(seqpoints: &[SeqPoint]) -> Vec<f64> {
+    seqpoints
+        .iter()
+        .map(|sp| sp.bin.moments[0][0].sample_variance().sqrt())
+        .collect()
+}
+
+/// The fewest iterations per bin (at least 1, at most `caps[b]`) bringing a variance
+/// `sum_b a_b / s_b + rest` within `allowed`: `s_b ~ sqrt(a_b)` (Lagrange), rounded up.
+/// `None` when no number of samples can: the part samples cannot shrink is already too large.
+pub fn fewest_samples(parts: &VarianceParts, caps: &[u64], allowed: f64) -> Option<Vec<u64>> {
+    let room = allowed - parts.rest;
+    let full: Vec<u64> = caps.iter().map(|&c| c.max(1)).collect();
+    if parts.variance(&full) > allowed * (1.0 + 1e-9) {
+        return None;
+    }
+    let roots: Vec<f64> = parts.per_sample.iter().map(|a| a.max(0.0).sqrt()).collect();
+    let sum: f64 = roots.iter().sum();
+    if sum <= 0.0 || room <= 0.0 {
+        return Some(vec![1; caps.len()]);
+    }
+    let mut samples: Vec<u64> = roots
+        .iter()
+        .zip(&full)
+        .map(|(r, &cap)| ((r * sum / room - 1e-9).ceil().max(1.0) as u64).min(cap))
+        .collect();
+    // Caps may leave the sum short: add one where it removes the most, until it holds.
+    while parts.variance(&samples) > allowed * (1.0 + 1e-9) {
+        let gain = |b: usize| parts.per_sample[b] / (samples[b] * (samples[b] + 1)) as f64;
+        let next = (0..samples.len())
+            .filter(|&b| samples[b] < full[b])
+            .max_by(|&a, &b| gain(a).total_cmp(&gain(b)).then(b.cmp(&a)))?;
+        samples[next] += 1;
+    }
+    Some(samples)
+}
+
+/// A target's plan profiles a SeqPoint's own iteration and its alternates only: the interval
+/// describes representative iterations, not draws from anywhere in the bin. A bin of one key
+/// is all representative.
+fn representative_caps(seqpoints: &[SeqPoint], caps: &[u64]) -> Vec<u64> {
+    seqpoints
+        .iter()
+        .zip(caps)
+        .map(|(sp, &cap)| {
+            if sp.bin.groups.len() == 1 {
+                cap
+            } else {
+                cap.min(1 + sp.alternates.len() as u64)
+            }
         })
         .collect()
 }
 
-/// Samples per SeqPoint meeting the target on every configuration and metric.
+/// Samples per SeqPoint bringing every figure's 95% interval within the target: every
+/// configuration's total of every metric, and every speedup. `None` when none can.
 fn samples_for_target(
+    log: &RunLog,
     seqpoints: &[SeqPoint],
     caps: &[u64],
-    actual: &[Vec<f64>],
     target_pct: f64,
-) -> Vec<u64> {
-    let weights: Vec<f64> = seqpoints.iter().map(|sp| sp.weight as f64).collect();
+) -> Option<Vec<u64>> {
     let mut samples = vec![1u64; seqpoints.len()];
-    for (c, by_metric) in spreads(seqpoints).iter().enumerate() {
-        for (m, spread) in by_metric.iter().enumerate() {
-            let need = required_samples(&weights, spread, caps, actual[c][m], target_pct);
+    let ones = vec![1u64; seqpoints.len()];
+    for m in 0..log.metric_names().len() {
+        let bins = picked_bins(seqpoints, m, &ones);
+        let mut figures = vec![baseline_parts(&bins)];
+        if log.configs.len() > 1 {
+            figures.push(new_parts(&bins));
+            figures.push(speedup_parts(&bins));
+        }
+        for parts in figures {
+            let allowed = variance_of_half_width(target_pct / 100.0 * parts.value.abs());
+            let need = fewest_samples(&parts, caps, allowed)?;
             for (s, n) in samples.iter_mut().zip(need) {
                 *s = (*s).max(n);
             }
         }
     }
-    samples
+    Some(samples)
 }
 
 /// The plan for a selection under `rule`. Budgets are allocated on the first metric of the
@@ -293,9 +361,13 @@ fn plan_rows(
         }
         PlanRule::Budget(b) => {
             let weights: Vec<f64> = seqpoints.iter().map(|sp| sp.weight as f64).collect();
-            neyman_allocation(&weights, &spreads(seqpoints)[0][0], &caps, b)?
+            neyman_allocation(&weights, &spreads(seqpoints), &caps, b)?
         }
-        PlanRule::Target(t) => samples_for_target(seqpoints, &caps, actual, t),
+        PlanRule::Target(t) => {
+            let caps = representative_caps(seqpoints, &caps);
+            // No plan can meet it at this K: profile every candidate, and say it is not met.
+            samples_for_target(log, seqpoints, &caps, t).unwrap_or(caps)
+        }
     };
     let bins: Vec<PlannedBin> = seqpoints
         .iter()
@@ -303,12 +375,14 @@ fn plan_rows(
         .zip(&samples)
         .map(|((sp, cands), &m)| PlannedBin {
             seqpoint: sp.id,
-            rows: draw_rows(cands, sp, m, selection.options.seed),
+            rows: draw_rows(log, cands, sp, m, selection.options.seed),
         })
         .collect();
     let projection = plan_projection(log, actual, seqpoints, &bins);
     let met = match rule {
-        PlanRule::Target(t) => Some(meets(&projection, actual, t)),
+        // One iteration cannot give an interval: nothing to measure its noise against.
+        PlanRule::Target(_) if log.len() < 2 => Some(false),
+        PlanRule::Target(t) => Some(meets(&projection, t)),
         _ => None,
     };
     Ok(ProfilePlan {
@@ -319,57 +393,53 @@ fn plan_rows(
     })
 }
 
-/// Whether every total's 95% half-width is within `target_pct` of its actual total.
-fn meets(projection: &Projection, actual: &[Vec<f64>], target_pct: f64) -> bool {
-    let metrics = actual.first().map_or(0, Vec::len);
-    projection.totals.iter().enumerate().all(|(i, row)| {
-        let total = actual[i / metrics][i % metrics];
-        (row.interval[1] - row.interval[0]) / 2.0 <= target_pct / 100.0 * total * (1.0 + 1e-9)
-    })
+/// Whether every total's and speedup's 95% half-width is within `target_pct`.
+fn meets(projection: &Projection, target_pct: f64) -> bool {
+    projection.worst_half_width_pct() <= target_pct * (1.0 + 1e-9)
 }
 
-/// Project from the planned iterations' logged values: each SeqPoint's value becomes the mean
-/// of its planned iterations, its interval uses their number.
+/// Project from the planned iterations' logged values: each SeqPoint's values are those of
+/// its planned iterations, on every configuration.
 fn plan_projection(
     log: &RunLog,
     actual: &[Vec<f64>],
     seqpoints: &[SeqPoint],
     bins: &[PlannedBin],
 ) -> Projection {
-    let planned: Vec<SeqPoint> = seqpoints
-        .iter()
-        .zip(bins)
-        .map(|(sp, bin)| {
-            let mut sp = sp.clone();
-            sp.values = log
-                .configs
+    let metric_bins: Vec<Vec<PickedBin>> = (0..log.metric_names().len())
+        .map(|m| {
+            seqpoints
                 .iter()
-                .map(|c| {
-                    c.metrics
-                        .iter()
-                        .map(|m| {
-                            bin.rows.iter().map(|&r| m.values[r as usize]).sum::<f64>()
-                                / bin.rows.len() as f64
-                        })
-                        .collect()
+                .zip(bins)
+                .map(|(sp, bin)| {
+                    let at = |c: usize| -> Vec<f64> {
+                        bin.rows
+                            .iter()
+                            .map(|&r| log.configs[c].metrics[m].values[r as usize])
+                            .collect()
+                    };
+                    PickedBin {
+                        weight: sp.weight as f64,
+                        baseline: at(0),
+                        new: if log.configs.len() > 1 {
+                            at(1)
+                        } else {
+                            Vec::new()
+                        },
+                        distinct: bin.samples(),
+                        key: sp.key_noise[m],
+                        stratum: sp.stratum.unwrap_or(0),
+                    }
                 })
-                .collect();
-            sp
+                .collect()
         })
         .collect();
-    let samples: Vec<u64> = bins.iter().map(PlannedBin::samples).collect();
-    let mut projection = project_planned(log, actual, &planned, &samples);
     let profiled: f64 = bins
         .iter()
         .flat_map(|b| b.rows.iter())
         .map(|&r| log.configs[0].metrics[0].values[r as usize])
         .sum();
-    projection.profiling_reduction = if profiled > 0.0 {
-        actual[0][0] / profiled
-    } else {
-        f64::INFINITY
-    };
-    projection
+    project_bins(log, actual, &metric_bins, profiled)
 }
 
 /// The cheapest plan whose 95% interval meets `target_pct` on every configuration and
@@ -388,7 +458,6 @@ pub fn cheapest_plan(
     check_options(log, &searched)?;
     let strata = StrataGroups::new(log, options.strata, options.warmup)?;
     let selectors = Selectors::new(log, &strata, &searched)?;
-    let actual = strata.actual();
     let largest = options.max_bins.max(1).min(strata.largest());
     let mut best: Option<(u64, usize)> = None;
     for k in 1..=largest {
@@ -397,14 +466,17 @@ pub fn cheapest_plan(
             .iter()
             .map(|sp| cap_of(&strata.groups[sp.stratum.unwrap_or(0)], sp, options.warmup))
             .collect();
-        let cost: u64 = samples_for_target(&seqpoints, &caps, actual, target_pct)
-            .iter()
-            .sum();
+        let caps = representative_caps(&seqpoints, &caps);
+        let Some(samples) = samples_for_target(log, &seqpoints, &caps, target_pct) else {
+            continue;
+        };
+        let cost: u64 = samples.iter().sum();
         if best.is_none_or(|(c, _)| cost < c) {
             best = Some((cost, k));
         }
     }
-    let (_, k) = best.expect("at least one K");
+    // No K can meet it: the largest K, whose plan then says it is not met.
+    let k = best.map_or(largest, |(_, k)| k);
     let fixed = SelectOptions {
         bins: BinCount::Fixed(k),
         ..options.clone()
@@ -421,11 +493,28 @@ pub fn cheapest_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::project::{project_total_planned, stratum_variance};
+    use crate::project::{picked_bins, stratum_variance, total_of};
     use crate::select::run_selection;
     use crate::stats::Z95;
 
     use crate::runlog::test_log as log;
+
+    #[test]
+    fn fewest_samples_by_hand() {
+        // Var = 4 / s_0 + 1 / s_1 within 3: s ~ sqrt(a) = (2, 1), scaled by 3 / 3: (2, 1).
+        let parts = VarianceParts {
+            value: 1.0,
+            per_sample: vec![4.0, 1.0],
+            rest: 0.0,
+        };
+        assert_eq!(fewest_samples(&parts, &[9, 9], 3.0), Some(vec![2, 1]));
+        assert!(parts.variance(&[1, 1]) > 3.0);
+        // A cap moves the need elsewhere; too much that samples cannot shrink is no plan.
+        assert_eq!(fewest_samples(&parts, &[1, 9], 5.0), Some(vec![1, 1]));
+        assert_eq!(fewest_samples(&parts, &[1, 9], 4.5), Some(vec![1, 2]));
+        let stuck = VarianceParts { rest: 3.5, ..parts };
+        assert_eq!(fewest_samples(&stuck, &[9, 9], 3.0), None);
+    }
 
     #[test]
     fn neyman_by_hand() {
@@ -519,7 +608,7 @@ mod tests {
             plan
         );
         assert_eq!(
-            project_total_planned(&selection.seqpoints[2..], 0, 0, &[2]).variance,
+            total_of(&picked_bins(&selection.seqpoints[2..], 0, &[2]), 0).variance,
             0.0
         );
     }
@@ -556,9 +645,9 @@ mod tests {
         assert_eq!(plan.samples(), vec![1, 4, 1]);
         assert_eq!(plan.iterations(), 6);
         // Planned estimate: bin means of the drawn rows, interval from 1, 4 and 1 samples.
-        let variance = project_total_planned(&selection.seqpoints, 0, 0, &plan.samples()).variance;
+        // The planned rows' own values give the projection; its interval assumes 1, 4, 1.
         let row = &plan.projection.totals[0];
-        assert!(((row.interval[1] - row.interval[0]) / 2.0 - Z95 * variance.sqrt()).abs() < 1e-9);
+        assert!(row.interval[1] > row.projected);
     }
 
     #[test]

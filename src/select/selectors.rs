@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use super::strata::StrataGroups;
 use super::target::{
-    advice_for, smallest_meeting, CurvePoint, TargetChoice, TargetOutcome, TargetRule, TargetSearch,
+    smallest_meeting, Advice, CurvePoint, MoreBins, TargetChoice, TargetOutcome, TargetRule,
+    TargetSearch,
 };
 use super::{
     method_and_pick, BinCount, Progress, SelectError, SelectOptions, Selection, StratumOutcome,
@@ -207,6 +208,83 @@ impl<'a> Selectors<'a> {
         crate::parallel::visit_in_order(len, |i| self.curve_point(i + 1, samples), visit)
     }
 
+    /// What would meet a missed target, computed, not guessed: the fewest `--samples` per
+    /// SeqPoint with which the best K meets it (its error must already be within the target),
+    /// and the smallest K beyond `--max-bins` (up to twice it) that meets it as it stands.
+    /// Following either re-runs the same search and meets the target. Bins are only advised
+    /// without strata (a per-stratum K is searched, not read off one curve).
+    fn advice(
+        &self,
+        best: &CurvePoint,
+        target: f64,
+        options: &SelectOptions,
+    ) -> Result<Advice, SelectError> {
+        let actual = &self.strata.actual;
+        let samples = if best.worst_error_pct <= target {
+            let seqpoints = self.seqpoints(best.k)?;
+            let largest = seqpoints.iter().map(|sp| sp.weight).max().unwrap_or(1);
+            let meets = |m: u64| {
+                CurvePoint::of(self.log, actual, best.k, &seqpoints, m)
+                    .meets(target, options.target_by)
+            };
+            // Doubling, then bisection: the interval narrows as the samples grow.
+            let mut high = options.samples.max(1) * 2;
+            while high < largest && !meets(high) {
+                high = high.saturating_mul(2);
+            }
+            let high = high.min(largest);
+            if meets(high) {
+                let mut low = options.samples.max(1);
+                let mut high = high;
+                while low + 1 < high {
+                    let mid = (low + high) / 2;
+                    if meets(mid) {
+                        high = mid;
+                    } else {
+                        low = mid;
+                    }
+                }
+                Some(high)
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        let per_stratum = self.selectors.len() > 1;
+        let unique = self.strata.largest();
+        let bins = if options.max_bins >= unique {
+            if best.worst_error_pct > target || samples.is_none() {
+                MoreBins::CannotHelp(unique)
+            } else {
+                MoreBins::Unneeded
+            }
+        } else if per_stratum {
+            MoreBins::Unneeded
+        } else {
+            let limit = options.max_bins.saturating_mul(2).min(unique);
+            let mut found = MoreBins::NoneUpTo(limit);
+            for k in options.max_bins + 1..=limit {
+                if self
+                    .curve_point(k, options.samples)?
+                    .meets(target, options.target_by)
+                {
+                    found = MoreBins::Allow(k);
+                    break;
+                }
+            }
+            found
+        };
+        Ok(Advice {
+            target_pct: target,
+            max_bins: options.max_bins,
+            per_stratum,
+            best: *best,
+            samples,
+            bins,
+        })
+    }
+
     /// The selection for `options` (fixed K, or the error-target search), carrying `curve`;
     /// `None` when `progress` stopped the search.
     pub fn choose(
@@ -256,12 +334,17 @@ impl<'a> Selectors<'a> {
                 let Some((ks, point)) = found else {
                     return Ok(None);
                 };
-                let met = point.meets(pct, options.target_by);
+                // One iteration cannot give an interval: nothing to measure its noise against.
+                let met = point.meets(pct, options.target_by) && log.len() >= 2;
                 target = Some(TargetOutcome {
                     target_pct: pct,
                     rule: options.target_by,
                     met,
-                    advice: (!met).then(|| advice_for(&point, pct, options, strata.largest())),
+                    advice: if met || log.len() < 2 {
+                        None
+                    } else {
+                        Some(self.advice(&point, pct, options)?)
+                    },
                 });
                 ks
             }

@@ -1,11 +1,18 @@
 //! The error target: when a point of the error curve meets it, the smallest K (per stratum)
 //! that does, and what to do when none does (advice as data, put into words by `output`).
 
-use super::{Progress, SelectError, SelectOptions, Strata};
+use super::{Progress, SelectError};
 use crate::pick::{Selector, SeqPoint};
 use crate::project::{project, project_total};
 use crate::runlog::RunLog;
 use crate::stats::half_width;
+
+/// Under `--target-by measured`, no K whose 95% interval is wider than this many times the
+/// target meets it.
+pub const MEASURED_INTERVAL_LIMIT: f64 = 10.0;
+
+/// A measured error this many times below its interval's half-width is likely luck.
+pub const LUCK_RATIO: f64 = 3.0;
 
 /// How the error target is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -45,15 +52,20 @@ impl CurvePoint {
     }
 
     pub(super) fn meets(&self, target: f64, rule: TargetRule) -> bool {
-        self.worst_error_pct <= target
-            && (rule == TargetRule::Measured || self.worst_half_width_pct <= target)
+        let interval_limit = match rule {
+            TargetRule::Interval => target,
+            // The measured error alone, but never where the interval says the error could as
+            // well be ten times the target: a hit there is luck.
+            TargetRule::Measured => MEASURED_INTERVAL_LIMIT * target,
+        };
+        self.worst_error_pct <= target && self.worst_half_width_pct <= interval_limit
     }
 
     /// How far from the target (<= 1 means met), for choosing the best K when none meets it.
     fn shortfall(&self, target: f64, rule: TargetRule) -> f64 {
         let interval = match rule {
             TargetRule::Interval => self.worst_half_width_pct,
-            TargetRule::Measured => 0.0,
+            TargetRule::Measured => self.worst_half_width_pct / MEASURED_INTERVAL_LIMIT,
         };
         self.worst_error_pct.max(interval) / target
     }
@@ -137,7 +149,7 @@ pub struct Advice {
     pub per_stratum: bool,
     /// The point that missed the target least.
     pub best: CurvePoint,
-    /// Profile about this many iterations per SeqPoint (`--samples`): the interval is too wide.
+    /// `--samples` this many per SeqPoint meets the target at the best K (computed).
     pub samples: Option<u64>,
     pub bins: MoreBins,
 }
@@ -147,44 +159,13 @@ pub struct Advice {
 pub enum MoreBins {
     /// Nothing to say about bins.
     Unneeded,
-    /// Allow more bins: `--max-bins` this many.
+    /// Allow more bins: `--max-bins` this many meets the target (computed).
     Allow(usize),
+    /// No K up to this many meets the target either (computed).
+    NoneUpTo(usize),
     /// Every unique key already has its own bin (K = this many): only the spread within keys
     /// is left, so more bins cannot help.
     CannotHelp(usize),
-}
-
-/// Say what would meet the target: more samples per SeqPoint when only the interval is too
-/// wide (the half-width shrinks with the square root of the samples), else more bins.
-/// `unique_keys`: the most key groups in a stratum; beyond it more bins change nothing.
-pub(super) fn advice_for(
-    best: &CurvePoint,
-    target: f64,
-    options: &SelectOptions,
-    unique_keys: usize,
-) -> Advice {
-    let samples = (options.target_by == TargetRule::Interval && best.worst_half_width_pct > target)
-        .then(|| {
-            let factor = (best.worst_half_width_pct / target).powi(2);
-            (options.samples as f64 * factor).ceil() as u64
-        });
-    let more_bins_possible = options.max_bins < unique_keys;
-    let bins =
-        if more_bins_possible && (best.worst_error_pct > target || best.k >= options.max_bins) {
-            MoreBins::Allow(options.max_bins.saturating_mul(2).min(unique_keys))
-        } else if !more_bins_possible && best.worst_error_pct > target {
-            MoreBins::CannotHelp(unique_keys)
-        } else {
-            MoreBins::Unneeded
-        };
-    Advice {
-        target_pct: target,
-        max_bins: options.max_bins,
-        per_stratum: options.strata != Strata::None,
-        best: *best,
-        samples,
-        bins,
-    }
 }
 
 /// The error-target search over strata: K per stratum, judged on the whole run.
@@ -311,7 +292,40 @@ mod tests {
     use crate::binning::Method;
     use crate::runlog::test_log as log;
     use crate::runlog::{load_bytes, InputFormat, LoadOptions};
-    use crate::select::{run_selection, BinCount, Selectors, StrataGroups};
+    use crate::select::{run_selection, BinCount, SelectOptions, Selectors, Strata, StrataGroups};
+
+    #[test]
+    fn the_measured_rule_never_takes_an_interval_ten_times_the_target() {
+        let point = |error, half| CurvePoint {
+            k: 1,
+            bins: 1,
+            worst_error_pct: error,
+            worst_half_width_pct: half,
+        };
+        assert!(point(0.5, 9.9).meets(1.0, TargetRule::Measured));
+        assert!(!point(0.5, 10.1).meets(1.0, TargetRule::Measured));
+        assert!(!point(0.5, 1.1).meets(1.0, TargetRule::Interval));
+        assert!(!point(1.1, 0.5).meets(1.0, TargetRule::Measured));
+        // On the speech log the measured rule used to stop at K = 1 (held-out error 9.2%).
+        let speech = crate::runlog::load_run(
+            "tests/data/speech_t1.csv",
+            &crate::runlog::LoadOptions {
+                compare: Some("tests/data/speech_t2.csv".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let selection = run_selection(
+            &speech,
+            &SelectOptions {
+                target_by: TargetRule::Measured,
+                ..SelectOptions::default()
+            },
+        )
+        .unwrap();
+        assert!(selection.bins() > 1);
+        assert!(selection.projection.worst_half_width_pct() <= 10.0);
+    }
 
     #[test]
     fn advice_does_not_ask_for_bins_that_cannot_exist() {
@@ -325,15 +339,20 @@ mod tests {
         let advice = selection.target.unwrap().advice.unwrap().to_string();
         assert!(!advice.contains("--max-bins"), "{advice}");
         assert!(advice.contains("own bin (K = 3)"), "{advice}");
+    }
 
-        // With more keys than --max-bins, more bins remain the advice.
-        let rows: String = (0..40)
-            .map(|i| format!("{},{}\n", i, i * i + i % 3))
+    #[test]
+    fn advised_max_bins_meet_the_target_when_followed() {
+        // 40 keys, time = key^2 exactly (two iterations each): more bins bring the offsets
+        // down until K meets the target; with --max-bins 2 the advice names that K.
+        let rows: String = (1..=40)
+            .flat_map(|i| [i, i])
+            .map(|i| format!("{i},{}\n", i * i))
             .collect();
         let wide = log(&format!("seq_len,time_ms\n{rows}"));
         let options = SelectOptions {
-            bins: BinCount::Target(0.0001),
-            max_bins: 4,
+            bins: BinCount::Target(2.0),
+            max_bins: 2,
             ..SelectOptions::default()
         };
         let advice = run_selection(&wide, &options)
@@ -341,9 +360,18 @@ mod tests {
             .target
             .unwrap()
             .advice
-            .unwrap()
-            .to_string();
-        assert!(advice.contains("--max-bins 8"), "{advice}");
+            .unwrap();
+        let MoreBins::Allow(k) = advice.bins else {
+            panic!("{advice}");
+        };
+        assert!(advice.to_string().contains(&format!("--max-bins {k}")));
+        let followed = SelectOptions {
+            max_bins: k,
+            ..options
+        };
+        let selection = run_selection(&wide, &followed).unwrap();
+        assert_eq!(selection.bins(), k);
+        assert!(selection.target.unwrap().met);
     }
 
     #[test]
@@ -493,11 +521,38 @@ mod tests {
 
     #[test]
     fn unmet_target_says_what_would_meet_it() {
-        // One key with noisy times: no K can shrink the interval, more samples can.
-        let log = log("seq_len,time_ms\n5,10\n5,14\n5,9\n5,11\n5,13\n5,8\n5,12\n5,10\n");
-        let selection = run_selection(&log, &SelectOptions::default()).unwrap();
+        // One key with noisy times around 10, the pick at 10: no K can shrink the interval,
+        // more samples can; following the advice meets the target.
+        let text = "seq_len,time_ms\n5,10\n5,11\n5,9\n5,10\n5,12\n5,8\n5,10\n5,10.5\n5,9.5\n5,10\n";
+        let log = log(text);
+        let options = SelectOptions {
+            bins: BinCount::Target(2.0),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
         let target = selection.target.unwrap();
         assert!(!target.met);
-        assert!(target.advice.unwrap().to_string().contains("--samples"));
+        let advice = target.advice.unwrap();
+        let samples = advice.samples.unwrap();
+        assert!(advice.to_string().contains(&format!("--samples {samples}")));
+        let with = |samples| SelectOptions {
+            samples,
+            ..options.clone()
+        };
+        assert!(
+            run_selection(&log, &with(samples))
+                .unwrap()
+                .target
+                .unwrap()
+                .met
+        );
+        // And it is the fewest that does.
+        assert!(
+            !run_selection(&log, &with(samples - 1))
+                .unwrap()
+                .target
+                .unwrap()
+                .met
+        );
     }
 }

@@ -104,3 +104,96 @@ fn the_check_is_seeded_and_more_samples_narrow_the_interval() {
     assert!(b.mean_error_pct < a.mean_error_pct);
     assert_eq!(a.trials, TRIALS);
 }
+
+/// The design's own intervals (the picks `select` makes), checked by the redraw experiment of
+/// `examples/redraw_intervals.rs`, reduced: generated runs with a known truth, each
+/// SeqPoint's new-configuration measurement redrawn from its picked key in a fresh
+/// realisation of the new configuration, K = 8..64 pooled (4 x 200 trials).
+mod redraws {
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use seqpoint::runlog::{load_bytes, with_compare, InputFormat};
+    use seqpoint::select::coverage::{redraw_coverage, GeneratedCase, Redraws, GENERATED_CASES};
+    use seqpoint::select::{run_selection, BinCount, SelectOptions};
+    use seqpoint::{LoadOptions, RunLog};
+
+    const TRIALS: u32 = 200;
+    const KS: [usize; 4] = [8, 16, 32, 64];
+
+    fn generated(case: &GeneratedCase) -> (RunLog, Vec<u32>) {
+        let lengths = case.lengths(7);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let base = GeneratedCase::csv(&lengths, &case.times(&lengths, 0, &mut rng));
+        let new = GeneratedCase::csv(&lengths, &case.times(&lengths, 1, &mut rng));
+        let load = |name: &str, text: &str| {
+            load_bytes(
+                name,
+                text.as_bytes(),
+                InputFormat::Csv,
+                &LoadOptions::default(),
+            )
+            .unwrap()
+        };
+        (
+            with_compare(load("base.csv", &base), load("new.csv", &new)).unwrap(),
+            lengths,
+        )
+    }
+
+    fn redraws(case: &GeneratedCase) -> Vec<Redraws> {
+        let (log, lengths) = generated(case);
+        KS.iter()
+            .map(|&k| {
+                let options = SelectOptions {
+                    bins: BinCount::Fixed(k),
+                    error_curve: false,
+                    ..SelectOptions::default()
+                };
+                let selection = run_selection(&log, &options).unwrap();
+                redraw_coverage(&log, &selection, 1, TRIALS, 1, &mut |rng| {
+                    case.times(&lengths, 1, rng)
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_designs_intervals_hold_and_are_not_too_wide() {
+        for name in ["smooth", "noisier new", "speedup by length"] {
+            let case = GENERATED_CASES.iter().find(|c| c.name == name).unwrap();
+            let rows = redraws(case);
+            let pooled = |f: fn(&Redraws) -> f64| rows.iter().map(f).sum::<f64>() / 4.0;
+            let total = pooled(Redraws::total_coverage_pct);
+            let speedup = pooled(Redraws::speedup_coverage_pct);
+            eprintln!("{name}: total {total:.1}%, speedup {speedup:.1}%, {rows:?}");
+            // 800 trials of a true 95% interval land within about +-1.5% of 95; the band
+            // allows the conservative side of the design's approximations.
+            assert!((90.0..=99.5).contains(&total), "{name}: total {total}");
+            assert!(
+                (90.0..=99.5).contains(&speedup),
+                "{name}: speedup {speedup}"
+            );
+            for r in &rows {
+                // The goal: a mean half-width at most 1.5x the realised 95th-percentile error
+                // (a random pick's interval is several times wider).
+                assert!(r.total_width_ratio() <= 1.6, "{name}: {r:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_noisier_new_configuration_widens_the_interval() {
+        let quiet = GENERATED_CASES.iter().find(|c| c.name == "smooth").unwrap();
+        let noisy = GENERATED_CASES
+            .iter()
+            .find(|c| c.name == "noisier new")
+            .unwrap();
+        let (q, n) = (redraws(quiet), redraws(noisy));
+        for (a, b) in q.iter().zip(&n) {
+            assert!(
+                b.total_half_width_pct > 1.5 * a.total_half_width_pct,
+                "{a:?} {b:?}"
+            );
+        }
+    }
+}

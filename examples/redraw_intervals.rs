@@ -1,0 +1,92 @@
+//! The redraw experiment: are the design's 95% intervals honest and tight? For the shared
+//! speech logs and generated runs with a known truth, select SeqPoints on the baseline at
+//! K = 4..64, then redraw each SeqPoint's new-configuration measurement from the iterations of
+//! its picked key (generated runs: from a fresh realisation of the whole new configuration,
+//! whose total then moves too), hundreds of times, and project as `project` does.
+//! Goal per case: coverage of the total and the speedup in 93-97%, and a mean half-width at
+//! most 1.5x the 95th-percentile error. Run: `cargo run --release --example redraw_intervals [TRIALS]`.
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use seqpoint::runlog::{load_bytes, with_compare, InputFormat};
+use seqpoint::select::coverage::{redraw_coverage, GeneratedCase, Redraws, GENERATED_CASES};
+use seqpoint::select::{run_selection, BinCount, SelectOptions};
+use seqpoint::{load_run, LoadOptions, RunLog};
+
+const KS: [usize; 5] = [4, 8, 16, 32, 64];
+
+fn row(case: &str, k: usize, r: &Redraws) {
+    println!(
+        "{case:<18} {k:>3} {:>8.1} {:>7.2} {:>7.2} {:>6.2} {:>8.1} {:>7.2} {:>7.2} {:>6.2}",
+        r.total_coverage_pct(),
+        r.total_half_width_pct,
+        r.total_p95_error_pct,
+        r.total_width_ratio(),
+        r.speedup_coverage_pct(),
+        r.speedup_half_width_pct,
+        r.speedup_p95_error_pct,
+        r.speedup_width_ratio(),
+    );
+}
+
+fn select(log: &RunLog, k: usize) -> anyhow::Result<seqpoint::select::Selection> {
+    Ok(run_selection(
+        log,
+        &SelectOptions {
+            bins: BinCount::Fixed(k),
+            error_curve: false,
+            ..SelectOptions::default()
+        },
+    )?)
+}
+
+fn generated(case: &GeneratedCase) -> anyhow::Result<(RunLog, Vec<u32>)> {
+    let lengths = case.lengths(7);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let base = GeneratedCase::csv(&lengths, &case.times(&lengths, 0, &mut rng));
+    let new = GeneratedCase::csv(&lengths, &case.times(&lengths, 1, &mut rng));
+    let load = |name: &str, text: &str| {
+        load_bytes(
+            name,
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+    };
+    let log = with_compare(load("base.csv", &base)?, load("new.csv", &new)?)?;
+    Ok((log, lengths))
+}
+
+fn main() -> anyhow::Result<()> {
+    let trials: u32 = std::env::args()
+        .nth(1)
+        .map(|t| t.parse())
+        .transpose()?
+        .unwrap_or(400);
+    println!(
+        "{:<18} {:>3} {:>8} {:>7} {:>7} {:>6} {:>8} {:>7} {:>7} {:>6}",
+        "case", "K", "total%", "±%", "p95%", "ratio", "speedup%", "±%", "p95%", "ratio"
+    );
+    let options = LoadOptions {
+        compare: Some("assets/speech_t2.csv".into()),
+        ..LoadOptions::default()
+    };
+    let speech = load_run("assets/speech_t1.csv", &options)?;
+    for k in KS {
+        let selection = select(&speech, k)?;
+        let logged = speech.configs[1].metrics[0].values.clone();
+        let r = redraw_coverage(&speech, &selection, 1, trials, 1, &mut |_| logged.clone());
+        row("speech", k, &r);
+    }
+    for case in &GENERATED_CASES {
+        let (log, lengths) = generated(case)?;
+        for k in KS {
+            let selection = select(&log, k)?;
+            let r = redraw_coverage(&log, &selection, 1, trials, 1, &mut |rng| {
+                case.times(&lengths, 1, rng)
+            });
+            row(case.name, k, &r);
+        }
+    }
+    Ok(())
+}
