@@ -249,6 +249,9 @@ mod tests {
                     count: 2,
                     mean: 1.0,
                     sd,
+                    key_cv: None,
+                    key_offset: None,
+                    key_count: None,
                 },
             );
             assert_eq!(

@@ -357,6 +357,10 @@ fn advice_lines(advice: &Advice, t: &Theme) -> Vec<Line<'static>> {
             Span::styled(format!("  → :max-bins {max_bins}"), t.key()),
             Span::raw(" allow more bins"),
         ])),
+        MoreBins::NoneUpTo(limit) => lines.push(Line::styled(
+            format!("  no K up to {limit} meets it either"),
+            t.dim(),
+        )),
         MoreBins::CannotHelp(unique) => lines.push(Line::styled(
             format!("  every key has its own bin (K = {unique}): more bins cannot help"),
             t.dim(),
