@@ -196,8 +196,16 @@ fn weighted_noise(drifts: &[StratumDrift]) -> f64 {
 /// `drift`: value = the largest weighted drift over configurations and metrics and, with a
 /// second configuration, over the speedup of each metric. Warns above `drift_max`, saying SL
 /// alone does not decide the cost and suggesting `--strata`.
-pub(crate) fn drift(ctx: &Context) -> Finding {
-    let strata = DriftStrata::of(ctx.log, ctx.options.phases);
+pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
+    let mut strata = DriftStrata::of(ctx.log, ctx.options.phases);
+    // Rows of slow windows are the `neighbours` check's: a window would read as drift of the
+    // epoch it falls in. Left out here, they count in no stratum.
+    let outside: Vec<usize> = (0..ctx.log.len())
+        .filter(|&row| !windows.iter().any(|&(a, b)| (a..=b).contains(&row)))
+        .collect();
+    let group_of_row: Vec<u32> = outside.iter().map(|&r| ctx.group_of_row[r]).collect();
+    strata.of_row = outside.iter().map(|&r| strata.of_row[r]).collect();
+    let values_of = |values: &[f64]| -> Vec<f64> { outside.iter().map(|&r| values[r]).collect() };
     let unmeasurable = |why: String| Finding {
         check: Check::Drift,
         verdict: Verdict::Warn,
@@ -215,7 +223,14 @@ pub(crate) fn drift(ctx: &Context) -> Finding {
     let per_series: Vec<Vec<StratumDrift>> = ctx
         .series
         .iter()
-        .map(|s| stratum_drifts(s.values, &ctx.group_of_row, ctx.groups.len(), &strata))
+        .map(|s| {
+            stratum_drifts(
+                &values_of(s.values),
+                &group_of_row,
+                ctx.groups.len(),
+                &strata,
+            )
+        })
         .collect();
     let compared: u64 = per_series
         .first()
@@ -264,11 +279,17 @@ pub(crate) fn drift(ctx: &Context) -> Finding {
         }
     }
     let by = strata.unit();
+    let left_out = ctx.log.len() - outside.len();
     let figure = format!(
         "weighted drift of each key's mean by {by} ({} {by}s; {compared} of {} iterations have \
-         keys seen in two or more): {}",
+         keys seen in two or more{}): {}",
         strata.len(),
         ctx.log.len(),
+        if left_out > 0 {
+            format!("; the {left_out} iterations of slow windows left out")
+        } else {
+            String::new()
+        },
         parts.join("; ")
     );
     if value > ctx.options.drift_max {
@@ -339,7 +360,7 @@ mod tests {
         let w = weighted_drift(&d);
         let expect = (3.0 * (4.0 / 124.0) + 2.0 * (4.0 / 92.0)) / 5.0;
         assert!((w - expect).abs() < 1e-12);
-        let f = drift(&ctx);
+        let f = drift(&ctx, &[]);
         assert_eq!(f.verdict, Verdict::Warn);
         assert!((f.value.unwrap() - expect).abs() < 1e-12);
         assert_eq!(f.suggest.as_deref(), Some("--strata epoch"));
@@ -352,7 +373,7 @@ mod tests {
         let strata = DriftStrata::of(&log, 4);
         assert_eq!(strata.of_row, [0, 0, 1, 1, 2, 2, 3, 3]);
         assert_eq!(strata.flag, "--strata phases:4");
-        let f = drift(&Context::new(&log, &ReportOptions::default()));
+        let f = drift(&Context::new(&log, &ReportOptions::default()), &[]);
         assert_eq!((f.verdict, f.value), (Verdict::Ok, Some(0.0)));
     }
 
@@ -362,7 +383,7 @@ mod tests {
         let base = log("epoch,seq_len,time_ms\n0,1,10\n0,1,10\n1,1,10\n1,1,10\n");
         let new = log("epoch,seq_len,time_ms\n0,1,10\n0,1,10\n1,1,5\n1,1,5\n");
         let log = with_compare(base, new).unwrap();
-        let f = drift(&Context::new(&log, &ReportOptions::default()));
+        let f = drift(&Context::new(&log, &ReportOptions::default()), &[]);
         // Compare mean 7.5: D = 10/7.5 - 1 = +1/3 then 5/7.5 - 1 = -1/3.
         // Speedup drift: 1 / (4/3) - 1 = -1/4 and 1 / (2/3) - 1 = +1/2; weighted 3/8.
         let speedup = f
@@ -378,7 +399,7 @@ mod tests {
     #[test]
     fn no_recurring_key_is_not_measurable() {
         let log = log("epoch,seq_len,time_ms\n0,1,1\n1,2,2\n");
-        let f = drift(&Context::new(&log, &ReportOptions::default()));
+        let f = drift(&Context::new(&log, &ReportOptions::default()), &[]);
         assert_eq!((f.verdict, f.value), (Verdict::Warn, None));
     }
 }

@@ -207,6 +207,7 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
                         TargetRule::Interval
                     },
                     warmup,
+                    exclude: Default::default(),
                     seed,
                     samples,
                     strata,
