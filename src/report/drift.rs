@@ -196,16 +196,39 @@ fn weighted_noise(drifts: &[StratumDrift]) -> f64 {
 /// `drift`: value = the largest weighted drift over configurations and metrics and, with a
 /// second configuration, over the speedup of each metric. Warns above `drift_max`, saying SL
 /// alone does not decide the cost and suggesting `--strata`.
-pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
-    let mut strata = DriftStrata::of(ctx.log, ctx.options.phases);
-    // Rows of slow windows are the `neighbours` check's: a window would read as drift of the
-    // epoch it falls in. Left out here, they count in no stratum.
+/// The largest weighted drift over configurations, metrics and speedups, over the rows
+/// outside `windows` only (the slow windows the `neighbours` check found).
+fn drift_outside(ctx: &Context, strata: &DriftStrata, windows: &[(usize, usize)]) -> f64 {
     let outside: Vec<usize> = (0..ctx.log.len())
         .filter(|&row| !windows.iter().any(|&(a, b)| (a..=b).contains(&row)))
         .collect();
+    let mut kept = strata.clone();
+    kept.of_row = outside.iter().map(|&r| strata.of_row[r]).collect();
     let group_of_row: Vec<u32> = outside.iter().map(|&r| ctx.group_of_row[r]).collect();
-    strata.of_row = outside.iter().map(|&r| strata.of_row[r]).collect();
-    let values_of = |values: &[f64]| -> Vec<f64> { outside.iter().map(|&r| values[r]).collect() };
+    let per_series: Vec<Vec<StratumDrift>> = ctx
+        .series
+        .iter()
+        .map(|s| {
+            let values: Vec<f64> = outside.iter().map(|&r| s.values[r]).collect();
+            stratum_drifts(&values, &group_of_row, ctx.groups.len(), &kept)
+        })
+        .collect();
+    let mut value: f64 = per_series
+        .iter()
+        .map(|d| weighted_drift(d))
+        .fold(0.0, f64::max);
+    if ctx.log.configs.len() > 1 {
+        let metrics = ctx.log.configs[0].metrics.len();
+        for m in 0..metrics {
+            let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
+            value = value.max(weighted_drift(&speedup));
+        }
+    }
+    value
+}
+
+pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
+    let strata = DriftStrata::of(ctx.log, ctx.options.phases);
     let unmeasurable = |why: String| Finding {
         check: Check::Drift,
         verdict: Verdict::Warn,
@@ -223,14 +246,7 @@ pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
     let per_series: Vec<Vec<StratumDrift>> = ctx
         .series
         .iter()
-        .map(|s| {
-            stratum_drifts(
-                &values_of(s.values),
-                &group_of_row,
-                ctx.groups.len(),
-                &strata,
-            )
-        })
+        .map(|s| stratum_drifts(s.values, &ctx.group_of_row, ctx.groups.len(), &strata))
         .collect();
     let compared: u64 = per_series
         .first()
@@ -279,19 +295,42 @@ pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
         }
     }
     let by = strata.unit();
-    let left_out = ctx.log.len() - outside.len();
     let figure = format!(
         "weighted drift of each key's mean by {by} ({} {by}s; {compared} of {} iterations have \
-         keys seen in two or more{}): {}",
+         keys seen in two or more): {}",
         strata.len(),
         ctx.log.len(),
-        if left_out > 0 {
-            format!("; the {left_out} iterations of slow windows left out")
-        } else {
-            String::new()
-        },
         parts.join("; ")
     );
+    let outside = (!windows.is_empty()).then(|| drift_outside(ctx, &strata, windows));
+    if let Some(outside) = outside {
+        details.push(Detail::run("drift_outside_slow_windows", outside));
+    }
+    if let Some(outside) =
+        outside.filter(|&o| value > ctx.options.drift_max && o <= ctx.options.drift_max)
+    {
+        return Finding {
+            check: Check::Drift,
+            verdict: Verdict::Warn,
+            value: Some(value),
+            figure: format!(
+                "{figure}; without the slow windows' iterations: {}",
+                pct(outside)
+            ),
+            advice: format!(
+                "the drift comes from the slow window(s) the neighbours check names: without \
+                 them each key costs the same in every {by} within {}; deal with the window \
+                 rather than binning each {by} separately",
+                pct(ctx.options.drift_max)
+            ),
+            suggest: None,
+            details,
+        };
+    }
+    let figure = match outside {
+        Some(o) => format!("{figure}; without the slow windows' iterations: {}", pct(o)),
+        None => figure,
+    };
     if value > ctx.options.drift_max {
         Finding {
             check: Check::Drift,

@@ -15,7 +15,9 @@ mod shape;
 mod variance;
 
 pub use drift::{stratum_drifts, DriftStrata, StratumDrift};
-pub use neighbours::{slow_windows, window_effect, Detected, WindowEffect, PERMUTATIONS};
+pub use neighbours::{
+    slow_windows, window_effect, Detected, WindowEffect, WindowVerdict, PERMUTATIONS,
+};
 pub use render::findings_table;
 pub use robust::{deviations, pooled_mad, warmup_length, JUDGED_MIN};
 pub use variance::{explained, noise, Explained, Noise};

@@ -22,9 +22,9 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::robust::JUDGED_MIN;
-use super::{pct, Check, Context, Detail, Finding, Verdict};
+use super::{pct, Check, Context, Detail, Finding};
 
-/// Reorderings behind each p-value: with 199 the p-value `(1 + beaten) / 200` is exact at 1%.
+/// Fewest reorderings behind a p-value (more when the significance asked for is finer).
 pub const PERMUTATIONS: usize = 199;
 /// Fewest judged iterations in a window.
 pub const MIN_WINDOW: usize = 10;
@@ -74,30 +74,54 @@ fn detrended(positions: &[f64], values: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// Share of `PERMUTATIONS` reorderings of `z` whose largest rise reaches `rise`, as the
-/// Monte Carlo p-value `(1 + beaten) / (PERMUTATIONS + 1)`.
-fn p_value(z: &[f64], rise: f64, seed: u64) -> f64 {
+/// The Monte Carlo p-value of `rise` over seeded reorderings of `z`, `(1 + beaten) / (B + 1)`
+/// with `B + 1` a multiple of `1 / alpha` (at least `PERMUTATIONS`), so that the test is exact
+/// at `alpha`. It stops once the window can no longer be significant (then the value returned
+/// is above `alpha` but not the full p-value).
+fn p_value(z: &[f64], rise: f64, seed: u64, alpha: f64) -> f64 {
+    let per_alarm = (1.0 / alpha).ceil().max(1.0) as usize;
+    let draws = (PERMUTATIONS + 1).div_ceil(per_alarm) * per_alarm - 1;
+    // Beaten more often than this and the p-value is above alpha.
+    let allowed = ((alpha * (draws + 1) as f64).round() as usize).saturating_sub(1);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut shuffled = z.to_vec();
     let mut beaten = 0usize;
-    for _ in 0..PERMUTATIONS {
+    for _ in 0..draws {
         shuffled.shuffle(&mut rng);
         if largest_rise(&shuffled).2 >= rise {
             beaten += 1;
+            if beaten > allowed {
+                break;
+            }
         }
     }
-    (1 + beaten) as f64 / (PERMUTATIONS + 1) as f64
+    (1 + beaten) as f64 / (draws + 1) as f64
 }
 
-/// Slow windows of one series at significance `alpha`, looked for in rows `start..`. `keep`
-/// decides whether a significant window is large enough to report (the excess rule); the
-/// search stops at the first that is not.
+/// At most this many residuals enter the test: longer runs are summed in blocks of
+/// consecutive iterations (blocks of exchangeable residuals are exchangeable), so the cost
+/// stays bounded; window edges are then found to a block.
+const MAX_POINTS: usize = 20_000;
+
+/// What to do with a significant window (rows, inclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowVerdict {
+    /// Report it and look for another.
+    Report,
+    /// Not a window (a warm-up): leave its rows out and look for another.
+    Skip,
+    /// Too small to matter: stop looking.
+    Stop,
+}
+
+/// Slow windows of one series at significance `alpha`, looked for in rows `start..`. `judge`
+/// decides what a significant window is (see `WindowVerdict`).
 pub fn slow_windows(
     values: &[f64],
     medians_of_row: &[Option<f64>],
     start: usize,
     alpha: f64,
-    keep: &mut dyn FnMut(usize, usize) -> bool,
+    judge: &mut dyn FnMut(usize, usize) -> WindowVerdict,
 ) -> Vec<Detected> {
     let mut active: Vec<(usize, f64)> = (start..values.len())
         .filter_map(|row| {
@@ -113,23 +137,27 @@ pub fn slow_windows(
         let positions: Vec<f64> = active.iter().map(|&(row, _)| row as f64).collect();
         let residuals: Vec<f64> = active.iter().map(|&(_, q)| q).collect();
         let z = detrended(&positions, &residuals);
-        let (a, b, rise) = largest_rise(&z);
+        let block = z.len().div_ceil(MAX_POINTS);
+        let blocks: Vec<f64> = z.chunks(block).map(|c| c.iter().sum()).collect();
+        let (a, b, rise) = largest_rise(&blocks);
+        let (a, b) = (a * block, (b * block).min(z.len()));
         if b - a < MIN_WINDOW || rise <= 0.0 {
             break;
         }
-        let p = p_value(&z, rise, round as u64);
+        let p = p_value(&blocks, rise, round as u64, alpha);
         if p > alpha {
             break;
         }
         let (first_row, last_row) = (active[a].0, active[b - 1].0);
-        if !keep(first_row, last_row) {
-            break;
+        match judge(first_row, last_row) {
+            WindowVerdict::Stop => break,
+            WindowVerdict::Skip => {}
+            WindowVerdict::Report => found.push(Detected {
+                first_row,
+                last_row,
+                p_value: p,
+            }),
         }
-        found.push(Detected {
-            first_row,
-            last_row,
-            p_value: p,
-        });
         active.retain(|&(row, _)| row < first_row || row > last_row);
     }
     found
@@ -208,28 +236,41 @@ pub(crate) fn find_windows(ctx: &Context, warmup: usize) -> Vec<(usize, usize, f
     let mut all: Vec<(usize, usize, f64)> = Vec::new();
     for s in &ctx.series {
         let medians = medians_of_rows(ctx, s.config_index, s.metric_index);
-        let mut keep = |first: usize, last: usize| {
+        let effect = |first: usize, last: usize, window: (usize, usize)| {
             window_effect(
                 s.values,
                 &ctx.group_of_row,
                 ctx.groups.len(),
                 (first, last),
-                &[(first, last)],
+                &[window],
             )
-            .is_some_and(|e| {
+        };
+        let mut judge = |first: usize, last: usize| {
+            let large = effect(first, last, (first, last)).is_some_and(|e| {
                 e.share >= ctx.options.neighbour_excess_min
                     && e.slowdown >= ctx.options.neighbour_slowdown_min
-            })
+            });
+            if !large {
+                return WindowVerdict::Stop;
+            }
+            // A slow start that fades (its second half less than half as slow as its first) is
+            // a warm-up, which the warmup check owns: another process slows a stretch evenly.
+            let mid = first + (last - first) / 2;
+            let halves = (
+                effect(first, mid, (first, last)),
+                effect(mid + 1, last, (first, last)),
+            );
+            if first <= warmup {
+                if let (Some(early), Some(late)) = halves {
+                    if late.slowdown < 0.5 * early.slowdown {
+                        return WindowVerdict::Skip;
+                    }
+                }
+            }
+            WindowVerdict::Report
         };
-        for d in slow_windows(s.values, &medians, warmup, alpha, &mut keep) {
-            // A window that begins where the warm-up ends is one slow stretch from the start.
-            let grace = 3.max((d.last_row - d.first_row) / 20);
-            let first = if warmup > 0 && d.first_row <= warmup + grace {
-                0
-            } else {
-                d.first_row
-            };
-            all.push((first, d.last_row, d.p_value));
+        for d in slow_windows(s.values, &medians, 0, alpha, &mut judge) {
+            all.push((d.first_row, d.last_row, d.p_value));
         }
     }
     all.sort_by_key(|w| (w.0, w.1));
@@ -264,7 +305,7 @@ pub(crate) fn neighbours(ctx: &Context, windows: &[(usize, usize, f64)]) -> Find
     if windows.is_empty() {
         return Finding {
             check: Check::Neighbours,
-            verdict: Verdict::Ok,
+            verdict: super::Verdict::Ok,
             value: Some(0.0),
             figure: format!(
                 "no window of {MIN_WINDOW} or more iterations runs {} or more slower than the \
@@ -377,7 +418,7 @@ pub(crate) fn neighbours(ctx: &Context, windows: &[(usize, usize, f64)]) -> Find
     let flags = flags.join(" ");
     Finding {
         check: Check::Neighbours,
-        verdict: Verdict::Warn,
+        verdict: super::Verdict::Warn,
         value: Some(rows as f64),
         figure,
         advice: format!(
@@ -421,11 +462,14 @@ mod tests {
             *v *= 1.13;
         }
         let medians = vec![Some(100.0); 300];
-        let found = slow_windows(&slowed, &medians, 0, 0.01, &mut |_, _| true);
+        let found = slow_windows(&slowed, &medians, 0, 0.01, &mut |_, _| {
+            WindowVerdict::Report
+        });
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].first_row, found[0].last_row), (100, 159));
         assert!(found[0].p_value <= 0.01);
-        assert!(slow_windows(&clean, &medians, 0, 0.01, &mut |_, _| true).is_empty());
+        let report = &mut |_, _| WindowVerdict::Report;
+        assert!(slow_windows(&clean, &medians, 0, 0.01, report).is_empty());
         // The effect: 13% slower, excess 60 rows x 13 on a total of about 30,780.
         let of_row = vec![0u32; 300];
         let e = window_effect(&slowed, &of_row, 1, (100, 159), &[(100, 159)]).unwrap();
