@@ -477,4 +477,50 @@ mod tests {
         let true_excess: f64 = (100..160).map(|i| slowed[i] - clean[i]).sum();
         assert!((e.excess - true_excess).abs() < 0.03 * true_excess, "{e:?}");
     }
+
+    /// 1,200 iterations over 12 keys (cost 10 x key) with a deterministic +-1.5% zigzag, each
+    /// multiplied by `factor(i)`.
+    fn run_with(factor: impl Fn(usize) -> f64) -> crate::runlog::RunLog {
+        let mut text = String::from("seq_len,time_ms\n");
+        for i in 0..1200usize {
+            let key = 1 + (i * 7) % 12;
+            let zigzag = 1.0 + 0.015 * ((i * 7919 % 11) as f64 / 5.0 - 1.0);
+            let time = 10.0 * key as f64 * zigzag * factor(i);
+            text.push_str(&format!("{key},{time:.4}\n"));
+        }
+        super::super::test_support::log(&text)
+    }
+
+    fn finding_of(log: &crate::runlog::RunLog, check: Check) -> Finding {
+        super::super::run_checks(log, &super::super::ReportOptions::default())
+            .into_iter()
+            .find(|f| f.check == check)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_fading_start_is_a_warmup_and_a_plateau_start_is_a_window() {
+        let fading = run_with(|i| 1.0 + 2.0 * (-(i as f64) / 15.0).exp());
+        let f = finding_of(&fading, Check::Neighbours);
+        assert_eq!(f.verdict, super::super::Verdict::Ok, "{}", f.figure);
+        let w = finding_of(&fading, Check::Warmup);
+        assert!(w
+            .suggest
+            .as_deref()
+            .is_some_and(|s| s.starts_with("--warmup")));
+
+        let plateau = run_with(|i| if i < 300 { 1.14 } else { 1.0 });
+        let f = finding_of(&plateau, Check::Neighbours);
+        assert_eq!(
+            f.suggest.as_deref(),
+            Some("--exclude 0-299"),
+            "{}",
+            f.figure
+        );
+        let w = finding_of(&plateau, Check::Warmup);
+        assert_eq!(w.suggest, None, "{}", w.advice);
+        assert!(w
+            .advice
+            .contains("start of a slow window (iterations 0-299"));
+    }
 }
