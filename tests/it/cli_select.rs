@@ -388,7 +388,6 @@ fn extreme_settings_do_not_crash() {
         vec!["--max-bins", max.as_str()],
         vec!["--max-bins", max.as_str(), "--target-error", "0.0001"],
         vec!["--samples", max.as_str(), "-k", "2"],
-        vec!["--warmup", max.as_str(), "-k", "2"],
     ] {
         seqpoint_in(dir.path())
             .args(["select", "run.csv"])
@@ -397,6 +396,14 @@ fn extreme_settings_do_not_crash() {
             .success()
             .stderr("");
     }
+    // A warm-up past the run leaves nothing to pick: refused, saying so.
+    seqpoint_in(dir.path())
+        .args(["select", "run.csv", "--warmup", max.as_str(), "-k", "2"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(format!(
+            "--warmup {max} covers the whole run"
+        )));
     let out = seqpoint_in(dir.path())
         .args([
             "select",

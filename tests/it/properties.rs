@@ -217,6 +217,17 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
         )
 }
 
+/// Whether the warm-up covers the whole run or every row of some stratum: nothing to pick.
+fn warmup_covers_a_stratum(log: &seqpoint::RunLog, options: &SelectOptions) -> bool {
+    options.warmup >= log.len() as u64
+        || seqpoint::select::strata_rows(log, options.strata).is_ok_and(|strata| {
+            strata.iter().any(|(_, rows)| {
+                rows.as_ref()
+                    .is_some_and(|rows| rows.iter().all(|&r| u64::from(r) < options.warmup))
+            })
+        })
+}
+
 proptest! {
     // Case counts keep this file to well under a minute in a debug build.
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
@@ -250,7 +261,8 @@ proptest! {
                     || options.samples == 0
                     || (options.strata == Strata::Epoch && !run.epochs)
                     || matches!(options.strata, Strata::Phases(p) if p == 0 || p > log.len())
-                    || (run.two_lengths && options.method == Some(Method::Optimal));
+                    || (run.two_lengths && options.method == Some(Method::Optimal))
+                    || warmup_covers_a_stratum(&log, &options);
                 prop_assert!(invalid, "valid settings failed: {}", message);
             }
         }
