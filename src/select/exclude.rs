@@ -274,4 +274,24 @@ mod tests {
             .unwrap_err();
         assert!(all.to_string().contains("leaves no iteration"), "{all}");
     }
+
+    #[test]
+    fn naive_baselines_profile_and_stand_for_the_kept_iterations_only() {
+        use crate::project::baselines::Baselines;
+        // One key costing 10, except iterations 0-19 (1000: a slowed window).
+        let rows: String = (0..100)
+            .map(|i| format!("{i},1,{}\n", if i < 20 { 1000 } else { 10 }))
+            .collect();
+        let log = log(&format!("iteration,seq_len,time_ms\n{rows}"));
+        let e = Exclusion::parse(&["0-19"]).unwrap();
+        let kept = Baselines::excluding(&log, &e);
+        for b in kept.all(5, 0, 1) {
+            assert_eq!(b.worst_error_pct(), 0.0, "{}", b.method);
+        }
+        // Without the exclusion the first five are the slowed ones.
+        let all = Baselines::new(&log);
+        assert!(all.first_n(5, 0).worst_error_pct() > 100.0);
+        // A warm-up counts rows of the log, before or inside the excluded range alike.
+        assert_eq!(kept.first_n(3, 30).worst_error_pct(), 0.0);
+    }
 }
