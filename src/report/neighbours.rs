@@ -287,6 +287,12 @@ pub(crate) fn find_windows(ctx: &Context, warmup: usize) -> Vec<(usize, usize, f
     merged
 }
 
+/// "4.20% slower" or "0.10% faster".
+fn pace(slowdown: f64) -> String {
+    let word = if slowdown < 0.0 { "faster" } else { "slower" };
+    format!("{} {word}", pct(slowdown.abs()))
+}
+
 fn signed(share: f64) -> String {
     format!("{:+.2}%", 100.0 * share)
 }
@@ -352,14 +358,14 @@ pub(crate) fn neighbours(ctx: &Context, windows: &[(usize, usize, f64)]) -> Find
                 e.share,
             ));
             effects.push(format!(
-                "{} {} slower, {} of its total",
+                "{} {}, {} of its total",
                 s.label(),
-                signed(e.slowdown),
+                pace(e.slowdown),
                 signed(e.share)
             ));
         }
         parts.push(format!(
-            "iterations {name} ({} iterations, p = {p:.3}): {}",
+            "iterations {name} ({} iterations, p = {p:.4}): {}",
             last - first + 1,
             effects.join("; ")
         ));
