@@ -469,6 +469,9 @@ fn following_the_exclude_advice_removes_the_bias_from_the_speedup() {
     let neighbours = finding(&doc, "neighbours");
     assert_eq!(neighbours["verdict"], "warn");
     let suggest = neighbours["suggest"].as_str().unwrap();
+    let advice = neighbours["advice"].as_str().unwrap();
+    let command = format!("seqpoint select {base} --compare {new} {suggest}");
+    assert!(advice.ends_with(&command), "{advice}");
     let bias = detail(neighbours, "speedup_bias", None);
     // A 12-16% slowdown of a fifth of the run inflates the speedup by about 2.8%.
     assert!((0.02..0.04).contains(&bias), "{bias}");
