@@ -1,10 +1,15 @@
 //! Writes a seeded pair of run logs whose second configuration's speedup grows over training
 //! (a computation-reuse-like design), plus optionally a two-length translation-like log.
+//! With `--neighbour A-B` the baseline's iterations A-B run 12-16% slower, as when another
+//! process shares the machine (with `--saving S` the design saves S throughout, so that the
+//! window is the only thing that changes over the run).
 //!
 //! ```sh
 //! cargo run --example gen_drift -- --out /tmp/drift
 //! seqpoint report /tmp/drift/drift_base.csv --compare /tmp/drift/drift_new.csv
 //! seqpoint select /tmp/drift/drift_base.csv --compare /tmp/drift/drift_new.csv --strata epoch
+//! cargo run --example gen_drift -- --out /tmp/noisy --saving 0.3 --neighbour 0-399
+//! seqpoint report /tmp/noisy/drift_base.csv --compare /tmp/noisy/drift_new.csv
 //! ```
 
 use std::path::PathBuf;
@@ -12,7 +17,10 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Parser;
 use seqpoint::output::atomic::write_atomically;
-use seqpoint::testkit::models::{drift_run, translation_run, DriftSpec, TranslationSpec};
+use seqpoint::select::{parse_iteration_range, IterationRange};
+use seqpoint::testkit::models::{
+    drift_run, slow_window, translation_run, DriftSpec, NeighbourSpec, TranslationSpec,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -31,6 +39,12 @@ struct Args {
     /// Relative noise of one iteration's time
     #[arg(long, default_value_t = 0.02)]
     noise: f64,
+    /// The design saves this share of the baseline's time throughout (default: 5% rising to 45%)
+    #[arg(long, value_name = "S")]
+    saving: Option<f64>,
+    /// Iterations A-B of the baseline run 12-16% slower (another process on the machine)
+    #[arg(long, value_name = "A-B", value_parser = parse_iteration_range)]
+    neighbour: Option<IterationRange>,
     /// Also write translation.csv (src_len, tgt_len, time_ms)
     #[arg(long)]
     translation: bool,
@@ -55,9 +69,20 @@ fn run(args: Args) -> anyhow::Result<()> {
         epochs: args.epochs,
         batches_per_epoch: args.batches,
         noise: args.noise,
+        time_saving: args
+            .saving
+            .map_or(DriftSpec::default().time_saving, |s| (s, s)),
         ..DriftSpec::default()
     };
-    let pair = drift_run(&spec);
+    let mut pair = drift_run(&spec);
+    if let Some(range) = args.neighbour {
+        let window = NeighbourSpec {
+            seed: args.seed,
+            rows: range.first as usize..range.last as usize + 1,
+            ..NeighbourSpec::default()
+        };
+        pair.baseline = slow_window(&pair.baseline, &window);
+    }
     let mut files = vec![
         ("drift_base.csv", pair.baseline),
         ("drift_new.csv", pair.compare),

@@ -274,6 +274,49 @@ fn member_scores(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<f64> 
     score
 }
 
+/// Bins none of whose iterations may be picked (all in warm-up) join the nearest bin that has
+/// a candidate, by the distance between the bins' weighted mean keys: their iterations still
+/// count, through that bin's SeqPoint, and no warm-up iteration is ever picked. Fewer bins
+/// than asked is then the truth (as with empty bins). When no bin has a candidate the bins
+/// are left as they are; `StrataGroups` refuses such a warm-up before any binning.
+pub fn merge_bins_without_candidates(
+    bins: Bins,
+    groups: &KeyGroups,
+    candidates: &Candidates,
+) -> Bins {
+    let pickable = |members: &[usize]| members.iter().any(|&g| !candidates.rows(g).is_empty());
+    if bins.iter().all(|b| pickable(b)) || !bins.iter().any(|b| pickable(b)) {
+        return bins;
+    }
+    let centre = |members: &[usize]| -> Vec<f64> {
+        let total: f64 = members.iter().map(|&g| groups.counts[g] as f64).sum();
+        (0..groups.dims)
+            .map(|d| {
+                members
+                    .iter()
+                    .map(|&g| groups.counts[g] as f64 * f64::from(groups.key(g)[d]))
+                    .sum::<f64>()
+                    / total.max(1.0)
+            })
+            .collect()
+    };
+    let (mut kept, orphans): (Bins, Bins) = bins.into_iter().partition(|b| pickable(b));
+    let centres: Vec<Vec<f64>> = kept.iter().map(|b| centre(b)).collect();
+    for orphan in orphans {
+        let at = centre(&orphan);
+        let distance =
+            |c: &Vec<f64>| -> f64 { c.iter().zip(&at).map(|(a, b)| (a - b).powi(2)).sum() };
+        let nearest = (0..kept.len())
+            .min_by(|&a, &b| distance(&centres[a]).total_cmp(&distance(&centres[b])))
+            .expect("a pickable bin exists");
+        kept[nearest].extend(orphan);
+    }
+    for members in &mut kept {
+        members.sort_unstable();
+    }
+    kept
+}
+
 /// How a `Selector` bins and picks.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PickSettings {
@@ -371,7 +414,8 @@ impl<'a> Selector<'a> {
     }
 
     pub fn select(&self, k: usize) -> Result<Vec<SeqPoint>, BinningError> {
-        let bins = self.binner.bins(k)?;
+        let bins =
+            merge_bins_without_candidates(self.binner.bins(k)?, self.groups, &self.candidates);
         Ok(bins
             .iter()
             .enumerate()

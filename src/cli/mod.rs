@@ -20,7 +20,8 @@ use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
 use seqpoint::runlog::{InputFormat, InputLimits};
 use seqpoint::select::plan::PlanRule;
 use seqpoint::select::{
-    BinCount, SelectOptions, Strata, TargetRule, DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT,
+    parse_iteration_range, BinCount, Exclusion, IterationRange, SelectOptions, Strata, TargetRule,
+    DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT,
 };
 use seqpoint::{Cost, LoadOptions};
 
@@ -266,6 +267,10 @@ pub struct SelectArgs {
     /// The first N iterations are never chosen (they still count in totals)
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub warmup: u64,
+    /// Leave iterations A-B (inclusive, the run's iteration numbers) out: in no total, never
+    /// picked; repeatable, overlapping ranges merge (e.g. a window slowed by another process)
+    #[arg(long, value_name = "A-B", value_parser = parse_iteration_range)]
+    pub exclude: Vec<IterationRange>,
     /// Seed for k-means (and any random draw)
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -321,6 +326,7 @@ impl SelectArgs {
             max_bins: self.max_bins,
             target_by: self.target_by,
             warmup: self.warmup,
+            exclude: Exclusion::new(self.exclude.iter().copied()),
             seed: self.seed,
             samples: self.samples.unwrap_or(1),
             strata: self.strata,

@@ -12,6 +12,7 @@ use seqpoint::project::document::{
 };
 use seqpoint::project::measured::{read_measured, MeasuredOptions};
 use seqpoint::runlog::InputFormat;
+use seqpoint::select::{parse_iteration_range, Exclusion, IterationRange};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ProjectFormat {
@@ -45,6 +46,10 @@ pub struct ProjectCommand {
     /// The whole run has N iterations: scales the weights
     #[arg(long, value_name = "N")]
     pub run_iterations: Option<u64>,
+    /// Leave MEASURED's rows of iterations A-B out (inclusive; repeatable), e.g. measurements
+    /// taken while another process slowed the machine; needs an `iteration` column
+    #[arg(long, value_name = "A-B", value_parser = parse_iteration_range)]
+    pub exclude: Vec<IterationRange>,
     /// MEASURED's format, overriding the file extension
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
@@ -66,7 +71,7 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         &[("json", ProjectFormat::Json)],
     )?;
     let doc = read_select_doc(&cmd.seqpoints)?;
-    let measured = read_measured(
+    let mut measured = read_measured(
         &cmd.measured,
         &doc,
         &MeasuredOptions {
@@ -75,6 +80,16 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
             limits: cmd.limits.limits(),
         },
     )?;
+    let exclude = Exclusion::new(cmd.exclude.iter().copied());
+    let dropped = exclude
+        .drop_samples(&mut measured)
+        .map_err(anyhow::Error::msg)?;
+    if !exclude.is_empty() {
+        eprintln!(
+            "note: --exclude {} left out {dropped} measured row(s)",
+            exclude.texts().join(" --exclude ")
+        );
+    }
     let run_length = match (cmd.run_epochs, cmd.run_iterations) {
         (Some(e), _) => RunLength::Epochs(e),
         (None, Some(n)) => RunLength::Iterations(n),

@@ -55,7 +55,7 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
             eprintln!("note: {note}");
         }
     }
-    let baselines = Baselines::new(&log);
+    let baselines = Baselines::excluding(&log, &options.exclude);
     Ok(match format {
         OutputFormat::Table => {
             let baselines = baselines.all(profiled as usize, options.warmup, options.seed);

@@ -38,6 +38,10 @@ pub fn open(run: &RunArgs, select: &SelectArgs) -> anyhow::Result<()> {
             "the explorer does not make profiling plans (--budget, --plan); `seqpoint select` does"
         );
     }
+    if !select.exclude.is_empty() {
+        // Its key groups are prepared without an exclusion; say so rather than fail later.
+        bail!("the explorer does not take --exclude; `seqpoint select --exclude A-B` does");
+    }
     let options = select.options()?;
     let (path, _) = run.paths();
     let log = run.load()?;

@@ -68,6 +68,9 @@ pub fn select_command(
     if options.warmup > 0 {
         flag("--warmup", options.warmup.to_string());
     }
+    for range in options.exclude.texts() {
+        flag("--exclude", range);
+    }
     if options.seed != 0 {
         flag("--seed", options.seed.to_string());
     }

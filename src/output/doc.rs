@@ -15,7 +15,12 @@ pub const MEASURED_COST: &str = "measured";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InputDoc {
     pub path: String,
+    /// Iterations the selection stands for: the log's rows less the excluded ones (so the
+    /// SeqPoints' weights sum to it).
     pub iterations: u64,
+    /// Rows of the log left out by `--exclude` (0, and not written, without it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub excluded_iterations: u64,
     pub epochs: Option<u32>,
     pub key: Vec<String>,
     pub unique_keys: u64,
@@ -31,6 +36,9 @@ pub struct SelectionDoc {
     pub target_error_pct: Option<f64>,
     pub cost: String,
     pub warmup: u64,
+    /// Iteration ranges left out before grouping (`--exclude`), merged, as "A-B".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
     pub seed: u64,
     #[serde(default = "one")]
     pub samples: u64,
@@ -43,6 +51,10 @@ pub struct SelectionDoc {
     /// Each stratum's name, iterations, K and own figures (empty without --strata).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_stratum: Vec<crate::select::StratumOutcome>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn one() -> u64 {

@@ -48,6 +48,7 @@ fn speedup_doc(row: &SpeedupRow) -> SpeedupDoc {
 /// The `seqpoint/1` document for a selection. `command` records how to reproduce it.
 pub fn select_document(log: &RunLog, selection: &Selection, command: Option<String>) -> SelectDoc {
     let names = log.metric_names();
+    let excluded = selection.options.exclude.excluded_rows(log);
     let seqpoints = selection
         .seqpoints
         .iter()
@@ -88,7 +89,8 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
         schema: SCHEMA.to_string(),
         input: InputDoc {
             path: log.source.clone(),
-            iterations: log.len() as u64,
+            iterations: log.len() as u64 - excluded,
+            excluded_iterations: excluded,
             epochs: log.epoch_count(),
             key: log.key_names.clone(),
             unique_keys: selection.unique_keys as u64,
@@ -107,6 +109,7 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                 .proxy
                 .map_or(MEASURED_COST.to_string(), |c| c.to_string()),
             warmup: selection.options.warmup,
+            exclude: selection.options.exclude.texts(),
             seed: selection.options.seed,
             samples: selection.options.samples,
             strata: selection.options.strata.to_string(),

@@ -184,6 +184,14 @@ pub fn selection_table_planned(
         out.push_str(&note);
         out.push('\n');
     }
+    let exclude = &selection.options.exclude;
+    if !exclude.is_empty() {
+        out.push_str(&format!(
+            "excluded: iterations {} ({} iterations, in no total and never picked)\n",
+            exclude.texts().join(", "),
+            exclude.excluded_rows(log)
+        ));
+    }
     let strata = selection.seqpoints.iter().any(|s| s.stratum.is_some());
     out.push_str(&format!(
         "\n{:>4} {}{:>10} {:>12} {:>15} {:>8} {:>7}",

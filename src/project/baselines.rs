@@ -52,8 +52,13 @@ impl Baseline {
 }
 
 /// Errors of projecting from `rows`: `[config][metric]` and `[metric]` for the speedup.
-fn errors_of(log: &RunLog, actual: &[Vec<f64>], rows: &[usize]) -> (Vec<Vec<f64>>, Vec<f64>) {
-    let n = log.len() as f64;
+fn errors_of(
+    log: &RunLog,
+    iterations: usize,
+    actual: &[Vec<f64>],
+    rows: &[usize],
+) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let n = iterations as f64;
     let estimates: Vec<Vec<f64>> = log
         .configs
         .iter()
@@ -94,6 +99,9 @@ fn errors_of(log: &RunLog, actual: &[Vec<f64>], rows: &[usize]) -> (Vec<Vec<f64>
 pub struct Baselines<'a> {
     log: &'a RunLog,
     actual: Vec<Vec<f64>>,
+    /// The rows a baseline may profile and that its total stands for, when `--exclude` left
+    /// some out (None: every row).
+    kept: Option<Vec<usize>>,
 }
 
 impl<'a> Baselines<'a> {
@@ -103,28 +111,81 @@ impl<'a> Baselines<'a> {
 
     /// With the actual totals known already (`actual[config][metric]`).
     pub fn with_actual(log: &'a RunLog, actual: Vec<Vec<f64>>) -> Self {
-        Baselines { log, actual }
+        Baselines {
+            log,
+            actual,
+            kept: None,
+        }
+    }
+
+    /// The baselines of the run less the `exclude`d iterations, as `select --exclude` sees it:
+    /// they profile kept iterations only and are judged against the kept iterations' totals.
+    pub fn excluding(log: &'a RunLog, exclude: &crate::select::Exclusion) -> Self {
+        if exclude.is_empty() {
+            return Self::new(log);
+        }
+        let kept: Vec<usize> = exclude
+            .kept_rows(log, None)
+            .into_iter()
+            .map(|r| r as usize)
+            .collect();
+        let actual = log
+            .configs
+            .iter()
+            .map(|c| {
+                c.metrics
+                    .iter()
+                    .map(|m| kept.iter().map(|&r| m.values[r]).sum())
+                    .collect()
+            })
+            .collect();
+        Baselines {
+            log,
+            actual,
+            kept: Some(kept),
+        }
+    }
+
+    /// Rows that may be profiled: the kept ones after warm-up, or every kept row when the
+    /// warm-up covers them all.
+    fn eligible(&self, warmup: u64) -> Eligible<'_> {
+        match &self.kept {
+            None => Eligible::Range(eligible(self.log, warmup)),
+            Some(kept) => {
+                let start = kept.partition_point(|&r| (r as u64) < warmup);
+                Eligible::Rows(if start == kept.len() {
+                    kept
+                } else {
+                    &kept[start..]
+                })
+            }
+        }
+    }
+
+    /// Iterations a baseline's total stands for.
+    fn iterations(&self) -> usize {
+        self.kept.as_ref().map_or(self.log.len(), Vec::len)
     }
 
     /// The first `n` iterations after warm-up ("profile iterations 100-110").
     pub fn first_n(&self, n: usize, warmup: u64) -> Baseline {
-        let range = eligible(self.log, warmup);
+        let range = self.eligible(warmup);
         let n = n.clamp(1, range.len());
-        let rows: Vec<usize> = range.take(n).collect();
+        let rows: Vec<usize> = (0..n).map(|i| range.get(i)).collect();
         self.baseline("first-n", n, &[rows])
     }
 
     /// `n` iterations drawn at random after warm-up, `draws` times (seeded): the mean and the
     /// worst absolute error over the draws.
     pub fn random_n(&self, n: usize, warmup: u64, draws: u32, seed: u64) -> Baseline {
-        let range = eligible(self.log, warmup);
+        let range = self.eligible(warmup);
         let n = n.clamp(1, range.len());
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let all: Vec<Vec<usize>> = (0..draws.max(1))
             .map(|_| {
                 rand::seq::index::sample(&mut rng, range.len(), n)
                     .iter()
-                    .map(|i| range.start + i)
+                    .map(|i| range.get(i))
                     .collect()
             })
             .collect();
@@ -133,9 +194,9 @@ impl<'a> Baselines<'a> {
 
     /// Every (len/n)-th iteration after warm-up, starting at the first.
     pub fn systematic(&self, n: usize, warmup: u64) -> Baseline {
-        let range = eligible(self.log, warmup);
+        let range = self.eligible(warmup);
         let n = n.clamp(1, range.len());
-        let rows: Vec<usize> = (0..n).map(|i| range.start + i * range.len() / n).collect();
+        let rows: Vec<usize> = (0..n).map(|i| range.get(i * range.len() / n)).collect();
         self.baseline("systematic", n, &[rows])
     }
 
@@ -143,13 +204,11 @@ impl<'a> Baselines<'a> {
     /// earliest).
     pub fn median_sl(&self, warmup: u64) -> Baseline {
         let log = self.log;
-        let range = eligible(log, warmup);
+        let range = self.eligible(warmup);
         let length = |r: usize| log.key(r).iter().map(|&k| u64::from(k)).sum::<u64>();
-        let at = nth_smallest(range.clone().map(length), (range.len() - 1) / 2);
-        let earliest = range
-            .clone()
-            .find(|&r| length(r) == at)
-            .unwrap_or(range.start);
+        let rows = || (0..range.len()).map(|i| range.get(i));
+        let at = nth_smallest(rows().map(length), (range.len() - 1) / 2);
+        let earliest = rows().find(|&r| length(r) == at).unwrap_or(range.get(0));
         self.baseline("median-sl", 1, &[vec![earliest]])
     }
 
@@ -169,7 +228,7 @@ impl<'a> Baselines<'a> {
         let log = self.log;
         let per_draw: Vec<(Vec<Vec<f64>>, Vec<f64>)> = draws
             .iter()
-            .map(|rows| errors_of(log, &self.actual, rows))
+            .map(|rows| errors_of(log, self.iterations(), &self.actual, rows))
             .collect();
         let random = draws.len() > 1;
         let summarise = |values: Vec<f64>| -> (f64, Option<f64>) {
@@ -215,6 +274,29 @@ impl<'a> Baselines<'a> {
             draws: random.then_some(draws.len() as u32),
             errors,
             speedup_errors,
+        }
+    }
+}
+
+/// The rows a baseline may profile: a range of the log, or the kept rows of an exclusion.
+enum Eligible<'a> {
+    Range(std::ops::Range<usize>),
+    Rows(&'a [usize]),
+}
+
+impl Eligible<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Eligible::Range(r) => r.len(),
+            Eligible::Rows(rows) => rows.len(),
+        }
+    }
+
+    /// The `i`-th eligible row.
+    fn get(&self, i: usize) -> usize {
+        match self {
+            Eligible::Range(r) => r.start + i,
+            Eligible::Rows(rows) => rows[i],
         }
     }
 }

@@ -196,7 +196,38 @@ fn weighted_noise(drifts: &[StratumDrift]) -> f64 {
 /// `drift`: value = the largest weighted drift over configurations and metrics and, with a
 /// second configuration, over the speedup of each metric. Warns above `drift_max`, saying SL
 /// alone does not decide the cost and suggesting `--strata`.
-pub(crate) fn drift(ctx: &Context) -> Finding {
+/// The largest weighted drift over configurations, metrics and speedups, over the rows
+/// outside `windows` only (the slow windows the `neighbours` check found).
+fn drift_outside(ctx: &Context, strata: &DriftStrata, windows: &[(usize, usize)]) -> f64 {
+    let outside: Vec<usize> = (0..ctx.log.len())
+        .filter(|&row| !windows.iter().any(|&(a, b)| (a..=b).contains(&row)))
+        .collect();
+    let mut kept = strata.clone();
+    kept.of_row = outside.iter().map(|&r| strata.of_row[r]).collect();
+    let group_of_row: Vec<u32> = outside.iter().map(|&r| ctx.group_of_row[r]).collect();
+    let per_series: Vec<Vec<StratumDrift>> = ctx
+        .series
+        .iter()
+        .map(|s| {
+            let values: Vec<f64> = outside.iter().map(|&r| s.values[r]).collect();
+            stratum_drifts(&values, &group_of_row, ctx.groups.len(), &kept)
+        })
+        .collect();
+    let mut value: f64 = per_series
+        .iter()
+        .map(|d| weighted_drift(d))
+        .fold(0.0, f64::max);
+    if ctx.log.configs.len() > 1 {
+        let metrics = ctx.log.configs[0].metrics.len();
+        for m in 0..metrics {
+            let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
+            value = value.max(weighted_drift(&speedup));
+        }
+    }
+    value
+}
+
+pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
     let strata = DriftStrata::of(ctx.log, ctx.options.phases);
     let unmeasurable = |why: String| Finding {
         check: Check::Drift,
@@ -271,6 +302,35 @@ pub(crate) fn drift(ctx: &Context) -> Finding {
         ctx.log.len(),
         parts.join("; ")
     );
+    let outside = (!windows.is_empty()).then(|| drift_outside(ctx, &strata, windows));
+    if let Some(outside) = outside {
+        details.push(Detail::run("drift_outside_slow_windows", outside));
+    }
+    if let Some(outside) =
+        outside.filter(|&o| value > ctx.options.drift_max && o <= ctx.options.drift_max)
+    {
+        return Finding {
+            check: Check::Drift,
+            verdict: Verdict::Warn,
+            value: Some(value),
+            figure: format!(
+                "{figure}; without the slow windows' iterations: {}",
+                pct(outside)
+            ),
+            advice: format!(
+                "the drift comes from the slow window(s) the neighbours check names: without \
+                 them each key costs the same in every {by} within {}; deal with the window \
+                 rather than binning each {by} separately",
+                pct(ctx.options.drift_max)
+            ),
+            suggest: None,
+            details,
+        };
+    }
+    let figure = match outside {
+        Some(o) => format!("{figure}; without the slow windows' iterations: {}", pct(o)),
+        None => figure,
+    };
     if value > ctx.options.drift_max {
         Finding {
             check: Check::Drift,
@@ -339,7 +399,7 @@ mod tests {
         let w = weighted_drift(&d);
         let expect = (3.0 * (4.0 / 124.0) + 2.0 * (4.0 / 92.0)) / 5.0;
         assert!((w - expect).abs() < 1e-12);
-        let f = drift(&ctx);
+        let f = drift(&ctx, &[]);
         assert_eq!(f.verdict, Verdict::Warn);
         assert!((f.value.unwrap() - expect).abs() < 1e-12);
         assert_eq!(f.suggest.as_deref(), Some("--strata epoch"));
@@ -352,7 +412,7 @@ mod tests {
         let strata = DriftStrata::of(&log, 4);
         assert_eq!(strata.of_row, [0, 0, 1, 1, 2, 2, 3, 3]);
         assert_eq!(strata.flag, "--strata phases:4");
-        let f = drift(&Context::new(&log, &ReportOptions::default()));
+        let f = drift(&Context::new(&log, &ReportOptions::default()), &[]);
         assert_eq!((f.verdict, f.value), (Verdict::Ok, Some(0.0)));
     }
 
@@ -362,7 +422,7 @@ mod tests {
         let base = log("epoch,seq_len,time_ms\n0,1,10\n0,1,10\n1,1,10\n1,1,10\n");
         let new = log("epoch,seq_len,time_ms\n0,1,10\n0,1,10\n1,1,5\n1,1,5\n");
         let log = with_compare(base, new).unwrap();
-        let f = drift(&Context::new(&log, &ReportOptions::default()));
+        let f = drift(&Context::new(&log, &ReportOptions::default()), &[]);
         // Compare mean 7.5: D = 10/7.5 - 1 = +1/3 then 5/7.5 - 1 = -1/3.
         // Speedup drift: 1 / (4/3) - 1 = -1/4 and 1 / (2/3) - 1 = +1/2; weighted 3/8.
         let speedup = f
@@ -378,7 +438,7 @@ mod tests {
     #[test]
     fn no_recurring_key_is_not_measurable() {
         let log = log("epoch,seq_len,time_ms\n0,1,1\n1,2,2\n");
-        let f = drift(&Context::new(&log, &ReportOptions::default()));
+        let f = drift(&Context::new(&log, &ReportOptions::default()), &[]);
         assert_eq!((f.verdict, f.value), (Verdict::Warn, None));
     }
 }

@@ -1,5 +1,6 @@
 //! Sanity checks before profiling (`seqpoint report`): whether the key decides the metric,
-//! per-key noise, warm-up, drift over training, outliers and the run's shape, each a `Finding`.
+//! per-key noise, warm-up, drift over training, slow windows (another process on the machine),
+//! outliers and the run's shape, each a `Finding`.
 //!
 //! Every check is a plain function of the run log; `run_checks` runs them in that order.
 //! Values are fractions (0.01 = 1%) or counts, never percentages; figures and advice are text
@@ -7,12 +8,16 @@
 //! including when a check could not be made (then `value` is None).
 
 mod drift;
+mod neighbours;
 mod render;
 mod robust;
 mod shape;
 mod variance;
 
 pub use drift::{stratum_drifts, DriftStrata, StratumDrift};
+pub use neighbours::{
+    slow_windows, window_effect, Detected, WindowEffect, WindowVerdict, PERMUTATIONS,
+};
 pub use render::findings_table;
 pub use robust::{deviations, pooled_mad, warmup_length, JUDGED_MIN};
 pub use variance::{explained, noise, Explained, Noise};
@@ -22,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::groups::KeyGroups;
 use crate::runlog::{ConfigRole, RunLog};
 
-/// The six checks, in the order they are reported.
+/// The checks, in the order they are reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Check {
@@ -30,16 +35,18 @@ pub enum Check {
     Noise,
     Warmup,
     Drift,
+    Neighbours,
     Outliers,
     Shape,
 }
 
 impl Check {
-    pub const ALL: [Check; 6] = [
+    pub const ALL: [Check; 7] = [
         Check::Explained,
         Check::Noise,
         Check::Warmup,
         Check::Drift,
+        Check::Neighbours,
         Check::Outliers,
         Check::Shape,
     ];
@@ -50,6 +57,7 @@ impl Check {
             Check::Noise => "noise",
             Check::Warmup => "warmup",
             Check::Drift => "drift",
+            Check::Neighbours => "neighbours",
             Check::Outliers => "outliers",
             Check::Shape => "shape",
         }
@@ -146,6 +154,14 @@ pub struct ReportOptions {
     pub drift_max: f64,
     /// `drift`: contiguous phases compared when the log has fewer than two epochs.
     pub phases: usize,
+    /// `neighbours`: chance that a run without a slow window raises one (split over the
+    /// configurations and metrics).
+    pub false_alarm: f64,
+    /// `neighbours`: a window is reported when its excess is at least this share of a total...
+    pub neighbour_excess_min: f64,
+    /// ... and it ran at least this much slower than the same keys elsewhere: another process
+    /// slows a stretch by several percent at once, while a smaller rise is read as drift.
+    pub neighbour_slowdown_min: f64,
 }
 
 impl Default for ReportOptions {
@@ -158,6 +174,9 @@ impl Default for ReportOptions {
             outlier_excess_max: 0.01,
             drift_max: 0.01,
             phases: 4,
+            false_alarm: 0.01,
+            neighbour_excess_min: 0.005,
+            neighbour_slowdown_min: 0.04,
         }
     }
 }
@@ -239,7 +258,7 @@ pub fn group_of_row(groups: &KeyGroups, rows: usize) -> Vec<u32> {
 }
 
 /// Run every check on a run log, in the order `explained`, `noise`, `warmup`, `drift`,
-/// `outliers`, `shape`.
+/// `neighbours`, `outliers`, `shape`.
 pub fn run_checks(log: &RunLog, options: &ReportOptions) -> Vec<Finding> {
     let ctx = Context::new(log, options);
     if log.proxy.is_some() || ctx.series.is_empty() {
@@ -247,7 +266,7 @@ pub fn run_checks(log: &RunLog, options: &ReportOptions) -> Vec<Finding> {
             Some(cost) => format!("only the {cost} proxy cost of its lengths"),
             None => "no metric column".to_string(),
         };
-        let mut findings: Vec<Finding> = Check::ALL[..5]
+        let mut findings: Vec<Finding> = Check::ALL[..6]
             .iter()
             .map(|&check| Finding {
                 check,
@@ -264,14 +283,20 @@ pub fn run_checks(log: &RunLog, options: &ReportOptions) -> Vec<Finding> {
         findings.push(shape::shape(&ctx));
         return findings;
     }
-    let warmup = robust::warmup(&ctx);
+    let mut warmup = robust::warmup(&ctx);
     let warmup_rows = warmup.value.unwrap_or(0.0) as usize;
+    // Slow windows first: they explain a slow start, a drifting epoch and a run of outliers,
+    // which the other checks then leave to them.
+    let windows = neighbours::find_windows(&ctx, warmup_rows);
+    let ranges: Vec<(usize, usize)> = windows.iter().map(|w| (w.0, w.1)).collect();
+    robust::within_slow_start(&ctx, &mut warmup, &ranges);
     vec![
         variance::explained_check(&ctx),
         variance::noise_check(&ctx),
         warmup,
-        drift::drift(&ctx),
-        robust::outliers(&ctx, warmup_rows),
+        drift::drift(&ctx, &ranges),
+        neighbours::neighbours(&ctx, &windows),
+        robust::outliers(&ctx, warmup_rows, &ranges),
         shape::shape(&ctx),
     ]
 }
@@ -319,7 +344,15 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["explained", "noise", "warmup", "drift", "outliers", "shape"]
+            [
+                "explained",
+                "noise",
+                "warmup",
+                "drift",
+                "neighbours",
+                "outliers",
+                "shape"
+            ]
         );
         for f in json["findings"].as_array().unwrap() {
             assert!(["ok", "warn"].contains(&f["verdict"].as_str().unwrap()));
@@ -337,13 +370,13 @@ mod tests {
         let log = crate::load_run(path.to_str().unwrap(), &Default::default()).unwrap();
         assert!(log.proxy.is_some());
         let findings = run_checks(&log, &ReportOptions::default());
-        assert_eq!(findings.len(), 6);
+        assert_eq!(findings.len(), 7);
         assert!(findings[0].figure.contains("linear proxy cost"));
-        for f in &findings[..5] {
+        for f in &findings[..6] {
             assert_eq!((f.verdict, f.value), (Verdict::Warn, None));
             assert!(f.figure.contains("no measured metric"), "{}", f.figure);
         }
-        assert_eq!(findings[5].check, Check::Shape);
-        assert_eq!(findings[5].value, Some(3.0));
+        assert_eq!(findings[6].check, Check::Shape);
+        assert_eq!(findings[6].value, Some(3.0));
     }
 }

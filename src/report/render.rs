@@ -11,7 +11,7 @@ pub fn value_text(finding: &Finding) -> String {
     match finding.check {
         Check::Explained => format!("{v:.3}"),
         Check::Noise | Check::Drift => format!("{:.2}%", 100.0 * v),
-        Check::Warmup | Check::Outliers | Check::Shape => format!("{v:.0}"),
+        Check::Warmup | Check::Neighbours | Check::Outliers | Check::Shape => format!("{v:.0}"),
     }
 }
 

@@ -181,15 +181,36 @@ pub(crate) fn warmup(ctx: &Context) -> Finding {
     }
 }
 
+/// When a slow window starts the run, the warm-up found is its first part: `--warmup` would
+/// only keep those iterations from being picked while the whole window still counts in every
+/// total, so the warm-up finding points at the window instead of suggesting it.
+pub(crate) fn within_slow_start(ctx: &Context, warmup: &mut Finding, windows: &[(usize, usize)]) {
+    let Some(&(_, last)) = windows.iter().find(|w| w.0 == 0) else {
+        return;
+    };
+    if warmup.verdict != Verdict::Warn || warmup.value.is_none() {
+        return;
+    }
+    let length = warmup.value.unwrap_or(0.0) as usize;
+    let iterations = &ctx.log.iterations;
+    warmup.advice = format!(
+        "the first {length} iterations are the start of a slow window (iterations {}-{}, see          neighbours): --warmup {length} would only keep them from being picked, while the          whole window still counts in every total; deal with the window instead",
+        iterations.get(0),
+        iterations.get(last)
+    );
+    warmup.suggest = None;
+}
+
 /// How many iterations the `outliers` figure lists by number.
 const WHERE_SHOWN: usize = 8;
 
-/// `outliers`: judged rows at or after the warm-up whose `|r|` exceeds `mad_factor` pooled
+/// `outliers`: judged rows at or after the warm-up and outside slow windows whose `|r|` exceeds `mad_factor` pooled
 /// MADs, on any configuration or metric. value = how many distinct iterations. Warns when the
 /// outliers' excess over their key medians, `sum (x_i - med_g)`, is more than
 /// `outlier_excess_max` of the metric's total on some configuration and metric: that is the
 /// part of the total a SeqPoint chosen near its key's median cannot show.
-pub(crate) fn outliers(ctx: &Context, warmup: usize) -> Finding {
+pub(crate) fn outliers(ctx: &Context, warmup: usize, windows: &[(usize, usize)]) -> Finding {
+    let in_window = |row: usize| windows.iter().any(|&(a, b)| (a..=b).contains(&row));
     let judged = judged_series(ctx);
     if judged.is_empty() {
         return not_judged(Check::Outliers);
@@ -206,6 +227,9 @@ pub(crate) fn outliers(ctx: &Context, warmup: usize) -> Finding {
         let mut excess = 0.0;
         for (row, r) in j.deviations.iter().enumerate().skip(warmup) {
             let Some(r) = *r else { continue };
+            if in_window(row) {
+                continue;
+            }
             if r.abs() <= limit {
                 continue;
             }
@@ -259,9 +283,12 @@ pub(crate) fn outliers(ctx: &Context, warmup: usize) -> Finding {
             .collect();
         place.push_str(&format!(" ({})", text.join(", ")));
     }
-    let judged_rows = judged[0].deviations[warmup.min(ctx.log.len())..]
+    let judged_rows = judged[0]
+        .deviations
         .iter()
-        .flatten()
+        .enumerate()
+        .skip(warmup)
+        .filter(|&(row, r)| r.is_some() && !in_window(row))
         .count();
     let figure = format!(
         "{count} of {judged_rows} judged iterations are more than {} pooled MADs from their \
@@ -379,7 +406,7 @@ mod tests {
     fn outliers_after_the_warmup_by_hand() {
         let log = log(COLD);
         let ctx = Context::new(&log, &ReportOptions::default());
-        let f = outliers(&ctx, 1);
+        let f = outliers(&ctx, 1, &[]);
         // Iteration 6 (150 vs median 101) is the only outlier after warm-up; its excess 49 is
         // 49 / 1450 = 3.38% of the total: above 1%.
         assert_eq!(f.value, Some(1.0));
@@ -389,7 +416,7 @@ mod tests {
         assert!(f.figure.contains("at iterations 6"), "{}", f.figure);
         assert!(f.figure.contains("1.49x"), "{}", f.figure);
         // Without the warm-up, iteration 0 counts too.
-        assert_eq!(outliers(&ctx, 0).value, Some(2.0));
+        assert_eq!(outliers(&ctx, 0, &[]).value, Some(2.0));
     }
 
     #[test]
@@ -397,7 +424,7 @@ mod tests {
         let log = log("seq_len,time_ms\n1,10\n1,10.1\n1,9.9\n2,20\n2,20.2\n2,19.8\n");
         let ctx = Context::new(&log, &ReportOptions::default());
         assert_eq!(warmup(&ctx).verdict, Verdict::Ok);
-        let f = outliers(&ctx, 0);
+        let f = outliers(&ctx, 0, &[]);
         assert_eq!((f.verdict, f.value), (Verdict::Ok, Some(0.0)));
     }
 }

@@ -7,6 +7,7 @@
 //! `coverage` checks by redraws that the intervals hold what they claim.
 
 pub mod coverage;
+pub mod exclude;
 pub mod plan;
 mod selectors;
 mod strata;
@@ -19,8 +20,9 @@ use crate::pick::{Pick, SeqPoint};
 use crate::project::Projection;
 use crate::runlog::RunLog;
 
+pub use exclude::{parse_iteration_range, Exclusion, IterationRange};
 pub use selectors::Selectors;
-pub use strata::{strata_rows, Strata, StrataGroups, StratumRows};
+pub use strata::{kept_strata_rows, strata_rows, Strata, StrataGroups, StratumRows};
 pub use target::{
     Advice, CurvePoint, MoreBins, TargetOutcome, TargetRule, LUCK_RATIO, MEASURED_INTERVAL_LIMIT,
 };
@@ -44,6 +46,8 @@ pub struct SelectOptions {
     pub max_bins: usize,
     pub target_by: TargetRule,
     pub warmup: u64,
+    /// Iterations removed before grouping (`--exclude`): in no total and never picked.
+    pub exclude: Exclusion,
     pub seed: u64,
     /// Profiled iterations per SeqPoint assumed by the intervals.
     pub samples: u64,
@@ -62,6 +66,7 @@ impl Default for SelectOptions {
             max_bins: DEFAULT_MAX_BINS,
             target_by: TargetRule::Interval,
             warmup: 0,
+            exclude: Exclusion::default(),
             seed: 0,
             samples: 1,
             strata: Strata::None,
@@ -152,6 +157,15 @@ pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), Select
         }
         _ => {}
     }
+    let rows = log.len() as u64;
+    if options.warmup > 0 && options.warmup >= rows {
+        return Err(SelectError::Invalid(format!(
+            "--warmup {} covers the whole run ({rows} iterations): no iteration is left to \
+             pick; use a warm-up below {rows}",
+            options.warmup
+        )));
+    }
+    options.exclude.check(log)?;
     if options.method == Some(Method::Optimal) && log.dims() != 1 {
         return Err(BinningError::OptimalNeedsOneDim(log.dims()).into());
     }
@@ -176,7 +190,7 @@ pub fn run_selection_with_progress(
 ) -> Result<Selection, SelectError> {
     // Settings first (cheap); the metric values are checked while preparing the groups.
     check_options(log, options)?;
-    let strata = StrataGroups::new(log, options.strata, options.warmup)?;
+    let strata = StrataGroups::for_options(log, options)?;
     select_on(log, &strata, options, report)
 }
 
@@ -294,5 +308,148 @@ mod tests {
         assert_eq!(split.strata[1].worst_error_pct, 0.0);
         let whole = run_selection(&log, &fixed(Strata::None)).unwrap();
         assert!(whole.projection.worst_error_pct() >= 50.0);
+    }
+
+    fn sample() -> RunLog {
+        let load = crate::runlog::LoadOptions::default();
+        crate::load_run(crate::runlog::sample::SAMPLE_NAME, &load).unwrap()
+    }
+
+    #[test]
+    fn a_warmup_covering_whole_bins_never_picks_a_warmup_iteration() {
+        // 450 iterations; with --warmup 440 most bins hold only warm-up iterations.
+        let log = sample();
+        for method in Method::ALL {
+            for warmup in [300u64, 440, 449] {
+                for k in [2usize, 4, 16] {
+                    let options = SelectOptions {
+                        method: Some(method),
+                        bins: BinCount::Fixed(k),
+                        warmup,
+                        ..SelectOptions::default()
+                    };
+                    let s = run_selection(&log, &options).unwrap();
+                    let case = format!("{} warm-up {warmup} K {k}", method.name());
+                    for sp in &s.seqpoints {
+                        assert!(sp.row as u64 >= warmup, "{case}: picked row {}", sp.row);
+                    }
+                    // The warm-up's iterations still count, through the bins they joined.
+                    let weights: u64 = s.seqpoints.iter().map(|sp| sp.weight).sum();
+                    assert_eq!(weights, 450, "{case}");
+                    assert!(s.bins() <= k, "{case}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_warmup_at_or_past_the_run_is_an_error() {
+        let log = sample();
+        for warmup in [450u64, 451, u64::MAX] {
+            let options = SelectOptions {
+                warmup,
+                ..SelectOptions::default()
+            };
+            let e = run_selection(&log, &options).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!(
+                    "--warmup {warmup} covers the whole run (450 iterations)"
+                )),
+                "{e}"
+            );
+        }
+        // A stratum wholly inside the warm-up has nothing to pick either.
+        let options = SelectOptions {
+            warmup: 120,
+            bins: BinCount::Fixed(2),
+            strata: Strata::Phases(4),
+            ..SelectOptions::default()
+        };
+        let e = run_selection(&log, &options).unwrap_err().to_string();
+        assert!(e.contains("covers every iteration of phase 1"), "{e}");
+    }
+
+    #[test]
+    fn excluded_iterations_are_in_no_total_and_never_picked() {
+        let log = sample();
+        let exclude = Exclusion::parse(&["0-99", "300-349", "320-329"]).unwrap();
+        let kept: Vec<usize> = (0..log.len())
+            .filter(|&r| !(0..100).contains(&r) && !(300..350).contains(&r))
+            .collect();
+        for strata in [Strata::None, Strata::Epoch, Strata::Phases(3)] {
+            let options = SelectOptions {
+                bins: BinCount::Fixed(6),
+                exclude: exclude.clone(),
+                strata,
+                ..SelectOptions::default()
+            };
+            let s = run_selection(&log, &options).unwrap();
+            for sp in &s.seqpoints {
+                assert!(
+                    !exclude.contains(sp.iteration),
+                    "{strata}: picked {}",
+                    sp.iteration
+                );
+                assert!(
+                    sp.alternates.iter().all(|&a| !exclude.contains(a)),
+                    "{strata}"
+                );
+            }
+            let weights: u64 = s.seqpoints.iter().map(|sp| sp.weight).sum();
+            assert_eq!(weights, kept.len() as u64, "{strata}");
+            for config in &log.configs {
+                let expect: f64 = kept.iter().map(|&r| config.metrics[0].values[r]).sum();
+                let total = s.projection.totals.iter();
+                let actual = total
+                    .filter(|t| t.config == config.role)
+                    .find_map(|t| t.actual)
+                    .unwrap();
+                assert!(
+                    (actual - expect).abs() < 1e-6 * expect,
+                    "{strata}: {actual} {expect}"
+                );
+            }
+            // Planned extra samples come from the kept iterations too.
+            let plan = plan::plan_selection(&log, &s, plan::PlanRule::Samples(4)).unwrap();
+            for bin in &plan.bins {
+                for &row in &bin.rows {
+                    assert!(!exclude.contains(log.iteration(row as usize)), "{strata}");
+                }
+            }
+        }
+        // The document records the merged ranges and the iterations the weights cover; the
+        // command repeats them; a document without the fields still reads.
+        let options = SelectOptions {
+            bins: BinCount::Fixed(4),
+            exclude,
+            ..SelectOptions::default()
+        };
+        let s = run_selection(&log, &options).unwrap();
+        let doc = crate::output::json::select_document(&log, &s, None);
+        assert_eq!(doc.selection.exclude, ["0-99", "300-349"]);
+        assert_eq!(
+            (doc.input.iterations, doc.input.excluded_iterations),
+            (300, 150)
+        );
+        let mut json = serde_json::to_value(&doc).unwrap();
+        json["selection"].as_object_mut().unwrap().remove("exclude");
+        json["input"]
+            .as_object_mut()
+            .unwrap()
+            .remove("excluded_iterations");
+        let old: crate::output::doc::SelectDoc = serde_json::from_value(json).unwrap();
+        assert!(old.selection.exclude.is_empty() && old.input.excluded_iterations == 0);
+        let (method, pick) = method_and_pick(&log, &options);
+        let command = crate::output::command::select_command(
+            "run.csv",
+            &Default::default(),
+            &options,
+            method,
+            pick,
+        );
+        assert!(
+            command.contains("--exclude 0-99 --exclude 300-349"),
+            "{command}"
+        );
     }
 }

@@ -7,7 +7,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{
-    check_options, strata_rows, BinCount, SelectError, SelectOptions, Selection, Selectors,
+    check_options, kept_strata_rows, BinCount, SelectError, SelectOptions, Selection, Selectors,
     StrataGroups,
 };
 use crate::groups::KeyGroups;
@@ -140,7 +140,8 @@ pub fn required_samples(
 
 /// Every row of each SeqPoint's bin (ascending), in SeqPoint order.
 pub fn bin_rows(log: &RunLog, selection: &Selection) -> Result<Vec<Vec<u32>>, SelectError> {
-    let groups: Vec<KeyGroups> = strata_rows(log, selection.options.strata)?
+    let options = &selection.options;
+    let groups: Vec<KeyGroups> = kept_strata_rows(log, options.strata, &options.exclude)?
         .iter()
         .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
         .collect();
@@ -320,7 +321,14 @@ pub fn plan_selection(
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
     let rows = bin_rows(log, selection)?;
-    plan_rows(log, selection, &rows, &actual_totals(log), rule)
+    let actual = if selection.options.exclude.is_empty() {
+        actual_totals(log)
+    } else {
+        StrataGroups::for_options(log, &selection.options)?
+            .actual()
+            .to_vec()
+    };
+    plan_rows(log, selection, &rows, &actual, rule)
 }
 
 /// `plan_selection` over the key groups the selection was made on: no pass over the rows
@@ -456,7 +464,7 @@ pub fn cheapest_plan(
         ..options.clone()
     };
     check_options(log, &searched)?;
-    let strata = StrataGroups::new(log, options.strata, options.warmup)?;
+    let strata = StrataGroups::for_options(log, options)?;
     let selectors = Selectors::new(log, &strata, &searched)?;
     let largest = options.max_bins.max(1).min(strata.largest());
     let mut best: Option<(u64, usize)> = None;
@@ -616,7 +624,13 @@ mod tests {
     #[test]
     fn caps_count_the_bins_rows_after_warmup() {
         let log = log(RUN);
-        for warmup in [0, 3, 7, 20] {
+        // A warm-up over the whole run is refused (nothing left to pick); 9 leaves one row.
+        let whole = SelectOptions {
+            warmup: 20,
+            ..SelectOptions::default()
+        };
+        assert!(run_selection(&log, &whole).is_err());
+        for warmup in [0, 3, 7, 9] {
             let options = SelectOptions {
                 bins: BinCount::Fixed(2),
                 warmup,

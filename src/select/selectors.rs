@@ -62,6 +62,13 @@ impl<'a> Selectors<'a> {
                 strata.warmup, options.warmup
             )));
         }
+        if options.exclude != strata.exclude {
+            return Err(SelectError::Invalid(format!(
+                "key groups prepared excluding [{}], asked to exclude [{}]",
+                strata.exclude.texts().join(", "),
+                options.exclude.texts().join(", ")
+            )));
+        }
         let (method, pick) = method_and_pick(log, options);
         let prepared = table_bins(options);
         let settings = PickSettings {

@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
-use super::SelectError;
+use super::{Exclusion, SelectError, SelectOptions};
 use crate::binning::OptimalTable;
 use crate::groups::KeyGroups;
 use crate::pick::Candidates;
@@ -92,6 +92,24 @@ pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, Sel
     })
 }
 
+/// `strata_rows` less the excluded rows (removed before grouping); a stratum left empty has
+/// nothing to project and is dropped.
+pub fn kept_strata_rows(
+    log: &RunLog,
+    strata: Strata,
+    exclude: &Exclusion,
+) -> Result<Vec<StratumRows>, SelectError> {
+    let rows = strata_rows(log, strata)?;
+    if exclude.is_empty() {
+        return Ok(rows);
+    }
+    Ok(rows
+        .into_iter()
+        .map(|(name, rows)| (name, Some(exclude.kept_rows(log, rows.as_deref()))))
+        .filter(|(_, rows)| rows.as_ref().is_some_and(|r| !r.is_empty()))
+        .collect())
+}
+
 fn totals_of(groups: &KeyGroups) -> Vec<Vec<f64>> {
     groups
         .moments
@@ -103,6 +121,19 @@ fn totals_of(groups: &KeyGroups) -> Vec<Vec<f64>> {
                 .collect()
         })
         .collect()
+}
+
+/// Whole-run totals `[config][metric]` as the sum of the strata's.
+fn sum_of_strata(strata: &[Vec<Vec<f64>>]) -> Vec<Vec<f64>> {
+    let mut sum = strata.first().cloned().unwrap_or_default();
+    for stratum in strata.iter().skip(1) {
+        for (config, totals) in sum.iter_mut().zip(stratum) {
+            for (s, t) in config.iter_mut().zip(totals) {
+                *s += t;
+            }
+        }
+    }
+    sum
 }
 
 /// Distinct keys over every stratum's key groups: O(groups), no pass over the rows.
@@ -161,6 +192,8 @@ pub struct StrataGroups {
     /// Per stratum: each key group's iterations after warm-up, nearest its median first.
     pub candidates: Vec<Candidates>,
     pub warmup: u64,
+    /// The iterations left out before grouping.
+    pub exclude: Exclusion,
     /// True when the run is split (`--strata` other than none): SeqPoints then carry it.
     pub split: bool,
     /// Whole-run actual totals per configuration and metric (one pass over the rows, here,
@@ -176,24 +209,63 @@ pub struct StrataGroups {
 
 impl StrataGroups {
     pub fn new(log: &RunLog, strata: Strata, warmup: u64) -> Result<Self, SelectError> {
+        Self::build(log, strata, warmup, &Exclusion::default())
+    }
+
+    /// The key groups for `options`' strata, warm-up and exclusion.
+    pub fn for_options(log: &RunLog, options: &SelectOptions) -> Result<Self, SelectError> {
+        Self::build(log, options.strata, options.warmup, &options.exclude)
+    }
+
+    fn build(
+        log: &RunLog,
+        strata: Strata,
+        warmup: u64,
+        exclude: &Exclusion,
+    ) -> Result<Self, SelectError> {
         check_magnitudes(log)?;
-        let rows = strata_rows(log, strata)?;
+        let rows = kept_strata_rows(log, strata, exclude)?;
         let groups: Vec<KeyGroups> = rows
             .iter()
             .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
             .collect();
-        let stratum_actual = groups.iter().map(totals_of).collect();
+        let candidates: Vec<Candidates> = groups
+            .iter()
+            .map(|g| Candidates::new(log, g, warmup))
+            .collect();
+        for ((name, _), (g, c)) in rows.iter().zip(groups.iter().zip(&candidates)) {
+            if (0..g.len()).all(|group| c.rows(group).is_empty()) {
+                let of = if strata == Strata::None {
+                    "the run".to_string()
+                } else {
+                    name.clone()
+                };
+                let left = if exclude.is_empty() {
+                    ""
+                } else {
+                    " outside --exclude"
+                };
+                return Err(SelectError::Invalid(format!(
+                    "--warmup {warmup} covers every iteration of {of}{left}: no iteration is \
+                     left to pick; use a shorter warm-up"
+                )));
+            }
+        }
+        let stratum_actual: Vec<Vec<Vec<f64>>> = groups.iter().map(totals_of).collect();
         let unique_keys = distinct_keys(&groups);
+        let actual = if exclude.is_empty() {
+            actual_totals(log)
+        } else {
+            sum_of_strata(&stratum_actual)
+        };
         Ok(StrataGroups {
-            candidates: groups
-                .iter()
-                .map(|g| Candidates::new(log, g, warmup))
-                .collect(),
+            candidates,
             groups,
             names: rows.into_iter().map(|(name, _)| name).collect(),
             warmup,
+            exclude: exclude.clone(),
             split: strata != Strata::None,
-            actual: actual_totals(log),
+            actual,
             stratum_actual,
             unique_keys,
             tables: Mutex::new(HashMap::new()),

@@ -152,6 +152,72 @@ pub fn drift_run(spec: &DriftSpec) -> SynthPair {
     SynthPair { baseline, compare }
 }
 
+/// Another process sharing the machine for a while: every iteration of a window of rows runs
+/// slower by its own factor `1 + u`, `u` uniform in `slowdown` (time and energy alike).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NeighbourSpec {
+    pub seed: u64,
+    /// Rows (0-based, in run order) slowed; with the generators here, row = iteration.
+    pub rows: std::ops::Range<usize>,
+    pub slowdown: (f64, f64),
+}
+
+impl Default for NeighbourSpec {
+    /// The first 400 iterations slowed 12-16%, as in a real run shared with another job.
+    fn default() -> Self {
+        NeighbourSpec {
+            seed: 7,
+            rows: 0..400,
+            slowdown: (0.12, 0.16),
+        }
+    }
+}
+
+/// A CSV log of this module (header, then one row per iteration) with the `time_ms` and
+/// `energy_j` of `spec.rows` slowed. Every other byte is kept, so the clean log is the truth.
+pub fn slow_window(csv: &str, spec: &NeighbourSpec) -> String {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(spec.seed);
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap_or_default();
+    let metric_columns: Vec<usize> = header
+        .split(',')
+        .enumerate()
+        .filter(|(_, name)| ["time_ms", "energy_j"].contains(name))
+        .map(|(i, _)| i)
+        .collect();
+    let mut out = format!("{header}\n");
+    for (row, line) in lines.enumerate() {
+        if !spec.rows.contains(&row) {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let factor = 1.0 + rng.gen_range(spec.slowdown.0..=spec.slowdown.1);
+        let fields: Vec<String> = line
+            .split(',')
+            .enumerate()
+            .map(|(i, field)| match field.parse::<f64>() {
+                Ok(v) if metric_columns.contains(&i) => format!("{:.4}", v * factor),
+                _ => field.to_string(),
+            })
+            .collect();
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// A drift run (set `time_saving` to one value for a steady design) whose baseline shares the
+/// machine with another process over `window`: the clean pair and the slowed one.
+pub fn neighbour_run(run: &DriftSpec, window: &NeighbourSpec) -> (SynthPair, SynthPair) {
+    let clean = drift_run(run);
+    let slowed = SynthPair {
+        baseline: slow_window(&clean.baseline, window),
+        compare: clean.compare.clone(),
+    };
+    (clean, slowed)
+}
+
 /// A translation-like run whose cost depends on the source and target lengths of a batch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TranslationSpec {
@@ -283,5 +349,36 @@ mod tests {
         let groups = crate::groups::KeyGroups::from_log(&log);
         // Recurring pairs: far fewer key groups than iterations.
         assert!(groups.len() * 5 < log.len(), "{} groups", groups.len());
+    }
+
+    #[test]
+    fn a_slow_window_slows_its_rows_only_and_by_the_stated_factors() {
+        let run = DriftSpec {
+            epochs: 2,
+            batches_per_epoch: 100,
+            ..DriftSpec::default()
+        };
+        let window = NeighbourSpec {
+            rows: 50..80,
+            ..NeighbourSpec::default()
+        };
+        let (clean, slowed) = neighbour_run(&run, &window);
+        assert_eq!(clean.compare, slowed.compare);
+        let options = LoadOptions::default();
+        let (a, b) = (
+            clean.load_baseline(&options).unwrap(),
+            slowed.load_baseline(&options).unwrap(),
+        );
+        for m in 0..2 {
+            for row in 0..a.len() {
+                let ratio =
+                    b.configs[0].metrics[m].values[row] / a.configs[0].metrics[m].values[row];
+                if window.rows.contains(&row) {
+                    assert!((1.1199..=1.1601).contains(&ratio), "row {row}: {ratio}");
+                } else {
+                    assert_eq!(ratio, 1.0, "row {row}");
+                }
+            }
+        }
     }
 }

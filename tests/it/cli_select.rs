@@ -398,7 +398,6 @@ fn extreme_settings_do_not_crash() {
             String::new(),
         ),
         (vec!["--samples", max.as_str(), "-k", "2"], String::new()),
-        (vec!["--warmup", max.as_str(), "-k", "2"], String::new()),
     ] {
         seqpoint_in(dir.path())
             .args(["select", "run.csv"])
@@ -419,4 +418,12 @@ fn extreme_settings_do_not_crash() {
                 "error: --target-error {target}: expected a percentage from 0.01 to 100"
             )));
     }
+    // A warm-up past the run leaves nothing to pick: refused, saying so.
+    seqpoint_in(dir.path())
+        .args(["select", "run.csv", "--warmup", max.as_str(), "-k", "2"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(format!(
+            "--warmup {max} covers the whole run"
+        )));
 }

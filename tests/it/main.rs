@@ -5,6 +5,7 @@ mod common;
 
 mod bad_inputs;
 mod cli_select;
+mod exclude_cli;
 mod export_safety;
 mod figures_cli;
 mod fuzz_regressions;

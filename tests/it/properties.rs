@@ -207,6 +207,7 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
                         TargetRule::Interval
                     },
                     warmup,
+                    exclude: Default::default(),
                     seed,
                     samples,
                     strata,
@@ -214,6 +215,17 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
                 }
             },
         )
+}
+
+/// Whether the warm-up covers the whole run or every row of some stratum: nothing to pick.
+fn warmup_covers_a_stratum(log: &seqpoint::RunLog, options: &SelectOptions) -> bool {
+    options.warmup >= log.len() as u64
+        || seqpoint::select::strata_rows(log, options.strata).is_ok_and(|strata| {
+            strata.iter().any(|(_, rows)| {
+                rows.as_ref()
+                    .is_some_and(|rows| rows.iter().all(|&r| u64::from(r) < options.warmup))
+            })
+        })
 }
 
 proptest! {
@@ -249,7 +261,8 @@ proptest! {
                     || options.samples == 0
                     || (options.strata == Strata::Epoch && !run.epochs)
                     || matches!(options.strata, Strata::Phases(p) if p == 0 || p > log.len())
-                    || (run.two_lengths && options.method == Some(Method::Optimal));
+                    || (run.two_lengths && options.method == Some(Method::Optimal))
+                    || warmup_covers_a_stratum(&log, &options);
                 prop_assert!(invalid, "valid settings failed: {}", message);
             }
         }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use seqpoint::report::{run_checks, Check, ReportOptions, Verdict};
 use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
-use seqpoint::testkit::models::{drift_run, DriftSpec};
+use seqpoint::testkit::models::{drift_run, neighbour_run, DriftSpec, NeighbourSpec, SynthPair};
 use seqpoint::{load_run, LoadOptions};
 
 fn seqpoint() -> Command {
@@ -43,7 +43,7 @@ fn the_table_on_the_bundled_sample_lists_every_check() {
             .and(predicate::str::is_match(r"(?m)^explained ok\s+0\.995$").unwrap())
             .and(predicate::str::is_match(r"(?m)^drift\s+warn 2\.34%$").unwrap())
             .and(predicate::str::contains("suggested: --strata epoch"))
-            .and(predicate::str::contains("1 of 6 checks warn")),
+            .and(predicate::str::contains("2 of 7 checks warn")),
     );
 }
 
@@ -92,8 +92,11 @@ fn the_library_and_the_cli_agree() {
         "the CLI prints what run_checks returns"
     );
     let verdicts: Vec<Verdict> = findings.iter().map(|f| f.verdict).collect();
-    assert_eq!(verdicts.iter().filter(|&&v| v == Verdict::Warn).count(), 1);
+    // The drift, and the one-thread run's slower stretch (see the speech logs test below).
+    assert_eq!(verdicts.iter().filter(|&&v| v == Verdict::Warn).count(), 2);
     assert_eq!(findings[3].check, Check::Drift);
+    assert_eq!(findings[4].check, Check::Neighbours);
+    assert_eq!(findings[4].verdict, Verdict::Warn);
 }
 
 #[test]
@@ -108,7 +111,15 @@ fn json_shape_follows_the_schema() {
         .collect();
     assert_eq!(
         checks,
-        ["explained", "noise", "warmup", "drift", "outliers", "shape"]
+        [
+            "explained",
+            "noise",
+            "warmup",
+            "drift",
+            "neighbours",
+            "outliers",
+            "shape"
+        ]
     );
     for f in findings {
         assert!(f["verdict"] == "ok" || f["verdict"] == "warn");
@@ -299,9 +310,210 @@ fn a_log_without_metrics_is_reported_as_unchecked() {
     let lengths = write(dir.path(), "lengths.csv", "seq_len\n10\n20\n10\n");
     let doc = json_output(&["report", &lengths, "--format", "json"]);
     let findings = doc["findings"].as_array().unwrap();
-    for f in &findings[..5] {
+    for f in &findings[..6] {
         assert_eq!(f["verdict"], "warn");
         assert!(f["value"].is_null());
     }
-    assert_eq!(findings[5]["check"], "shape");
+    assert_eq!(findings[6]["check"], "shape");
+}
+
+// Noisy neighbours: a window of iterations slowed 12-16% by another process.
+
+/// A steady design (30% saved throughout) over 10 epochs of 200 batches.
+fn steady(seed: u64) -> DriftSpec {
+    DriftSpec {
+        seed,
+        time_saving: (0.3, 0.3),
+        ..DriftSpec::default()
+    }
+}
+
+fn neighbours_of(pair: &SynthPair) -> seqpoint::report::Finding {
+    let log = pair.load(&LoadOptions::default()).unwrap();
+    let findings = run_checks(&log, &ReportOptions::default());
+    findings
+        .into_iter()
+        .find(|f| f.check == Check::Neighbours)
+        .unwrap()
+}
+
+/// The ranges of a `--exclude A-B --exclude C-D` suggestion.
+fn excluded(suggest: &str) -> Vec<(u64, u64)> {
+    suggest
+        .split("--exclude")
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            let r: seqpoint::select::IterationRange = p.trim().parse().unwrap();
+            (r.first, r.last)
+        })
+        .collect()
+}
+
+#[test]
+fn a_slow_window_is_found_named_and_costed_within_tolerance() {
+    for seed in 1..=12u64 {
+        // Windows at the start, in the middle and at the end, 150 to 600 iterations long.
+        let length = 150 + (seed as usize * 37) % 451;
+        let start = match seed % 3 {
+            0 => 0,
+            1 => 300 + (seed as usize * 53) % 900,
+            _ => 2000 - length,
+        };
+        let window = NeighbourSpec {
+            seed,
+            rows: start..start + length,
+            ..NeighbourSpec::default()
+        };
+        let (clean, slowed) = neighbour_run(&steady(seed), &window);
+        let f = neighbours_of(&slowed);
+        let case = format!("seed {seed}, window {start}-{}", start + length - 1);
+        assert_eq!(f.verdict, Verdict::Warn, "{case}: {}", f.figure);
+        let found = excluded(f.suggest.as_deref().unwrap());
+        assert_eq!(found.len(), 1, "{case}: {found:?}");
+        // Edges within 2% of the run (40 iterations), in practice a few iterations.
+        let (first, last) = found[0];
+        assert!(
+            first.abs_diff(start as u64) <= 40,
+            "{case}: found {first}-{last}"
+        );
+        assert!(
+            last.abs_diff((start + length - 1) as u64) <= 40,
+            "{case}: found {first}-{last}"
+        );
+        // The slowdown and the excess on the baseline total match the truth.
+        let name = format!("window {first}-{last} slowdown");
+        let slowdown = f
+            .details
+            .iter()
+            .find(|d| d.name == name && d.config == Some(seqpoint::runlog::ConfigRole::Baseline))
+            .unwrap()
+            .value;
+        assert!((0.12..=0.16).contains(&slowdown), "{case}: {slowdown}");
+        let (c, s) = (
+            clean.load(&LoadOptions::default()).unwrap(),
+            slowed.load(&LoadOptions::default()).unwrap(),
+        );
+        let total =
+            |log: &seqpoint::RunLog| -> f64 { log.configs[0].metrics[0].values.iter().sum() };
+        let true_share = (total(&s) - total(&c)) / total(&s);
+        let name = format!("window {first}-{last} excess_share");
+        let share = f
+            .details
+            .iter()
+            .find(|d| d.name == name && d.metric.as_deref() == Some("time_ms"))
+            .unwrap()
+            .value;
+        assert!(
+            (share - true_share).abs() < 0.1 * true_share,
+            "{case}: {share} vs {true_share}"
+        );
+    }
+}
+
+#[test]
+fn clean_generated_runs_raise_no_alarm() {
+    // 40 seeds each of a steady design and of one whose savings grow over training (drift,
+    // which the drift check owns): no window is reported on any.
+    for seed in 1..=40u64 {
+        let steady_run = drift_run(&steady(seed));
+        let f = neighbours_of(&steady_run);
+        assert_eq!(f.verdict, Verdict::Ok, "steady seed {seed}: {}", f.figure);
+        let drifting = drift_run(&DriftSpec {
+            seed,
+            ..DriftSpec::default()
+        });
+        let f = neighbours_of(&drifting);
+        assert_eq!(f.verdict, Verdict::Ok, "drifting seed {seed}: {}", f.figure);
+    }
+}
+
+#[test]
+fn the_bundled_speech_logs_show_a_slower_stretch_in_the_one_thread_run_only() {
+    // speech_t1 runs about 5-7% slower than the same lengths elsewhere from about iteration 290
+    // to 420 (30-iteration means of x / key median - 1: -2.0% .. -0.2% before 270, +4.2% ..
+    // +5.2% from 300 to 419, +1.9% after), while speech_t2 rises gently over the run.
+    let alone = |name: &str| {
+        let doc = json_output(&["report", name, "--format", "json"]);
+        finding(&doc, "neighbours").clone()
+    };
+    let t2 = alone("assets/speech_t2.csv");
+    assert_eq!(t2["verdict"], "ok", "{}", t2["figure"]);
+    let t1 = alone("assets/speech_t1.csv");
+    assert_eq!(t1["verdict"], "warn", "{}", t1["figure"]);
+    let found = excluded(t1["suggest"].as_str().unwrap());
+    assert_eq!(found.len(), 1);
+    let (first, last) = found[0];
+    assert!(
+        (260..=310).contains(&first) && (400..=435).contains(&last),
+        "{found:?}"
+    );
+    let name = format!("window {first}-{last} slowdown");
+    assert!(detail(&t1, &name, Some("baseline")) > 0.05);
+}
+
+#[test]
+fn following_the_exclude_advice_removes_the_bias_from_the_speedup() {
+    // The first 400 iterations slowed: today's warm-up rule sees "the first 400 iterations run
+    // slow"; --warmup would not change the totals. The advice is --exclude, and it works.
+    let window = NeighbourSpec::default();
+    let (clean, slowed) = neighbour_run(&steady(3), &window);
+    let dir = tempfile::tempdir().unwrap();
+    let base = write(dir.path(), "base.csv", &slowed.baseline);
+    let new = write(dir.path(), "new.csv", &slowed.compare);
+    let doc = json_output(&["report", &base, "--compare", &new, "--format", "json"]);
+    let warmup = finding(&doc, "warmup");
+    assert!(warmup["suggest"].is_null(), "{warmup}");
+    assert!(warmup["advice"].as_str().unwrap().contains("slow window"));
+    let drift = finding(&doc, "drift");
+    assert!(drift["suggest"].is_null(), "{drift}");
+    let neighbours = finding(&doc, "neighbours");
+    assert_eq!(neighbours["verdict"], "warn");
+    let suggest = neighbours["suggest"].as_str().unwrap();
+    let advice = neighbours["advice"].as_str().unwrap();
+    let command = format!("seqpoint select {base} --compare {new} {suggest}");
+    assert!(advice.ends_with(&command), "{advice}");
+    let bias = detail(neighbours, "speedup_bias", None);
+    // A 12-16% slowdown of a fifth of the run inflates the speedup by about 2.8%.
+    assert!((0.02..0.04).contains(&bias), "{bias}");
+
+    let clean_log = clean.load(&LoadOptions::default()).unwrap();
+    let sum = |c: usize| -> f64 { clean_log.configs[c].metrics[0].values.iter().sum() };
+    let true_speedup = sum(0) / sum(1);
+    let speedup_of = |extra: &[&str]| -> (f64, f64, Value) {
+        let mut args = vec!["select", &base, "--compare", &new, "--bins", "16"];
+        args.extend_from_slice(extra);
+        args.extend(["--format", "json"]);
+        let doc = json_output(&args);
+        let s = &doc["speedup"];
+        (
+            s["actual"].as_f64().unwrap(),
+            s["projected"].as_f64().unwrap(),
+            doc,
+        )
+    };
+    let (actual, projected, _) = speedup_of(&[]);
+    assert!(
+        actual / true_speedup - 1.0 > 0.02,
+        "{actual} {true_speedup}"
+    );
+    let _ = projected;
+    let flags: Vec<&str> = suggest.split_whitespace().collect();
+    let (actual, projected, doc) = speedup_of(&flags);
+    assert!(
+        (actual / true_speedup - 1.0).abs() < 0.005,
+        "{actual} vs {true_speedup}"
+    );
+    assert!(
+        (projected / true_speedup - 1.0).abs() < 0.01,
+        "{projected} vs {true_speedup}"
+    );
+    let range = excluded(suggest)[0];
+    assert_eq!(
+        doc["selection"]["exclude"][0],
+        format!("{}-{}", range.0, range.1)
+    );
+    for sp in doc["seqpoints"].as_array().unwrap() {
+        let it = sp["iteration"].as_u64().unwrap();
+        assert!(!(range.0..=range.1).contains(&it), "picked {it}");
+    }
 }

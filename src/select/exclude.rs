@@ -1,0 +1,297 @@
+//! Iterations left out of a selection (`--exclude A-B`): inclusive ranges in the run's own
+//! iteration numbering, such as a window slowed by another process. Excluded iterations are
+//! removed before grouping: they are in no key group, no total and no pick. This module owns
+//! the parsing ("0-420"), the merging, the checks against a run and the row filter.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::SelectError;
+use crate::project::measured::Measurements;
+use crate::runlog::RunLog;
+
+/// One inclusive range of iteration numbers, `first-last`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IterationRange {
+    pub first: u64,
+    pub last: u64,
+}
+
+impl IterationRange {
+    pub fn contains(&self, iteration: u64) -> bool {
+        (self.first..=self.last).contains(&iteration)
+    }
+
+    /// How many iteration numbers it spans.
+    pub fn len(&self) -> u64 {
+        self.last - self.first + 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl fmt::Display for IterationRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.first, self.last)
+    }
+}
+
+/// Parse "A-B" (inclusive, A <= B) or a single iteration "A", as `--exclude` and the
+/// explorer take them.
+pub fn parse_iteration_range(text: &str) -> Result<IterationRange, String> {
+    let text = text.trim();
+    let number = |part: &str| -> Result<u64, String> {
+        part.trim().parse::<u64>().map_err(|_| {
+            format!(
+                "cannot read {text:?} as an iteration range: expected A-B with A and B \
+                 iteration numbers (whole numbers from 0), e.g. 0-420"
+            )
+        })
+    };
+    let (first, last) = match text.split_once('-') {
+        Some((a, b)) => (number(a)?, number(b)?),
+        None => {
+            let n = number(text)?;
+            (n, n)
+        }
+    };
+    if first > last {
+        return Err(format!(
+            "the iteration range {text:?} is reversed: write the first iteration first \
+             ({last}-{first})"
+        ));
+    }
+    Ok(IterationRange { first, last })
+}
+
+impl FromStr for IterationRange {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_iteration_range(s)
+    }
+}
+
+/// The excluded ranges of a selection, sorted and merged (overlapping or touching ranges
+/// become one). Empty means nothing is excluded.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Exclusion {
+    ranges: Vec<IterationRange>,
+}
+
+impl Exclusion {
+    pub fn new(ranges: impl IntoIterator<Item = IterationRange>) -> Exclusion {
+        let mut ranges: Vec<IterationRange> = ranges.into_iter().collect();
+        ranges.sort_unstable();
+        let mut merged: Vec<IterationRange> = Vec::with_capacity(ranges.len());
+        for r in ranges {
+            match merged.last_mut() {
+                Some(last) if r.first <= last.last.saturating_add(1) => {
+                    last.last = last.last.max(r.last)
+                }
+                _ => merged.push(r),
+            }
+        }
+        Exclusion { ranges: merged }
+    }
+
+    /// Parse each text as `parse_iteration_range` does, then merge.
+    pub fn parse<S: AsRef<str>>(texts: &[S]) -> Result<Exclusion, String> {
+        let ranges: Result<Vec<_>, _> = texts
+            .iter()
+            .map(|t| parse_iteration_range(t.as_ref()))
+            .collect();
+        Ok(Exclusion::new(ranges?))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// The merged ranges, ascending.
+    pub fn ranges(&self) -> &[IterationRange] {
+        &self.ranges
+    }
+
+    /// The merged ranges as "A-B" texts, as the JSON records them and the command repeats them.
+    pub fn texts(&self) -> Vec<String> {
+        self.ranges.iter().map(ToString::to_string).collect()
+    }
+
+    pub fn contains(&self, iteration: u64) -> bool {
+        let at = self.ranges.partition_point(|r| r.last < iteration);
+        self.ranges.get(at).is_some_and(|r| r.contains(iteration))
+    }
+
+    /// Whether row `row` of `log` is excluded.
+    pub fn excludes_row(&self, log: &RunLog, row: usize) -> bool {
+        !self.is_empty() && self.contains(log.iterations.get(row))
+    }
+
+    /// How many rows of `log` are excluded.
+    pub fn excluded_rows(&self, log: &RunLog) -> u64 {
+        if self.is_empty() {
+            return 0;
+        }
+        (0..log.len())
+            .filter(|&r| self.excludes_row(log, r))
+            .count() as u64
+    }
+
+    /// Refuse ranges that reach outside the run's iterations, and an exclusion that leaves
+    /// nothing, naming the range and the run's first and last iteration.
+    pub fn check(&self, log: &RunLog) -> Result<(), SelectError> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        let (lowest, highest) = (0..log.len())
+            .map(|r| log.iterations.get(r))
+            .fold((u64::MAX, 0), |(lo, hi), i| (lo.min(i), hi.max(i)));
+        if log.is_empty() {
+            return Err(SelectError::Invalid(
+                "--exclude: the run has no iterations".into(),
+            ));
+        }
+        for r in &self.ranges {
+            if r.first < lowest || r.last > highest {
+                return Err(SelectError::Invalid(format!(
+                    "--exclude {r} reaches outside the run: its iterations are \
+                     {lowest}-{highest}"
+                )));
+            }
+        }
+        if self.excluded_rows(log) == log.len() as u64 {
+            return Err(SelectError::Invalid(format!(
+                "--exclude {} leaves no iteration of the run ({lowest}-{highest})",
+                self.texts().join(" --exclude ")
+            )));
+        }
+        Ok(())
+    }
+
+    /// `rows` (every row of `log` when None) without the excluded ones, ascending.
+    pub fn kept_rows(&self, log: &RunLog, rows: Option<&[u32]>) -> Vec<u32> {
+        let keep = |&r: &u32| !self.excludes_row(log, r as usize);
+        match rows {
+            Some(rows) => rows.iter().copied().filter(keep).collect(),
+            None => (0..log.len() as u32).filter(keep).collect(),
+        }
+    }
+
+    /// Drop measured samples of excluded iterations (`project --exclude`): a window of the new
+    /// configuration's run slowed by another process. Returns how many were dropped; refuses
+    /// measurements that do not say which iteration each row measured.
+    pub fn drop_samples(&self, measured: &mut Measurements) -> Result<usize, String> {
+        if self.is_empty() {
+            return Ok(0);
+        }
+        if measured
+            .samples
+            .iter()
+            .flatten()
+            .any(|s| s.iteration.is_none())
+        {
+            return Err(format!(
+                "{}: --exclude needs an 'iteration' column saying which iteration each row \
+                 measured",
+                measured.source
+            ));
+        }
+        let before = measured.rows();
+        for samples in &mut measured.samples {
+            samples.retain(|s| !s.iteration.is_some_and(|i| self.contains(i)));
+        }
+        Ok(before - measured.rows())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::test_log as log;
+
+    #[test]
+    fn ranges_parse_and_bad_ones_say_why() {
+        let r = parse_iteration_range("0-420").unwrap();
+        assert_eq!((r.first, r.last, r.len()), (0, 420, 421));
+        assert_eq!(r.to_string(), "0-420");
+        assert_eq!(" 7 ".parse::<IterationRange>().unwrap().to_string(), "7-7");
+        let reversed = parse_iteration_range("420-10").unwrap_err();
+        assert!(
+            reversed.contains("reversed") && reversed.contains("10-420"),
+            "{reversed}"
+        );
+        for bad in ["", "-5", "a-b", "1-2-3", "5-", "1.5-2"] {
+            let e = parse_iteration_range(bad).unwrap_err();
+            assert!(e.contains("expected A-B"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn overlapping_and_touching_ranges_merge() {
+        let e = Exclusion::parse(&["10-20", "0-4", "15-30", "5-6", "40-40"]).unwrap();
+        assert_eq!(e.texts(), ["0-6", "10-30", "40-40"]);
+        for (i, inside) in [(0, true), (6, true), (7, false), (9, false), (30, true)] {
+            assert_eq!(e.contains(i), inside, "{i}");
+        }
+        assert!(!e.contains(31) && e.contains(40) && !e.contains(41));
+        assert!(Exclusion::default().is_empty());
+    }
+
+    #[test]
+    fn checks_against_the_run_and_keeps_the_other_rows() {
+        // Iterations numbered 100-105.
+        let log = log(
+            "iteration,seq_len,time_ms\n100,1,1\n101,1,1\n102,2,2\n103,2,2\n104,1,1\n105,2,2\n",
+        );
+        let e = Exclusion::parse(&["101-102", "105"]).unwrap();
+        e.check(&log).unwrap();
+        assert_eq!(e.excluded_rows(&log), 3);
+        assert_eq!(e.kept_rows(&log, None), [0, 3, 4]);
+        assert_eq!(e.kept_rows(&log, Some(&[1, 3, 5])), [3]);
+        let outside = Exclusion::parse(&["0-101"])
+            .unwrap()
+            .check(&log)
+            .unwrap_err();
+        assert!(
+            outside.to_string().contains("iterations are 100-105"),
+            "{outside}"
+        );
+        let past = Exclusion::parse(&["104-106"])
+            .unwrap()
+            .check(&log)
+            .unwrap_err();
+        assert!(
+            past.to_string()
+                .contains("--exclude 104-106 reaches outside"),
+            "{past}"
+        );
+        let all = Exclusion::parse(&["100-102", "103-105"])
+            .unwrap()
+            .check(&log)
+            .unwrap_err();
+        assert!(all.to_string().contains("leaves no iteration"), "{all}");
+    }
+
+    #[test]
+    fn naive_baselines_profile_and_stand_for_the_kept_iterations_only() {
+        use crate::project::baselines::Baselines;
+        // One key costing 10, except iterations 0-19 (1000: a slowed window).
+        let rows: String = (0..100)
+            .map(|i| format!("{i},1,{}\n", if i < 20 { 1000 } else { 10 }))
+            .collect();
+        let log = log(&format!("iteration,seq_len,time_ms\n{rows}"));
+        let e = Exclusion::parse(&["0-19"]).unwrap();
+        let kept = Baselines::excluding(&log, &e);
+        for b in kept.all(5, 0, 1) {
+            assert_eq!(b.worst_error_pct(), 0.0, "{}", b.method);
+        }
+        // Without the exclusion the first five are the slowed ones.
+        let all = Baselines::new(&log);
+        assert!(all.first_n(5, 0).worst_error_pct() > 100.0);
+        // A warm-up counts rows of the log, before or inside the excluded range alike.
+        assert_eq!(kept.first_n(3, 30).worst_error_pct(), 0.0);
+    }
+}
