@@ -230,6 +230,8 @@ pub enum OutputFormat {
     Table,
     Json,
     Csv,
+    /// For simulators: -o NAME writes NAME.simpoints, NAME.weights and NAME.json
+    Simpoints,
 }
 
 /// Write a command's output to OUT (atomically, never over an existing file without

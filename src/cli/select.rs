@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{OutputFormat, RunArgs, SelectArgs};
+use seqpoint::output::simpoints::write_simpoint_set;
 use seqpoint::output::table::{baselines_table, plan_table};
 use seqpoint::output::table::{selection_table, skipped_note};
 use seqpoint::output::{csv::select_csv, json::select_json};
@@ -21,7 +22,7 @@ pub struct SelectCommand {
     /// Write to this file (atomically) instead of standard output
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Output format (default: json for .json files, csv for .csv, else table)
+    /// Output format (default: json for .json files, csv for .csv, simpoints for .simpoints, else table)
     #[arg(long, value_enum)]
     pub format: Option<OutputFormat>,
     /// Overwrite OUT if it exists
@@ -36,6 +37,7 @@ fn default_format(output: Option<&PathBuf>) -> OutputFormat {
     match ext.as_deref() {
         Some("json") => OutputFormat::Json,
         Some("csv") => OutputFormat::Csv,
+        Some("simpoints") => OutputFormat::Simpoints,
         _ if output.is_none() && !std::io::stdout().is_terminal() => OutputFormat::Table,
         _ => OutputFormat::Table,
     }
@@ -85,7 +87,9 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
             ));
             text
         }
-        OutputFormat::Json => select_json(&log, &selection, plan.as_ref(), None, &baselines),
+        OutputFormat::Json | OutputFormat::Simpoints => {
+            select_json(&log, &selection, plan.as_ref(), None, &baselines)
+        }
         OutputFormat::Csv => select_csv(&log, &selection, plan.as_ref()),
     })
 }
@@ -94,6 +98,35 @@ pub fn run(cmd: &SelectCommand) -> anyhow::Result<()> {
     let format = cmd
         .format
         .unwrap_or_else(|| default_format(cmd.output.as_ref()));
+    if format == OutputFormat::Simpoints && cmd.output.is_none() {
+        anyhow::bail!(
+            "--format simpoints writes NAME.simpoints, NAME.weights and NAME.json: pass -o NAME"
+        );
+    }
     let text = render(&cmd.run, &cmd.select, format)?;
-    super::emit(&text, cmd.output.as_deref(), cmd.force)
+    match (format, cmd.output.as_deref()) {
+        (OutputFormat::Simpoints, Some(name)) => write_simpoints(name, &text, cmd.force),
+        _ => super::emit(&text, cmd.output.as_deref(), cmd.force),
+    }
+}
+
+/// The SimPoint set, and a note when the plan profiles more than the SeqPoints themselves.
+fn write_simpoints(name: &std::path::Path, json: &str, force: bool) -> anyhow::Result<()> {
+    let paths = write_simpoint_set(name, json, force)?;
+    for path in [&paths.simpoints, &paths.weights, &paths.json] {
+        eprintln!("wrote {}", path.display());
+    }
+    let doc: seqpoint::output::doc::SelectDoc = serde_json::from_str(json)?;
+    if let Some(plan) = doc
+        .plan
+        .filter(|p| p.iterations > doc.seqpoints.len() as u64)
+    {
+        eprintln!(
+            "note: {} lists each SeqPoint's own iteration; the plan's {} iterations in all are in {}",
+            paths.simpoints.display(),
+            plan.iterations,
+            paths.json.display()
+        );
+    }
+    Ok(())
 }

@@ -6,4 +6,5 @@ pub mod command;
 pub mod csv;
 pub mod doc;
 pub mod json;
+pub mod simpoints;
 pub mod table;
