@@ -1,4 +1,4 @@
-"""From a training script to whole-run figures, on a tiny LSTM language model; no GPU needed.
+"""From a training script to whole-run figures, on a tiny language model; no GPU needed.
 
     python3 examples/pytorch/tiny_profile.py lengths --out tiny                # 1. dry pass
     seqpoint select tiny/lengths.jsonl --cost linear -o tiny/seqpoints.json    # 2. choose
@@ -10,16 +10,18 @@ Step 3 trains over the same batches in the same order and measures only the iter
 the SeqPoints file lists, through ``seqpoint_log.profile_seqpoints``: one Chrome trace per
 listed iteration (``tiny/profiles/seqpoint-<id>-iter<n>.json``) and ``measured.csv``. Once
 the last listed iteration has run it stops, unless ``--timed-log`` asks for every iteration
-to be timed as well (``TimedLog``), to check the projection against the whole run.
+to be timed as well (``TimedLog``), to check the projection against the whole run. One
+untimed step runs first, so one-time start-up costs stay out of the measured run.
 
-With PyTorch it trains an embedding, one LSTM layer and a softmax over random tokens on one
-CPU thread (on a GPU if there is one); without it, or with --no-torch, the pure-Python
+With PyTorch it trains an embedding, one transformer layer and a softmax over random tokens
+on one CPU thread (on a GPU if there is one); without it, or with --no-torch, the pure-Python
 stand-in of tiny_train.py runs and the listed iterations are timed without torch.profiler.
 """
 
 import argparse
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,9 +29,9 @@ import seqpoint_log  # noqa: E402
 from tiny_train import ShuffledBatches, pure_python_step, utterance_lengths  # noqa: E402
 
 VOCAB = 64
-EMBED = 32
-HIDDEN = 64
+MODEL = 256
 BATCH = 8
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 def torch_available(args):
@@ -78,7 +80,13 @@ def batches(args, lengths):
 
 
 def torch_train_step():
-    """One optimiser step of next-token prediction, as a function of the padded batch."""
+    """One optimiser step of next-token prediction, as a function of the padded batch.
+
+    A transformer layer: its step is a few hundred operators whatever the length, each doing
+    more work as the length grows, so torch.profiler's cost per recorded operator stays a
+    small part of a recorded step (an LSTM on the CPU runs several operators per time step,
+    and recording them all would slow the recorded steps by 10% or more).
+    """
     import torch
     from torch import nn
 
@@ -86,19 +94,22 @@ def torch_train_step():
     # One thread: on a small shared CPU, several threads contending make step times noisy.
     torch.set_num_threads(1)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    embed = nn.Embedding(VOCAB, EMBED, padding_idx=0).to(device)
-    lstm = nn.LSTM(EMBED, HIDDEN, batch_first=True).to(device)
-    head = nn.Linear(HIDDEN, VOCAB).to(device)
-    parameters = [*embed.parameters(), *lstm.parameters(), *head.parameters()]
-    optimiser = torch.optim.Adam(parameters, lr=1e-3)
+    embed = nn.Embedding(VOCAB, MODEL, padding_idx=0).to(device)
+    layer = nn.TransformerEncoderLayer(MODEL, nhead=4, dim_feedforward=2 * MODEL,
+                                       dropout=0.0, batch_first=True).to(device)
+    head = nn.Linear(MODEL, VOCAB).to(device)
+    parameters = [*embed.parameters(), *layer.parameters(), *head.parameters()]
+    optimiser = torch.optim.Adam(parameters, lr=1e-3, foreach=True)
 
     def step(tokens):
         tokens = tokens.to(device)
+        inputs, targets = tokens[:, :-1], tokens[:, 1:]
+        causal = nn.Transformer.generate_square_subsequent_mask(inputs.shape[1], device=device)
         optimiser.zero_grad()
-        out, _ = lstm(embed(tokens[:, :-1]))
-        logits = head(out)
+        hidden = layer(embed(inputs), src_mask=causal, is_causal=True)
+        logits = head(hidden)
         loss = nn.functional.cross_entropy(
-            logits.reshape(-1, VOCAB), tokens[:, 1:].reshape(-1), ignore_index=0
+            logits.reshape(-1, VOCAB), targets.reshape(-1), ignore_index=0
         )
         loss.backward()
         optimiser.step()
@@ -119,23 +130,38 @@ def dry_pass(args, lengths):
 def profile(args, lengths):
     if args.torch:
         train_step, device = torch_train_step()
-        what = f"PyTorch LSTM on {device.type.upper()}"
+        what = f"PyTorch transformer layer on {device.type.upper()}"
+        # One untimed step first: one-time start-up costs (first-call dispatch, allocator
+        # growth, optimiser state) belong to no iteration the SeqPoints stand for.
+        train_step(next(iter(torch_loader(args, lengths)())))
     else:
-        train_step, what = pure_python_step, "pure-Python stand-in"
+        # Five times tiny_train's work per step: steps of tens of milliseconds, as a model's
+        # are, so that the logging around a step is a small part of it.
+        def train_step(batch):
+            pure_python_step(batch, work=1000)
+
+        what = "pure-Python stand-in"
     profiles = os.path.join(args.out, "profiles")
+    clock = CLOCKS[args.clock]
     timed = None
     if args.timed_log:
-        timed = seqpoint_log.TimedLog(args.timed_log, energy=None, overwrite=args.force)
+        timed = seqpoint_log.TimedLog(args.timed_log, energy=None, clock=clock,
+                                      overwrite=args.force)
     with seqpoint_log.profile_seqpoints(args.seqpoints, profiles, warmup=args.warmup,
-                                        profiler=args.torch, overwrite=args.force) as prof:
+                                        profiler=args.torch and not args.no_traces, clock=clock,
+                                        overwrite=args.force) as prof:
         for epoch, batch in batches(args, lengths):
             if timed is None and prof.done:
                 break  # every listed iteration has run: nothing left to measure
-            with prof.step():
-                if timed is None:
+            if timed is None:
+                with prof.step():
                     train_step(batch)
-                else:
-                    with timed.step(epoch=epoch, **seqpoint_log.describe_batch(batch)):
+            else:
+                # The profiled step holds the timed one: both time the same work, the
+                # profiled one also the timed log's own bookkeeping (a line written).
+                columns = seqpoint_log.describe_batch(batch)
+                with prof.step():
+                    with timed.step(epoch=epoch, **columns):
                         train_step(batch)
     if timed is not None:
         timed.close()
@@ -157,6 +183,11 @@ def main():
                              help="profiler warm-up steps before each listed iteration")
     profile_cmd.add_argument("--timed-log", metavar="PATH",
                              help="also time every iteration into PATH (to check the projection)")
+    profile_cmd.add_argument("--no-traces", action="store_true",
+                             help="time the listed iterations without torch.profiler")
+    profile_cmd.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                             help="wall time, or this process's CPU time (which other programs "
+                                  "on a shared machine do not inflate)")
     for cmd in (lengths_cmd, profile_cmd):
         cmd.add_argument("--out", default="tiny", help="folder for the outputs")
         cmd.add_argument("--epochs", type=int, default=4)

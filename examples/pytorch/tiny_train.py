@@ -49,13 +49,13 @@ class ShuffledBatches:
             yield [[0.5] * self.lengths[i] for i in order[start : start + BATCH]]
 
 
-def pure_python_step(batch):
+def pure_python_step(batch, work=200):
     """Stand-in training step: its work grows with the padded length, as an unpacked RNN's does."""
     padded = seqpoint_log.padded_length(len(s) for s in batch)
     state = [0.0] * len(batch)
     for _ in range(padded):
         for b in range(len(batch)):
-            for _ in range(200):
+            for _ in range(work):
                 state[b] = state[b] * 0.999 + 0.001
 
 

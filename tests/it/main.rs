@@ -11,6 +11,7 @@ mod fuzz_regressions;
 mod independent_check;
 mod interval_coverage;
 mod large_numbers;
+mod profile_e2e;
 mod project_cli;
 mod properties;
 mod python_logger;
