@@ -1,9 +1,10 @@
 """From a training script to whole-run figures, on a tiny language model; no GPU needed.
 
-    python3 examples/pytorch/tiny_profile.py lengths --out tiny                # 1. dry pass
-    seqpoint select tiny/lengths.jsonl --cost linear -o tiny/seqpoints.json    # 2. choose
-    python3 examples/pytorch/tiny_profile.py profile tiny/seqpoints.json --out tiny   # 3.
-    seqpoint project tiny/seqpoints.json tiny/profiles/measured.csv            # 4. project
+    python3 examples/pytorch/tiny_profile.py lengths --out tiny                     # 1. dry pass
+    seqpoint select tiny/lengths.jsonl --cost linear --warmup 5 --bins 4 --samples 10 \
+        -o tiny/seqpoints.json                                                      # 2. choose
+    python3 examples/pytorch/tiny_profile.py profile tiny/seqpoints.json --out tiny # 3. measure
+    seqpoint project tiny/seqpoints.json tiny/profiles/measured.csv                 # 4. project
 
 Step 1 walks the data once and logs each iteration's padded length (nothing is trained).
 Step 3 trains over the same batches in the same order and measures only the iterations
@@ -124,7 +125,8 @@ def dry_pass(args, lengths):
         for iteration, (epoch, batch) in enumerate(batches(args, lengths)):
             writer.write(iteration, epoch=epoch, **seqpoint_log.describe_batch(batch))
     print(f"wrote {path}: {writer.rows} iterations ({'PyTorch' if args.torch else 'pure Python'})")
-    print(f"next: seqpoint select {path} --cost linear -o {args.out}/seqpoints.json")
+    print(f"next: seqpoint select {path} --cost linear --warmup 5 --bins 4 --samples 10 "
+          f"-o {args.out}/seqpoints.json")
 
 
 def profile(args, lengths):
@@ -166,8 +168,8 @@ def profile(args, lengths):
     if timed is not None:
         timed.close()
     traces = f", {len(prof.trace_files)} Chrome traces" if prof.uses_torch_profiler else ""
-    print(f"profiled {len(prof.measured)} of {prof.iteration} iterations ({what}){traces}; "
-          f"wrote {prof.measured_path}")
+    print(f"measured {len(prof.measured)} listed iterations in {prof.iteration} steps "
+          f"({what}){traces}; wrote {prof.measured_path}")
     if timed is not None:
         print(f"wrote {args.timed_log}: every iteration timed")
     print(f"next: seqpoint project {args.seqpoints} {prof.measured_path}")
