@@ -1,7 +1,7 @@
 """From a training script to whole-run figures, on a tiny language model; no GPU needed.
 
     python3 examples/pytorch/tiny_profile.py lengths --out tiny                     # 1. dry pass
-    seqpoint select tiny/lengths.jsonl --cost linear --warmup 5 --bins 4 --samples 10 \
+    seqpoint select tiny/lengths.jsonl --cost linear --warmup 5 --bins 4 --samples 10 \\
         -o tiny/seqpoints.json                                                      # 2. choose
     python3 examples/pytorch/tiny_profile.py profile tiny/seqpoints.json --out tiny # 3. measure
     seqpoint project tiny/seqpoints.json tiny/profiles/measured.csv                 # 4. project
