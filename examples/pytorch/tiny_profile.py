@@ -1,7 +1,7 @@
 """From a training script to whole-run figures, on a tiny language model; no GPU needed.
 
     python3 examples/pytorch/tiny_profile.py lengths --out tiny                     # 1. dry pass
-    seqpoint select tiny/lengths.jsonl --cost linear --warmup 5 --bins 4 --samples 10 \\
+    seqpoint select tiny/lengths.jsonl --cost linear --warmup 5 --bins 8 --samples 6 \\
         -o tiny/seqpoints.json                                                      # 2. choose
     python3 examples/pytorch/tiny_profile.py profile tiny/seqpoints.json --out tiny # 3. measure
     seqpoint project tiny/seqpoints.json tiny/profiles/measured.csv                 # 4. project
@@ -125,7 +125,7 @@ def dry_pass(args, lengths):
         for iteration, (epoch, batch) in enumerate(batches(args, lengths)):
             writer.write(iteration, epoch=epoch, **seqpoint_log.describe_batch(batch))
     print(f"wrote {path}: {writer.rows} iterations ({'PyTorch' if args.torch else 'pure Python'})")
-    print(f"next: seqpoint select {path} --cost linear --warmup 5 --bins 4 --samples 10 "
+    print(f"next: seqpoint select {path} --cost linear --warmup 5 --bins 8 --samples 6 "
           f"-o {args.out}/seqpoints.json")
 
 

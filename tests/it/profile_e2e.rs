@@ -95,7 +95,7 @@ fn a_run_profiled_at_its_seqpoints_projects_its_own_total() {
             .args(model),
         "dry pass",
     );
-    // 2. SeqPoints on the proxy cost, ten iterations per SeqPoint: a lengths-only selection
+    // 2. SeqPoints on the proxy cost, six iterations per SeqPoint: a lengths-only selection
     //    knows nothing of the step times' own spread, and repeated samples bring it into the
     //    interval.
     run_ok(
@@ -107,9 +107,9 @@ fn a_run_profiled_at_its_seqpoints_projects_its_own_total() {
             "--warmup",
             "5",
             "--bins",
-            "4",
+            "8",
             "--samples",
-            "10",
+            "6",
             "-o",
             "seqpoints.json",
         ]),
@@ -129,7 +129,10 @@ fn a_run_profiled_at_its_seqpoints_projects_its_own_total() {
             )
         })
         .collect();
-    // 3. Train, measuring only the listed iterations, and timing every one beside.
+    // 3. Train, measuring only the listed iterations (plain timing through
+    //    profile_seqpoints), and timing every one beside (TimedLog). CPU time: the tests
+    //    running beside this one on a small machine would inflate wall times in bursts that
+    //    no sample of iterations can see coming.
     let said = run_ok(
         Command::new(&python)
             .arg(&script)
@@ -139,23 +142,12 @@ fn a_run_profiled_at_its_seqpoints_projects_its_own_total() {
             .arg(out)
             .arg("--timed-log")
             .arg(out.join("run.jsonl"))
-            // CPU time: the tests running beside this one on a small machine would inflate
-            // wall times in bursts that no sample of iterations can see coming.
-            .args(["--clock", "cpu"])
+            .args(["--clock", "cpu", "--no-traces"])
             .args(model),
-        "profiled run",
+        "timed run",
     );
-    // 4. Whole-run figures from the measurements, read as the profiler wrote them.
-    run_ok(
-        seqpoint_in(out).args([
-            "project",
-            "seqpoints.json",
-            "profiles/measured.csv",
-            "-o",
-            "projection.json",
-        ]),
-        "seqpoint project",
-    );
+    // 4. Whole-run figures from the measurements, read as profile_seqpoints wrote them.
+    let projection = project(out, "seqpoints.json", "profiles/measured.csv");
 
     let timed = times_of(&out.join("run.jsonl"));
     let logged_iterations = doc["input"]["iterations"].as_u64().unwrap();
@@ -171,48 +163,16 @@ fn a_run_profiled_at_its_seqpoints_projects_its_own_total() {
         "exactly the planned iterations, each once"
     );
     for &(iteration, _, time_ms) in &rows {
-        // The profiled step encloses the timed one.
+        // The measured step encloses the timed one.
         assert!(time_ms >= timed[&iteration], "iteration {iteration}");
     }
-    let mut traces: Vec<String> = std::fs::read_dir(out.join("profiles"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".json"))
-        .collect();
-    traces.sort();
-    let mut expected: Vec<String> = if torch {
-        planned
-            .iter()
-            .map(|(it, sp)| format!("seqpoint-{sp}-iter{it}.json"))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    expected.sort();
-    assert_eq!(traces, expected);
-    if torch {
-        for name in &traces {
-            let trace: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(out.join("profiles").join(name)).unwrap())
-                    .unwrap();
-            assert!(
-                !trace["traceEvents"].as_array().unwrap().is_empty(),
-                "{name}"
-            );
-        }
-    }
+    assert_eq!(json_files(&out.join("profiles")), Vec::<String>::new());
 
-    let projection: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("projection.json")).unwrap())
-            .unwrap();
-    let time = &projection["metrics"][0];
-    assert_eq!(time["metric"], "time_ms");
-    let projected = time["projected_total"].as_f64().unwrap();
-    let [lo, hi] = [0, 1].map(|i| time["interval"][i].as_f64().unwrap());
+    let (projected, lo, hi) = projection;
     let actual: f64 = timed.values().sum();
-    let report = format!(
+    let mut report = format!(
         "{}: projected {projected:.1} ms in [{lo:.1}, {hi:.1}], actual {actual:.1} ms \
-         ({:+.2}%); {} of {} iterations profiled; {} traces: {}\n{said}",
+         ({:+.2}%); {} of {} iterations measured\n{said}",
         if torch {
             "PyTorch transformer layer"
         } else {
@@ -221,14 +181,92 @@ fn a_run_profiled_at_its_seqpoints_projects_its_own_total() {
         100.0 * (projected - actual) / actual,
         rows.len(),
         logged_iterations,
-        traces.len(),
-        traces.join(" "),
     );
+
+    // 3'. With torch, the same run under torch.profiler: one Chrome trace per listed
+    //     iteration, and a measured.csv that `project` reads too. Its times carry the
+    //     profiler's own cost, so only the run above is held to the interval.
+    if torch {
+        let traced = out.join("traced");
+        let said = run_ok(
+            Command::new(&python)
+                .arg(&script)
+                .arg("profile")
+                .arg(out.join("seqpoints.json"))
+                .arg("--out")
+                .arg(&traced)
+                .args(["--clock", "cpu"]),
+            "traced run",
+        );
+        let traces = json_files(&traced.join("profiles"));
+        let mut expected: Vec<String> = planned
+            .iter()
+            .map(|(it, sp)| format!("seqpoint-{sp}-iter{it}.json"))
+            .collect();
+        expected.sort();
+        assert_eq!(traces, expected);
+        for name in &traces {
+            let trace: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(traced.join("profiles").join(name)).unwrap())
+                    .unwrap();
+            let events = trace["traceEvents"].as_array().unwrap();
+            // The trace holds its own iteration's step.
+            let iteration = name
+                .rsplit("iter")
+                .next()
+                .unwrap()
+                .trim_end_matches(".json");
+            let step = format!("ProfilerStep#{iteration}");
+            assert!(events.iter().any(|e| e["name"] == step.as_str()), "{name}");
+        }
+        let traced_rows = measured_rows(&traced.join("profiles/measured.csv"));
+        let traced_measured: BTreeMap<u64, usize> =
+            traced_rows.iter().map(|&(it, sp, _)| (it, sp)).collect();
+        assert_eq!(traced_measured, planned);
+        let (traced_projected, traced_lo, traced_hi) =
+            project(out, "seqpoints.json", "traced/profiles/measured.csv");
+        report.push_str(&format!(
+            "under torch.profiler: projected {traced_projected:.1} ms in [{traced_lo:.1}, \
+             {traced_hi:.1}] ({:+.2}% against the actual total); {} traces: {}\n{said}",
+            100.0 * (traced_projected - actual) / actual,
+            traces.len(),
+            traces.join(" "),
+        ));
+    }
     eprintln!("{report}");
     assert!(
         lo <= actual && actual <= hi,
         "the whole run's total is outside the projected interval: {report}"
     );
+}
+
+/// `seqpoint project SEQPOINTS MEASURED` run in `dir`: the projected total of `time_ms` and
+/// its 95% interval.
+fn project(dir: &Path, seqpoints: &str, measured: &str) -> (f64, f64, f64) {
+    let out = run_ok(
+        seqpoint_in(dir).args(["project", seqpoints, measured, "--format", "json"]),
+        "seqpoint project",
+    );
+    let projection: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let time = &projection["metrics"][0];
+    assert_eq!(time["metric"], "time_ms");
+    let number = |v: &serde_json::Value| v.as_f64().unwrap();
+    (
+        number(&time["projected_total"]),
+        number(&time["interval"][0]),
+        number(&time["interval"][1]),
+    )
+}
+
+/// The `.json` files of a folder, sorted.
+fn json_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    names
 }
 
 #[test]
