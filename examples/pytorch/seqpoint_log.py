@@ -29,6 +29,21 @@ Output: JSON Lines, one object per iteration, every line with the same columns::
 (``src_len`` and ``tgt_len`` for translation); ``time_ms`` and ``energy_j`` appear in timed
 mode. Then: ``seqpoint select run.jsonl``.
 
+3. **Profiling the SeqPoints**: after ``seqpoint select lengths.jsonl -o seqpoints.json``,
+   measure exactly the listed iterations (the plan's ``profile`` list when there is one, else
+   the SeqPoints) and nothing else, with torch.profiler (one Chrome trace per iteration) or
+   plain timing, into the ``measured.csv`` that ``seqpoint project`` reads::
+
+       with seqpoint_log.profile_seqpoints("seqpoints.json", "profiles/") as prof:
+           for epoch in range(epochs):
+               for batch in loader:
+                   with prof.step():
+                       train_step(batch)
+
+   On CUDA each listed iteration is also an NVTX range ``seqpoint <id> iter <n>`` between
+   ``torch.cuda.profiler.start()`` and ``stop()``, for Nsight Systems and Nsight Compute.
+   ``SeqPointSchedule("seqpoints.json")`` is the bare torch.profiler schedule.
+
 The module imports torch only when it needs it (to synchronise a GPU), so it works with plain
 Python lists, and its own tests need no torch.
 """
@@ -41,12 +56,16 @@ import time
 
 __all__ = [
     "LogExistsError",
+    "ProfileList",
     "RunLogWriter",
+    "SeqPointProfiler",
+    "SeqPointSchedule",
     "TimedLog",
     "describe_batch",
     "dry_pass",
     "nvml_energy_reader",
     "padded_length",
+    "profile_seqpoints",
 ]
 
 
@@ -349,3 +368,388 @@ def _current_cuda_device():
     except Exception:
         return None
     return None
+
+
+# --- Profiling exactly the SeqPoints -------------------------------------------------------
+
+SEQPOINTS_SCHEMA = "seqpoint/1"
+
+
+def _read_seqpoints_document(path):
+    """A seqpoint/1 document as a dict; errors name the file and what was expected."""
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"{path}:{e.lineno}:{e.colno}: not JSON ({e.msg}); expected the SeqPoints file "
+            "written by `seqpoint select -o seqpoints.json`"
+        ) from None
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    if schema != SEQPOINTS_SCHEMA:
+        raise ValueError(
+            f"{path}: schema {schema!r}; expected {SEQPOINTS_SCHEMA!r} (the file "
+            "`seqpoint select -o seqpoints.json` writes)"
+        )
+    return doc
+
+
+class ProfileList:
+    """The iterations a seqpoint/1 document asks to profile, and the SeqPoint of each.
+
+    The plan's ``profile`` list when the document has one (several iterations per SeqPoint),
+    else each SeqPoint's own iteration. Iterations are numbered as the logger writes them:
+    from 0, counting across epochs. ``warmup`` steps before each listed iteration are
+    marked for warm-up (a profiler's start-up cost then falls outside the measured step).
+    Plain Python: no torch needed.
+    """
+
+    def __init__(self, seqpoints, warmup=1):
+        doc = seqpoints if isinstance(seqpoints, dict) else _read_seqpoints_document(seqpoints)
+        source = doc.get("plan", {}) or {}
+        rows = source.get("profile")
+        if rows:
+            pairs = [(row["iteration"], row["seqpoint"]) for row in rows]
+        else:
+            pairs = [(sp["iteration"], sp["id"]) for sp in doc.get("seqpoints", [])]
+        if not pairs:
+            raise ValueError("the SeqPoints file lists no iteration to profile")
+        self.seqpoint_of = {}
+        for iteration, seqpoint in pairs:
+            iteration = _length(iteration, "an iteration to profile")
+            seqpoint = _length(seqpoint, "a SeqPoint id")
+            known = self.seqpoint_of.setdefault(iteration, seqpoint)
+            if known != seqpoint:
+                raise ValueError(
+                    f"iteration {iteration} is listed for SeqPoints {known} and {seqpoint}"
+                )
+        self.iterations = sorted(self.seqpoint_of)
+        self.warmup = _length(warmup, "warmup")
+        self._warmup_steps = {
+            step
+            for iteration in self.iterations
+            for step in range(max(0, iteration - self.warmup), iteration)
+        } - set(self.iterations)
+
+    def action(self, step):
+        """``"record"`` for a listed iteration, ``"warmup"`` just before one, else None."""
+        if step in self.seqpoint_of:
+            return "record"
+        if step in self._warmup_steps:
+            return "warmup"
+        return None
+
+    def trace_name(self, iteration):
+        return f"seqpoint-{self.seqpoint_of[iteration]}-iter{iteration}.json"
+
+    def range_name(self, iteration):
+        return f"seqpoint {self.seqpoint_of[iteration]} iter {iteration}"
+
+
+class SeqPointSchedule:
+    """A torch.profiler schedule that records exactly the listed iterations.
+
+    ``torch.profiler.profile(schedule=SeqPointSchedule("seqpoints.json", warmup=1), ...)``:
+    ``RECORD_AND_SAVE`` at each listed iteration (so ``on_trace_ready`` runs once per
+    iteration), ``WARMUP`` for the ``warmup`` steps before each, ``NONE`` otherwise. The
+    profiler's step number is the iteration: call ``prof.step()`` once per iteration from the
+    run's first. ``iterations`` is the sorted list. Building one imports torch.
+    """
+
+    def __init__(self, seqpoints, warmup=1):
+        from torch.profiler import ProfilerAction
+
+        if isinstance(seqpoints, ProfileList):
+            self.listed = seqpoints
+        else:
+            self.listed = ProfileList(seqpoints, warmup)
+        self._actions = {
+            "record": ProfilerAction.RECORD_AND_SAVE,
+            "warmup": ProfilerAction.WARMUP,
+            None: ProfilerAction.NONE,
+        }
+
+    @property
+    def iterations(self):
+        return self.listed.iterations
+
+    def __call__(self, step):
+        return self._actions[self.listed.action(step)]
+
+
+class _TorchCudaRanges:
+    """Marks a listed iteration for Nsight: cudaProfilerStart/Stop around an NVTX range."""
+
+    def __init__(self, torch):
+        self._torch = torch
+
+    def start(self, name):
+        self._torch.cuda.profiler.start()
+        self._torch.cuda.nvtx.range_push(name)
+
+    def stop(self):
+        self._torch.cuda.nvtx.range_pop()
+        self._torch.cuda.profiler.stop()
+
+
+def _cuda_ranges():
+    """Nsight marks when the program already uses CUDA, else None."""
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
+            return _TorchCudaRanges(torch)
+    except Exception:
+        return None
+    return None
+
+
+class _ProfiledStep:
+    def __init__(self, owner):
+        self.owner = owner
+
+    def __enter__(self):
+        owner = self.owner
+        self.iteration = owner.iteration
+        self.listed = self.iteration in owner.listed.seqpoint_of
+        if not self.listed:
+            return self
+        if owner._sync:
+            owner._sync()
+        if owner._ranges:
+            owner._ranges.start(owner.listed.range_name(self.iteration))
+        self.energy0 = owner._energy() if owner._energy else None
+        self.t0 = owner._clock()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        owner = self.owner
+        if exc_type is not None:
+            if self.listed and owner._ranges:
+                owner._ranges.stop()
+            return False  # a failed step is not a measurement
+        if self.listed:
+            if owner._sync:
+                owner._sync()
+            elapsed_ms = (owner._clock() - self.t0) * 1000.0
+            energy = None
+            if self.energy0 is not None:
+                energy = owner._energy() - self.energy0
+            if owner._ranges:
+                owner._ranges.stop()
+            owner._pending = (self.iteration, elapsed_ms, energy)
+        if owner._torch_profiler is not None:
+            # Ends the step for torch.profiler; after a listed iteration its on_trace_ready
+            # writes the trace and the row. Its warning that each cycle's events are cleared
+            # describes exactly what is wanted here (one trace per iteration): not shown.
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*clears events at the end of each cycle")
+                owner._torch_profiler.step()
+        if owner._pending is not None:
+            owner._write_row()
+        owner.iteration += 1
+        return False
+
+
+class SeqPointProfiler:
+    """Measures exactly the iterations a seqpoint/1 document lists; see profile_seqpoints."""
+
+    def __init__(
+        self,
+        seqpoints,
+        out_dir,
+        warmup=1,
+        profiler="auto",
+        synchronize="auto",
+        energy="auto",
+        cuda_ranges="auto",
+        device_index=None,
+        clock=time.perf_counter,
+        overwrite=False,
+        **profiler_options,
+    ):
+        self.listed = ProfileList(seqpoints, warmup)
+        self.out_dir = os.fspath(out_dir)
+        self.measured_path = os.path.join(self.out_dir, "measured.csv")
+        self._profiler_choice = profiler
+        self._profiler_options = profiler_options
+        self._sync = synchronize
+        self._energy = energy
+        self._ranges = cuda_ranges
+        self._device_index = device_index
+        self._clock = clock
+        self._overwrite = overwrite
+        self._resolved = False
+        self._file = None
+        self._header_written = False
+        self._pending = None
+        self._torch_profiler = None
+        self.uses_torch_profiler = False
+        self.iteration = 0
+        self.measured = {}
+        self.trace_files = []
+
+    @property
+    def iterations(self):
+        return self.listed.iterations
+
+    @property
+    def done(self):
+        """True once every listed iteration has run: a profiling-only run may stop here."""
+        return self.iteration > self.listed.iterations[-1]
+
+    @property
+    def missed(self):
+        """Listed iterations not measured (so far)."""
+        return [i for i in self.listed.iterations if i not in self.measured]
+
+    def _trace_path(self, iteration):
+        return os.path.join(self.out_dir, self.listed.trace_name(iteration))
+
+    def _wants_torch_profiler(self):
+        if self._profiler_choice == "auto":
+            # A program that has not imported torch does not run torch ops to profile.
+            return "torch" in sys.modules
+        return bool(self._profiler_choice)
+
+    def __enter__(self):
+        os.makedirs(self.out_dir, exist_ok=True)
+        use_profiler = self._wants_torch_profiler()
+        outputs = [self.measured_path]
+        if use_profiler:
+            outputs += [self._trace_path(i) for i in self.listed.iterations]
+        if not self._overwrite:
+            for path in outputs:
+                if os.path.exists(path):
+                    raise LogExistsError(path)
+        self._file = open(self.measured_path, "w" if self._overwrite else "x", encoding="utf-8")
+        if use_profiler:
+            import torch
+            from torch.profiler import ProfilerActivity, profile
+
+            options = dict(self._profiler_options)
+            if "activities" not in options:
+                activities = [ProfilerActivity.CPU]
+                if torch.cuda.is_available():
+                    activities.append(ProfilerActivity.CUDA)
+                options["activities"] = activities
+            self._torch_profiler = profile(
+                schedule=SeqPointSchedule(self.listed),
+                on_trace_ready=self._trace_ready,
+                **options,
+            )
+            self._torch_profiler.__enter__()
+            self.uses_torch_profiler = True
+        return self
+
+    def _resolve(self):
+        # Decided at the first step, not at construction: the model is often moved to the
+        # GPU after the profiler is set up. Once, so every row has the same columns.
+        if self._resolved:
+            return
+        if self._sync == "auto":
+            self._sync = _cuda_synchronizer()
+        if self._ranges == "auto":
+            self._ranges = _cuda_ranges()
+        if self._energy == "auto":
+            index = self._device_index
+            if index is None:
+                index = _current_cuda_device()
+            self._energy = nvml_energy_reader(index) if index is not None else None
+        self._resolved = True
+        self._write_header()
+
+    def _write_header(self):
+        if self._header_written:
+            return
+        columns = ["iteration", "seqpoint", "time_ms"]
+        if self._energy:
+            columns.append("energy_j")
+        self._file.write(",".join(columns) + "\n")
+        self._file.flush()
+        self._header_written = True
+
+    def step(self):
+        """A context manager around one training step; every iteration goes through it."""
+        if self._file is None:
+            raise RuntimeError("use profile_seqpoints(...) in a with statement")
+        self._resolve()
+        return _ProfiledStep(self)
+
+    def _trace_ready(self, prof):
+        """torch.profiler's on_trace_ready: the trace and the row of the iteration just run."""
+        iteration = self.iteration
+        if self._pending is None or self._pending[0] != iteration:
+            return  # a step that failed: no measurement, no trace
+        path = self._trace_path(iteration)
+        temporary = os.path.join(self.out_dir, f".{os.path.basename(path)}.partial")
+        prof.export_chrome_trace(temporary)
+        os.replace(temporary, path)
+        self.trace_files.append(path)
+        self._write_row()
+
+    def _write_row(self):
+        iteration, elapsed_ms, energy = self._pending
+        self._pending = None
+        fields = [str(iteration), str(self.listed.seqpoint_of[iteration]), f"{elapsed_ms:.4f}"]
+        if self._energy:
+            fields.append(f"{energy:.6f}")
+        self._file.write(",".join(fields) + "\n")
+        self._file.flush()
+        self.measured[iteration] = elapsed_ms
+
+    def close(self, failed=False):
+        if self._torch_profiler is not None:
+            profiler, self._torch_profiler = self._torch_profiler, None
+            profiler.__exit__(None, None, None)
+        if self._file is not None and not self._file.closed:
+            self._write_header()
+            self._file.close()
+        if not failed and self.missed:
+            import warnings
+
+            shown = ", ".join(str(i) for i in self.missed[:10])
+            more = f" and {len(self.missed) - 10} more" if len(self.missed) > 10 else ""
+            warnings.warn(
+                f"{len(self.missed)} listed iteration(s) were not reached (the run had "
+                f"{self.iteration}): {shown}{more}; `seqpoint project` will name them missing",
+                stacklevel=3,
+            )
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close(failed=exc_type is not None)
+        return False
+
+
+def profile_seqpoints(seqpoints, out_dir, warmup=1, profiler="auto", **options):
+    """Profile exactly the iterations ``seqpoints`` (a seqpoint/1 file) lists, nothing else.
+
+    A context manager; wrap every training step in ``prof.step()``::
+
+        with profile_seqpoints("seqpoints.json", "profiles/") as prof:
+            for epoch in range(epochs):
+                for batch in loader:
+                    with prof.step():
+                        train_step(batch)
+                if prof.done:          # optional: every listed iteration has run
+                    break
+
+    Writes ``OUT_DIR/measured.csv`` (``iteration,seqpoint,time_ms`` and ``energy_j`` with
+    NVML), one row per listed iteration as it runs, which ``seqpoint project seqpoints.json
+    OUT_DIR/measured.csv`` reads as it is; ``time_ms`` is the step's own wall time
+    (synchronised on CUDA). With torch.profiler (``profiler="auto"``: when the program has
+    imported torch; ``True``/``False`` to choose) it runs with ``SeqPointSchedule`` and
+    writes one Chrome trace per listed iteration, ``OUT_DIR/seqpoint-<id>-iter<n>.json``
+    (open it in Perfetto or chrome://tracing); other keyword arguments go to
+    ``torch.profiler.profile`` (e.g. ``record_shapes=True``). Without it, the same object only
+    times the listed iterations, for users who profile with something else. On CUDA each
+    listed iteration is an NVTX range ``seqpoint <id> iter <n>`` inside
+    ``torch.cuda.profiler.start()``/``stop()`` (``cuda_ranges=None`` turns that off).
+
+    Existing outputs are never overwritten unless ``overwrite=True``. Options as for
+    ``TimedLog``: ``synchronize``, ``energy``, ``device_index``, ``clock``.
+    """
+    return SeqPointProfiler(seqpoints, out_dir, warmup=warmup, profiler=profiler, **options)

@@ -49,16 +49,19 @@ class ShuffledBatches:
             yield [[0.5] * self.lengths[i] for i in order[start : start + BATCH]]
 
 
-def run_pure_python(args, lengths):
-    """Stand-in loop: a step's work grows with the padded length, as an unpacked RNN's does."""
+def pure_python_step(batch, work=200):
+    """Stand-in training step: its work grows with the padded length, as an unpacked RNN's does."""
+    padded = seqpoint_log.padded_length(len(s) for s in batch)
+    state = [0.0] * len(batch)
+    for _ in range(padded):
+        for b in range(len(batch)):
+            for _ in range(work):
+                state[b] = state[b] * 0.999 + 0.001
 
-    def train_step(batch):
-        padded = seqpoint_log.padded_length(len(s) for s in batch)
-        state = [0.0] * len(batch)
-        for _ in range(padded):
-            for b in range(len(batch)):
-                for _ in range(200):
-                    state[b] = state[b] * 0.999 + 0.001
+
+def run_pure_python(args, lengths):
+    """The pure-Python stand-in for both passes."""
+    train_step = pure_python_step
 
     # (1) Dry pass: lengths only, nothing trained.
     seqpoint_log.dry_pass(ShuffledBatches(lengths, args.seed),

@@ -379,4 +379,6 @@ pub enum OutputFormat {
     Table,
     Json,
     Csv,
+    /// For simulators: -o NAME writes NAME.simpoints, NAME.weights and NAME.json
+    Simpoints,
 }

@@ -6,6 +6,9 @@ use clap::Args;
 
 use super::output::{Destination, ReplaceArgs};
 use super::{OutputFormat, RunArgs, SelectArgs};
+use seqpoint::output::atomic::Replace;
+use seqpoint::output::shown::shown_path;
+use seqpoint::output::simpoints::write_simpoint_set;
 use seqpoint::output::table::{baselines_table, plan_table};
 use seqpoint::output::table::{selection_table_planned, skipped_note};
 use seqpoint::output::{csv::select_csv, json::select_json};
@@ -21,8 +24,8 @@ pub struct SelectCommand {
     /// Write to this file (atomically) instead of standard output (`-`: standard output)
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Output format (default: from OUT's extension: .json, .csv, else a table; a final .gz
-    /// compresses the file)
+    /// Output format (default: from OUT's extension: .json, .csv, .simpoints, else a table; a
+    /// final .gz compresses the file)
     #[arg(long, value_enum)]
     pub format: Option<OutputFormat>,
     #[command(flatten)]
@@ -78,7 +81,9 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
             ));
             text
         }
-        OutputFormat::Json => select_json(&log, &selection, plan.as_ref(), None, &baselines),
+        OutputFormat::Json | OutputFormat::Simpoints => {
+            select_json(&log, &selection, plan.as_ref(), None, &baselines)
+        }
         OutputFormat::Csv => select_csv(&log, &selection, plan.as_ref()),
     })
 }
@@ -88,8 +93,43 @@ pub fn run(cmd: &SelectCommand) -> anyhow::Result<()> {
     let format = destination.format(
         cmd.format,
         OutputFormat::Table,
-        &[("json", OutputFormat::Json), ("csv", OutputFormat::Csv)],
+        &[
+            ("json", OutputFormat::Json),
+            ("csv", OutputFormat::Csv),
+            ("simpoints", OutputFormat::Simpoints),
+        ],
     )?;
+    if format == OutputFormat::Simpoints {
+        let Some(name) = cmd.output.as_deref().filter(|_| destination != Destination::Stdout)
+        else {
+            anyhow::bail!(
+                "--format simpoints writes NAME.simpoints, NAME.weights and NAME.json: pass -o NAME"
+            );
+        };
+        let text = render(&cmd.run, &cmd.select, format)?;
+        return write_simpoints(name, &text, cmd.replace.replace());
+    }
     let text = render(&cmd.run, &cmd.select, format)?;
     destination.write(text.as_bytes(), cmd.replace.replace())
+}
+
+/// The SimPoint set, and a note when the plan profiles more than the SeqPoints themselves.
+fn write_simpoints(name: &std::path::Path, json: &str, replace: Replace) -> anyhow::Result<()> {
+    let paths = write_simpoint_set(name, json, replace)?;
+    for path in [&paths.simpoints, &paths.weights, &paths.json] {
+        eprintln!("wrote {}", shown_path(path));
+    }
+    let doc: seqpoint::output::doc::SelectDoc = serde_json::from_str(json)?;
+    if let Some(plan) = doc
+        .plan
+        .filter(|p| p.iterations > doc.seqpoints.len() as u64)
+    {
+        eprintln!(
+            "note: {} lists each SeqPoint's own iteration; the plan's {} iterations in all are in {}",
+            shown_path(&paths.simpoints),
+            plan.iterations,
+            shown_path(&paths.json)
+        );
+    }
+    Ok(())
 }

@@ -9,4 +9,5 @@ pub mod json;
 pub mod numbers;
 pub mod protect;
 pub mod shown;
+pub mod simpoints;
 pub mod table;

@@ -6,21 +6,23 @@ use std::process::Command;
 
 use seqpoint::{load_run, run_selection, BinCount, LoadOptions, SelectOptions};
 
-fn examples() -> PathBuf {
+pub(crate) fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pytorch")
 }
 
-/// python3, if it runs here.
-fn python() -> Option<&'static str> {
-    let ok = Command::new("python3")
+/// The Python to run the logger with: `SEQPOINT_PYTHON` (CI points it at an interpreter with
+/// torch), else python3; None, with a note, when it does not run here.
+pub(crate) fn python() -> Option<String> {
+    let python = std::env::var("SEQPOINT_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let ok = Command::new(&python)
         .arg("--version")
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !ok {
-        eprintln!("note: python3 not found; the Python logger tests are skipped");
+        eprintln!("note: {python} not found; the Python logger tests are skipped");
     }
-    ok.then_some("python3")
+    ok.then_some(python)
 }
 
 fn run_python(python: &str, script: &str, dir: &Path) {
@@ -55,7 +57,7 @@ with seqpoint_log.TimedLog("run.jsonl", synchronize=None, energy=None, clock=clo
             with log.step(epoch=epoch, **seqpoint_log.describe_batch(batch)):
                 pass
 "#;
-    run_python(python, script, dir.path());
+    run_python(&python, script, dir.path());
 
     let lengths = load_run(
         dir.path().join("lengths.jsonl").to_str().unwrap(),
@@ -95,7 +97,7 @@ with seqpoint_log.TimedLog("run.jsonl", synchronize=None, energy=None, clock=clo
 fn the_tiny_example_writes_logs_seqpoint_reads() {
     let Some(python) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(python)
+    let out = Command::new(&python)
         .arg(examples().join("tiny_train.py"))
         .args(["--no-torch", "--utterances", "80", "--epochs", "2", "--out"])
         .arg(dir.path())
