@@ -496,6 +496,30 @@ mod tests {
         assert!((e.excess - true_excess).abs() < 0.03 * true_excess, "{e:?}");
     }
 
+    #[test]
+    fn long_runs_are_tested_in_blocks_and_the_window_found_to_a_block() {
+        // 50,000 rows (blocks of 3): rows 20,000-24,999 run 13% slow.
+        let n = 50_000;
+        let values: Vec<f64> = (0..n)
+            .map(|i| {
+                let zigzag = 1.0 + 0.02 * ((i * 7919 % 13) as f64 / 6.0 - 1.0);
+                let slow = if (20_000..25_000).contains(&i) {
+                    1.13
+                } else {
+                    1.0
+                };
+                100.0 * zigzag * slow
+            })
+            .collect();
+        let medians = vec![Some(100.0); n];
+        let found = slow_windows(&values, &medians, 0, 0.01, &mut |_, _| {
+            WindowVerdict::Report
+        });
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].first_row.abs_diff(20_000) <= 3, "{found:?}");
+        assert!(found[0].last_row.abs_diff(24_999) <= 3, "{found:?}");
+    }
+
     /// 1,200 iterations over 12 keys (cost 10 x key) with a deterministic +-1.5% zigzag, each
     /// multiplied by `factor(i)`.
     fn run_with(factor: impl Fn(usize) -> f64) -> crate::runlog::RunLog {

@@ -97,6 +97,11 @@ impl Exclusion {
         Exclusion { ranges: merged }
     }
 
+    /// This exclusion and one more range, merged (what an explorer command adds).
+    pub fn with(&self, range: IterationRange) -> Exclusion {
+        Exclusion::new(self.ranges.iter().copied().chain([range]))
+    }
+
     /// Parse each text as `parse_iteration_range` does, then merge.
     pub fn parse<S: AsRef<str>>(texts: &[S]) -> Result<Exclusion, String> {
         let ranges: Result<Vec<_>, _> = texts
@@ -238,6 +243,8 @@ mod tests {
         }
         assert!(!e.contains(31) && e.contains(40) && !e.contains(41));
         assert!(Exclusion::default().is_empty());
+        let more = e.with(parse_iteration_range("7-9").unwrap());
+        assert_eq!(more.texts(), ["0-30", "40-40"]);
     }
 
     #[test]

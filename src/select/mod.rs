@@ -326,6 +326,7 @@ mod tests {
                         method: Some(method),
                         bins: BinCount::Fixed(k),
                         warmup,
+                        error_curve: false,
                         ..SelectOptions::default()
                     };
                     let s = run_selection(&log, &options).unwrap();
@@ -381,6 +382,7 @@ mod tests {
                 bins: BinCount::Fixed(6),
                 exclude: exclude.clone(),
                 strata,
+                error_curve: false,
                 ..SelectOptions::default()
             };
             let s = run_selection(&log, &options).unwrap();
