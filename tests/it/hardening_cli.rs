@@ -93,7 +93,7 @@ fn an_extension_that_names_no_format_is_refused_before_any_work() {
     fails(
         dir.path(),
         &["select", "-k", "2", "-o", "s.xlsx"],
-        "s.xlsx: cannot tell the format from '.xlsx'; name the file .json, .csv, a text table \
+        "s.xlsx: cannot tell the format from '.xlsx'; name the file .json, .csv, .simpoints, a text table \
          as .txt or no extension (each optionally .gz), or pass --format",
     );
     fails(
