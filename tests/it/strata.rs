@@ -142,8 +142,8 @@ fn seqpoints_chosen_on_the_baseline_alone_carry_the_drift_into_the_speedup() {
         assert!(speedup_error(&strata, metric) < speedup_error(&sl_only, metric) / 2.0);
     }
     // At the same profiling (as many SeqPoints as the strata have, or one per key when the run
-    // has fewer keys), the drift alone puts the
-    // SL-only speedup beyond the target, and strata bring it within.
+    // has fewer keys), the drift alone puts the SL-only speedup beyond the target, and strata
+    // bring it within.
     for per_stratum in [8, 16] {
         let strata = select(&baseline, Strata::Epoch, BinCount::Fixed(per_stratum));
         let sl_only = select(&baseline, Strata::None, BinCount::Fixed(strata.bins()));
