@@ -166,6 +166,15 @@ impl RunArgs {
         }
     }
 
+    /// The files given on the command line (the bundled sample is none): never an output.
+    pub fn input_files(&self) -> Vec<&str> {
+        self.run
+            .iter()
+            .chain(&self.compare)
+            .map(String::as_str)
+            .collect()
+    }
+
     pub fn load_options(&self) -> LoadOptions {
         let (_, compare) = self.paths();
         LoadOptions {

@@ -9,6 +9,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use seqpoint::output::atomic::{write_replacing, Replace};
+use seqpoint::output::protect::refuse_input_target;
 use seqpoint::output::shown::shown_path;
 
 /// What an existing output file may be replaced with.
@@ -65,6 +66,15 @@ impl Destination {
             gzip,
             extension: named.extension().map(lower),
         }
+    }
+
+    /// Refuse a file that is one of the command's inputs (`--force` or not): the logs and
+    /// documents a command reads are never its output.
+    pub fn not_onto<P: AsRef<Path>>(self, inputs: &[P]) -> anyhow::Result<Self> {
+        if let Destination::File { path, .. } = &self {
+            refuse_input_target(path, inputs)?;
+        }
+        Ok(self)
     }
 
     /// The output format: `--format` if given, else the file's extension (a table on standard

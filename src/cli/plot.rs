@@ -8,6 +8,7 @@ use clap::Args;
 use super::output::{write_stdout, ReplaceArgs};
 use super::{RunArgs, SelectArgs};
 use seqpoint::output::command::shell_word;
+use seqpoint::output::protect::refuse_input_target;
 use seqpoint::output::shown::shown_path;
 use seqpoint::plot::{check_svg_name, figure_svg, write_figure, Figure};
 use seqpoint::{run_selection, SelectOptions};
@@ -33,6 +34,7 @@ pub fn run(cmd: &PlotCommand) -> anyhow::Result<()> {
     if !to_stdout {
         // Before the work: a .png name is refused at once, not after the selection.
         check_svg_name(&cmd.output)?;
+        refuse_input_target(&cmd.output, &cmd.run.input_files())?;
     }
     let options = SelectOptions {
         error_curve: true,

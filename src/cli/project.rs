@@ -64,7 +64,8 @@ pub struct ProjectCommand {
 
 pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
     // A name the format cannot be told from is refused before any work.
-    let destination = Destination::of(cmd.output.as_deref());
+    let destination =
+        Destination::of(cmd.output.as_deref()).not_onto(&[&cmd.seqpoints, &cmd.measured])?;
     let format = destination.format(
         cmd.format,
         ProjectFormat::Table,

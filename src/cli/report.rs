@@ -67,7 +67,7 @@ pub fn render(cmd: &ReportCommand, format: ReportFormat) -> anyhow::Result<Strin
 }
 
 pub fn run(cmd: &ReportCommand) -> anyhow::Result<()> {
-    let destination = Destination::of(cmd.output.as_deref());
+    let destination = Destination::of(cmd.output.as_deref()).not_onto(&cmd.run.input_files())?;
     let format = destination.format(
         cmd.format,
         ReportFormat::Table,

@@ -7,8 +7,9 @@ use clap::Args;
 use super::output::{Destination, ReplaceArgs};
 use super::{OutputFormat, RunArgs, SelectArgs};
 use seqpoint::output::atomic::Replace;
+use seqpoint::output::protect::refuse_input_target;
 use seqpoint::output::shown::shown_path;
-use seqpoint::output::simpoints::write_simpoint_set;
+use seqpoint::output::simpoints::{write_simpoint_set, SimPointPaths};
 use seqpoint::output::table::{baselines_table, plan_table};
 use seqpoint::output::table::{selection_table_planned, skipped_note};
 use seqpoint::output::{csv::select_csv, json::select_json};
@@ -89,7 +90,7 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
 }
 
 pub fn run(cmd: &SelectCommand) -> anyhow::Result<()> {
-    let destination = Destination::of(cmd.output.as_deref());
+    let destination = Destination::of(cmd.output.as_deref()).not_onto(&cmd.run.input_files())?;
     let format = destination.format(
         cmd.format,
         OutputFormat::Table,
@@ -109,6 +110,10 @@ pub fn run(cmd: &SelectCommand) -> anyhow::Result<()> {
                 "--format simpoints writes NAME.simpoints, NAME.weights and NAME.json: pass -o NAME"
             );
         };
+        let set = SimPointPaths::of(name);
+        for path in [&set.simpoints, &set.weights, &set.json] {
+            refuse_input_target(path, &cmd.run.input_files())?;
+        }
         let text = render(&cmd.run, &cmd.select, format)?;
         return write_simpoints(name, &text, cmd.replace.replace());
     }

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::shown::shown_path;
+
 /// An output path that is one of the loaded inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputTarget {
@@ -15,8 +17,8 @@ pub struct InputTarget {
 
 impl std::fmt::Display for InputTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (target, input) = (self.target.display(), self.input.display());
-        if target.to_string() == input.to_string() {
+        let (target, input) = (shown_path(&self.target), shown_path(&self.input));
+        if target == input {
             write!(f, "{target} is a loaded input log")?;
         } else {
             write!(f, "{target} is the loaded input log {input}")?;

@@ -81,6 +81,29 @@ pub fn check_document(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
                     "a standard deviation: finite and not negative",
                 ));
             }
+            // The picked key's noise and offset feed the interval: a hand-edited value there
+            // would widen or collapse it without a word.
+            if let Some(cv) = stats.key_cv.filter(|cv| !(cv.is_finite() && *cv >= 0.0)) {
+                return Err(bad(
+                    format!("{field}.key_cv"),
+                    cv.to_string(),
+                    "a coefficient of variation: finite and not negative",
+                ));
+            }
+            if let Some(offset) = stats.key_offset.filter(|o| !o.is_finite()) {
+                return Err(bad(
+                    format!("{field}.key_offset"),
+                    offset.to_string(),
+                    "a finite offset",
+                ));
+            }
+            if let Some(count) = stats.key_count.filter(|&c| c == 0 || c > stats.count) {
+                return Err(bad(
+                    format!("{field}.key_count"),
+                    count.to_string(),
+                    "the picked key's iterations: at least 1 and at most the bin's count",
+                ));
+            }
         }
     }
     if weights != u128::from(iterations) {
@@ -237,6 +260,55 @@ mod tests {
             "{}",
             message(&d)
         );
+    }
+
+    #[test]
+    fn the_picked_keys_statistics_are_checked_too() {
+        let stats = |key_cv, key_offset, key_count| BinStats {
+            count: 2,
+            mean: 1.0,
+            sd: 0.5,
+            key_cv,
+            key_offset,
+            key_count,
+        };
+        for (bad, field, expected) in [
+            (
+                stats(Some(-0.1), None, None),
+                "key_cv",
+                "a coefficient of variation",
+            ),
+            (
+                stats(None, Some(f64::NAN), None),
+                "key_offset",
+                "a finite offset",
+            ),
+            (
+                stats(None, None, Some(0)),
+                "key_count",
+                "the picked key's iterations",
+            ),
+            (
+                stats(None, None, Some(3)),
+                "key_count",
+                "the picked key's iterations",
+            ),
+        ] {
+            let mut d = doc();
+            d.seqpoints[0].bin_stats.insert("t".into(), bad);
+            let said = message(&d);
+            assert!(
+                said.contains(&format!("seqpoints[0].bin_stats.t.{field} is"))
+                    || said.contains(&format!("seqpoints[0].bin_stats[\"t\"].{field} is")),
+                "{said}"
+            );
+            assert!(said.contains(expected), "{said}");
+        }
+        let mut d = doc();
+        d.seqpoints[0]
+            .bin_stats
+            .insert("t".into(), stats(Some(0.1), Some(-0.2), Some(2)));
+        assert!(check_document("s.json", &d).is_ok());
     }
 
     #[test]

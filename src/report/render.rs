@@ -2,6 +2,7 @@
 
 use super::{Check, Finding, Verdict};
 use crate::output::doc::ReportDoc;
+use crate::output::shown::shown_path;
 
 /// The headline value in the units its check speaks: shares as percentages, counts as counts.
 pub fn value_text(finding: &Finding) -> String {
@@ -43,11 +44,11 @@ pub fn findings_table(doc: &ReportDoc) -> String {
     let input = &doc.input;
     let mut out = format!(
         "{}{}: {} iterations, key {}, metrics {}\n",
-        input.path,
+        shown_path(&input.path),
         input
             .compare
             .as_ref()
-            .map_or(String::new(), |c| format!(" vs {c}")),
+            .map_or(String::new(), |c| format!(" vs {}", shown_path(c))),
         input.iterations,
         input.key.join(","),
         input.metrics.join(", ")

@@ -405,3 +405,98 @@ fn the_explorers_confirmed_export_never_replaces_a_named_pipe() {
         .is_fifo());
     assert!(!dir.path().join("s.json").exists());
 }
+
+/// The logs and documents a command reads are never its output, `--force` or not, under any
+/// spelling of their name: each command is refused before it writes, and the input is intact.
+#[test]
+fn no_command_writes_onto_its_own_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = "iteration,seq_len,time_ms\n0,10,1.5\n1,20,2.5\n2,10,1.25\n3,30,4\n";
+    std::fs::write(dir.path().join("run.csv"), run).unwrap();
+    std::fs::write(dir.path().join("new.csv"), run).unwrap();
+    let lines = "{\"seq_len\": 10, \"time_ms\": 1.5}\n{\"seq_len\": 20, \"time_ms\": 2.5}\n";
+    std::fs::write(dir.path().join("log.json"), lines).unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "run.csv", "-k", "2", "-o", "sp.json"])
+        .assert()
+        .success();
+    let measured = "iteration,time_ms\n0,1.5\n1,2.5\n3,4\n";
+    std::fs::write(dir.path().join("measured.csv"), measured).unwrap();
+    let document = std::fs::read_to_string(dir.path().join("sp.json")).unwrap();
+    let runs: [&[&str]; 6] = [
+        &["select", "run.csv", "-k", "2", "-o", "run.csv", "--force"],
+        &[
+            "select",
+            "run.csv",
+            "--compare",
+            "new.csv",
+            "-k",
+            "2",
+            "-o",
+            "./new.csv",
+            "--force",
+        ],
+        &[
+            "select",
+            "log.json",
+            "-k",
+            "2",
+            "--format",
+            "simpoints",
+            "-o",
+            "log",
+            "--force",
+        ],
+        &["report", "run.csv", "-o", "../{dir}/run.csv", "--force"],
+        &[
+            "project",
+            "sp.json",
+            "measured.csv",
+            "-o",
+            "measured.csv",
+            "--force",
+        ],
+        &[
+            "project",
+            "sp.json",
+            "measured.csv",
+            "-o",
+            "sp.json",
+            "--force",
+        ],
+    ];
+    let folder = dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    for args in runs {
+        let args: Vec<String> = args.iter().map(|a| a.replace("{dir}", &folder)).collect();
+        let out = seqpoint_in(dir.path()).args(&args).assert().code(1);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains("an input is never overwritten"),
+            "{args:?}: {stderr}"
+        );
+    }
+    for name in ["run.csv", "new.csv"] {
+        assert_eq!(std::fs::read_to_string(dir.path().join(name)).unwrap(), run);
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("log.json")).unwrap(),
+        lines
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("measured.csv")).unwrap(),
+        measured
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("sp.json")).unwrap(),
+        document
+    );
+    assert_eq!(
+        files_in(dir.path()),
+        ["log.json", "measured.csv", "new.csv", "run.csv", "sp.json"]
+    );
+}
