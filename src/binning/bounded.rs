@@ -20,6 +20,9 @@
 
 use super::optimal::RangeCost;
 
+/// Starts on each side of the hint tried one by one before blocks are bounded.
+const NEAR: usize = 24;
+
 /// Rounding room for the bounds: prefix-sum costs obey the three facts only up to rounding.
 fn slack(best: f64, scale: f64) -> f64 {
     1e-9 * (best.abs() + scale)
@@ -47,24 +50,53 @@ impl Search<'_> {
         }
     }
 
+    /// `offer` for every start in `a..b`, in order (ties keep the first).
+    fn offer_all(&mut self, a: usize, b: usize) {
+        self.work += (b - a) as u64;
+        let (mut best, mut best_i) = (self.best, self.best_i);
+        for (i, &f) in self.previous.iter().enumerate().take(b).skip(a) {
+            let c = f + self.costs.cost(i, self.j);
+            if c < best {
+                best = c;
+                best_i = i;
+            }
+        }
+        if best < self.best || (best == self.best && best_i < self.best_i) {
+            self.best = best;
+            self.best_i = best_i;
+            self.room = slack(best, self.costs.scale());
+        }
+    }
+
     /// Whether no start in `a..b` can tie or beat the best (fact 1 and 2).
     fn beaten(&mut self, a: usize, b: usize) -> bool {
         self.work += 1;
         self.previous[a] + self.costs.cost(b - 1, self.j) > self.best + self.room
     }
 
-    /// Every start in `a..b` not ruled out by its block's bound, halving the blocks.
-    fn block(&mut self, a: usize, b: usize) {
+    /// Every start in `a..b` not ruled out by its block's bound, halving the blocks; true
+    /// when the whole block was ruled out at once.
+    fn block(&mut self, a: usize, b: usize) -> bool {
         if self.beaten(a, b) {
-            return;
+            return true;
         }
         if b - a == 1 {
             self.offer(a);
-            return;
+            return false;
         }
         let mid = a + (b - a) / 2;
         self.block(a, mid);
         self.block(mid, b);
+        false
+    }
+}
+
+/// The next block's size: doubled after a block ruled out whole, else halved.
+fn next_size(size: usize, ruled_out: bool) -> usize {
+    if ruled_out {
+        size * 2
+    } else {
+        (size / 2).max(1)
     }
 }
 
@@ -95,20 +127,23 @@ pub(super) fn fill_level(
             room: 0.0,
             work: 0,
         };
-        search.offer(hint);
-        // Later starts, in blocks that double away from the hint.
-        let (mut a, mut size) = (hint + 1, 1);
+        // Starts near the hint one by one, in a tight loop: there the total varies least
+        // and blocks are seldom ruled out whole.
+        let (near_from, near_to) = (hint.saturating_sub(NEAR).max(k), (hint + NEAR + 1).min(j));
+        search.offer_all(near_from, near_to);
+        // Later starts, in blocks that grow away from the hint while each is ruled out whole
+        // and shrink when one is not: a block's bound loses more the larger it is.
+        let (mut a, mut size) = (near_to, 1);
         while a < j {
             if previous[a] > search.best + search.room {
                 break;
             }
             let b = (a + size).min(j);
-            search.block(a, b);
+            size = next_size(size, search.block(a, b));
             a = b;
-            size *= 2;
         }
         // Earlier starts, the same way, until fact 3 rules out all that remain.
-        let (mut b, mut size) = (hint, 1);
+        let (mut b, mut size) = (near_from, 1);
         while b > k {
             let top = b - 1;
             search.work += 1;
@@ -116,9 +151,8 @@ pub(super) fn fill_level(
                 break;
             }
             let a = b.saturating_sub(size).max(k);
-            search.block(a, b);
+            size = next_size(size, search.block(a, b));
             b = a;
-            size *= 2;
         }
         current[j] = search.best;
         splits[j] = search.best_i as u32;

@@ -32,9 +32,9 @@ const BOUNDED_GIVES_UP: u64 = 8;
 
 /// Prefix sums that give any contiguous range's weighted sum of squares in O(1).
 pub(super) struct RangeCost {
-    weight: Vec<f64>,
-    first: Vec<f64>,
-    second: Vec<f64>,
+    /// Prefix sums of weight, weighted value and weighted square, side by side so that one
+    /// range's cost reads two cache lines.
+    sums: Vec<[f64; 3]>,
 }
 
 impl RangeCost {
@@ -47,36 +47,32 @@ impl RangeCost {
             .map(|(&c, &v)| c as f64 * v)
             .sum::<f64>()
             / total.max(1.0);
-        let mut weight = vec![0.0];
-        let mut first = vec![0.0];
-        let mut second = vec![0.0];
+        let mut sums = Vec::with_capacity(counts.len() + 1);
+        let mut running = [0.0; 3];
+        sums.push(running);
         for (&c, &v) in counts.iter().zip(values) {
             let (n, x) = (c as f64, v - centre);
-            weight.push(weight.last().unwrap() + n);
-            first.push(first.last().unwrap() + n * x);
-            second.push(second.last().unwrap() + n * x * x);
+            running = [running[0] + n, running[1] + n * x, running[2] + n * x * x];
+            sums.push(running);
         }
-        RangeCost {
-            weight,
-            first,
-            second,
-        }
+        RangeCost { sums }
     }
 
     /// The weighted sum of squares of all groups around their mean: the size of the costs,
     /// by which rounding room is measured.
     pub(super) fn scale(&self) -> f64 {
-        self.second.last().copied().unwrap_or(0.0)
+        self.sums.last().map_or(0.0, |s| s[2])
     }
 
     /// Cost of groups `i..j` (half-open) forming one bin.
     pub(super) fn cost(&self, i: usize, j: usize) -> f64 {
-        let w = self.weight[j] - self.weight[i];
+        let (from, to) = (&self.sums[i], &self.sums[j]);
+        let w = to[0] - from[0];
         if w <= 0.0 {
             return 0.0;
         }
-        let s = self.first[j] - self.first[i];
-        let q = self.second[j] - self.second[i];
+        let s = to[1] - from[1];
+        let q = to[2] - from[2];
         (q - s * s / w).max(0.0)
     }
 }
