@@ -1,6 +1,12 @@
 //! `optimal`: the exact minimiser of the weighted within-bin sum of squares over contiguous
 //! ranges of key-sorted groups (weighted 1-D k-means, as Ckmeans.1d.dp). One table answers
 //! every K up to its maximum.
+//!
+//! The values are the groups' mean costs in key order. Sorted values make the range cost
+//! Monge and divide and conquer exact; noisy costs are not sorted and then the cost is not
+//! Monge (values 10, 0, 10: the two pairs cost 50 + 50, all three only 66.7, against the
+//! quadrangle inequality), so such values take the bounded search of `bounded`, which finds
+//! the plain DP's answer with far fewer splits tried.
 
 // Index loops mirror the DP's recurrences; iterator chains would hide them.
 #![allow(clippy::needless_range_loop)]
