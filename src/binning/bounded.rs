@@ -100,9 +100,16 @@ fn next_size(size: usize, ruled_out: bool) -> usize {
     }
 }
 
+/// Ends per part below which a level is not split over the cores.
+const PARALLEL_ENDS: usize = 4096;
+
 /// Fill `current[j]` and `splits[j]` for `j` in `k + 1..=groups` from `previous` (level
 /// `k - 1`), as the plain DP does. Returns the work done, in cost look-ups: about the number
 /// of ends when the bounds bite, up to the plain DP's (ends times splits) when they do not.
+///
+/// Many ends are cut into one run of consecutive ends per core. A run does not see the
+/// answers of the runs before it, so it starts from a guess and uses fact 3 only within
+/// itself: the same answers, a little more work.
 pub(super) fn fill_level(
     previous: &[f64],
     current: &mut [f64],
@@ -111,12 +118,50 @@ pub(super) fn fill_level(
     k: usize,
     groups: usize,
 ) -> u64 {
+    let first = k + 1;
+    if first > groups {
+        return 0;
+    }
+    let ends = groups + 1 - first;
+    let parts = crate::parallel::threads().min(ends / PARALLEL_ENDS).max(1);
+    let per_part = ends.div_ceil(parts);
+    let runs = current[first..=groups]
+        .chunks_mut(per_part)
+        .zip(splits[first..=groups].chunks_mut(per_part))
+        .enumerate()
+        .map(|(p, (c, s))| (first + p * per_part, c, s));
+    if parts == 1 {
+        return runs
+            .map(|(from, c, s)| fill_run(previous, c, s, from, costs, k))
+            .sum();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .map(|(from, c, s)| scope.spawn(move || fill_run(previous, c, s, from, costs, k)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a level's run does not panic"))
+            .sum()
+    })
+}
+
+/// `fill_level` for the ends `from..from + current.len()`; `current[0]` is end `from`.
+fn fill_run(
+    previous: &[f64],
+    current: &mut [f64],
+    splits: &mut [u32],
+    from: usize,
+    costs: &RangeCost,
+    k: usize,
+) -> u64 {
     let mut work = 0;
-    for j in (k + 1)..=groups {
-        let hint = if j > k + 1 {
-            (splits[j - 1] as usize).clamp(k, j - 1)
+    for j in from..from + current.len() {
+        let hint = if j > from {
+            (splits[j - 1 - from] as usize).clamp(k, j - 1)
         } else {
-            k
+            // No answer to start from: where the last of k + 1 even bins would start.
+            (j - (j - k) / (k + 1)).clamp(k, j - 1)
         };
         let mut search = Search {
             previous,
@@ -142,20 +187,24 @@ pub(super) fn fill_level(
             size = next_size(size, search.block(a, b));
             a = b;
         }
-        // Earlier starts, the same way, until fact 3 rules out all that remain.
+        // Earlier starts, the same way, until fact 3 rules out all that remain (it needs
+        // this level's answer at `top`, known from `from` on).
         let (mut b, mut size) = (near_from, 1);
         while b > k {
             let top = b - 1;
             search.work += 1;
-            if top > k && current[top] + costs.cost(top, j) > search.best + search.room {
+            if top > k
+                && top >= from
+                && current[top - from] + costs.cost(top, j) > search.best + search.room
+            {
                 break;
             }
             let a = b.saturating_sub(size).max(k);
             size = next_size(size, search.block(a, b));
             b = a;
         }
-        current[j] = search.best;
-        splits[j] = search.best_i as u32;
+        current[j - from] = search.best;
+        splits[j - from] = search.best_i as u32;
         work += search.work;
     }
     work
@@ -275,7 +324,9 @@ mod tests {
 
     #[test]
     fn bounded_equals_plain_on_many_noisy_groups() {
-        let (counts, values) = crate::testkit::distinct::noisy_groups(3000, 0.05, 11);
+        // Enough groups for a level to be split over two cores where there are two.
+        let (counts, values) =
+            crate::testkit::distinct::noisy_groups(3 * super::PARALLEL_ENDS, 0.05, 11);
         assert!(!crate::binning::is_monotone(&values));
         let plain = OptimalTable::build(&counts, &values, 32, Solver::Plain);
         let fast = OptimalTable::build(&counts, &values, 32, Solver::Bounded);
