@@ -1,6 +1,7 @@
 //! Binning: partitioning key groups into K bins, one method per file behind `Method`.
 //! A bin is a list of group indices; bins never share a group and together hold all groups.
 
+mod bounded;
 mod kmeans;
 mod optimal;
 mod simple;

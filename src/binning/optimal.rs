@@ -1,6 +1,12 @@
 //! `optimal`: the exact minimiser of the weighted within-bin sum of squares over contiguous
 //! ranges of key-sorted groups (weighted 1-D k-means, as Ckmeans.1d.dp). One table answers
 //! every K up to its maximum.
+//!
+//! The values are the groups' mean costs in key order. Sorted values make the range cost
+//! Monge and divide and conquer exact; noisy costs are not sorted and then the cost is not
+//! Monge (values 10, 0, 10: the two pairs cost 50 + 50, all three only 66.7, against the
+//! quadrangle inequality), so such values take the bounded search of `bounded`, which finds
+//! the plain DP's answer with far fewer splits tried.
 
 // Index loops mirror the DP's recurrences; iterator chains would hide them.
 #![allow(clippy::needless_range_loop)]
@@ -11,23 +17,30 @@ use super::Bins;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Solver {
-    /// Divide and conquer when the values are monotone in key order, else the plain DP.
+    /// Divide and conquer when the values are monotone in key order, else the bounded
+    /// search (the plain DP when the bounds rule out too little).
     Auto,
     /// O(K U^2): exact for any values.
     Plain,
     /// O(K U log U): exact when the cost matrix is Monge (monotone values).
     DivideAndConquer,
+    /// Exact for any values: the plain DP's answer, skipping blocks of splits by lower bounds.
+    Bounded,
 }
 
 /// Groups from which the plain DP spreads each level over the cores, and its block of ends.
 const PARALLEL_GROUPS: usize = 1024;
 const PARALLEL_BLOCK: usize = 128;
 
+/// `Auto` leaves the bounded search for the plain DP once a level costs more than this
+/// fraction of the plain DP's splits (both are exact: only the time differs).
+const BOUNDED_GIVES_UP: u64 = 8;
+
 /// Prefix sums that give any contiguous range's weighted sum of squares in O(1).
-struct RangeCost {
-    weight: Vec<f64>,
-    first: Vec<f64>,
-    second: Vec<f64>,
+pub(super) struct RangeCost {
+    /// Prefix sums of weight, weighted value and weighted square, side by side so that one
+    /// range's cost reads two cache lines.
+    sums: Vec<[f64; 3]>,
 }
 
 impl RangeCost {
@@ -40,30 +53,32 @@ impl RangeCost {
             .map(|(&c, &v)| c as f64 * v)
             .sum::<f64>()
             / total.max(1.0);
-        let mut weight = vec![0.0];
-        let mut first = vec![0.0];
-        let mut second = vec![0.0];
+        let mut sums = Vec::with_capacity(counts.len() + 1);
+        let mut running = [0.0; 3];
+        sums.push(running);
         for (&c, &v) in counts.iter().zip(values) {
             let (n, x) = (c as f64, v - centre);
-            weight.push(weight.last().unwrap() + n);
-            first.push(first.last().unwrap() + n * x);
-            second.push(second.last().unwrap() + n * x * x);
+            running = [running[0] + n, running[1] + n * x, running[2] + n * x * x];
+            sums.push(running);
         }
-        RangeCost {
-            weight,
-            first,
-            second,
-        }
+        RangeCost { sums }
+    }
+
+    /// The weighted sum of squares of all groups around their mean: the size of the costs,
+    /// by which rounding room is measured.
+    pub(super) fn scale(&self) -> f64 {
+        self.sums.last().map_or(0.0, |s| s[2])
     }
 
     /// Cost of groups `i..j` (half-open) forming one bin.
-    fn cost(&self, i: usize, j: usize) -> f64 {
-        let w = self.weight[j] - self.weight[i];
+    pub(super) fn cost(&self, i: usize, j: usize) -> f64 {
+        let (from, to) = (&self.sums[i], &self.sums[j]);
+        let w = to[0] - from[0];
         if w <= 0.0 {
             return 0.0;
         }
-        let s = self.first[j] - self.first[i];
-        let q = self.second[j] - self.second[i];
+        let s = to[1] - from[1];
+        let q = to[2] - from[2];
         (q - s * s / w).max(0.0)
     }
 }
@@ -101,11 +116,13 @@ impl OptimalTable {
         let groups = counts.len();
         let max_bins = max_bins.clamp(1, groups.max(1));
         let costs = RangeCost::new(counts, values);
-        let divide = match solver {
-            Solver::Auto => is_monotone(values),
-            Solver::Plain => false,
-            Solver::DivideAndConquer => true,
+        let auto = solver == Solver::Auto;
+        let mut solver = match solver {
+            Solver::Auto if is_monotone(values) => Solver::DivideAndConquer,
+            Solver::Auto => Solver::Bounded,
+            other => other,
         };
+        let divide = solver == Solver::DivideAndConquer;
         let mut best = vec![vec![f64::INFINITY; groups + 1]; max_bins];
         let mut split = vec![vec![0u32; groups + 1]; max_bins];
         for j in 1..=groups {
@@ -128,6 +145,14 @@ impl OptimalTable {
                     k,
                     groups - 1,
                 );
+            } else if solver == Solver::Bounded {
+                let work = super::bounded::fill_level(previous, current, splits, &costs, k, groups);
+                // Values with no trend to speak of (pure noise) leave the bounds nothing to
+                // rule out: the plain DP, on every core, then does the same work sooner.
+                let splits_tried = (groups * groups.saturating_sub(k)) as u64 / 2;
+                if auto && work > splits_tried / BOUNDED_GIVES_UP {
+                    solver = Solver::Plain;
+                }
             } else if groups < PARALLEL_GROUPS {
                 for j in (k + 1)..=groups {
                     let (best_cost, best_i) = best_split(previous, &costs, k, j);
@@ -415,7 +440,7 @@ mod tests {
         let counts: Vec<u64> = (0..u).map(|_| 1 + (next() * 40.0) as u64).collect();
         let values: Vec<f64> = (0..u).map(|i| i as f64 * 0.1 + next() * 30.0).collect();
         assert!(!is_monotone(&values));
-        let table = OptimalTable::build(&counts, &values, 6, Solver::Auto);
+        let table = OptimalTable::build(&counts, &values, 6, Solver::Plain);
         let reference = unpruned(&counts, &values, 6);
         for (k, want) in reference.iter().enumerate() {
             let got = table.cost(k + 1);

@@ -45,11 +45,27 @@ pub fn load_with_bar(path: &str, options: &LoadOptions) -> Result<RunLog, LoadEr
 
 /// Selections that finish sooner than this show no bar (most do: key groups are few).
 const SELECT_BAR_AFTER: Duration = Duration::from_millis(500);
+/// Off a terminal, a long selection writes a plain status line after this long, then again
+/// at each stage change or this often.
+const STATUS_LINE_AFTER: Duration = Duration::from_secs(2);
+const STATUS_LINE_EVERY: Duration = Duration::from_secs(10);
 
-/// `run_selection` with a progress bar on stderr once it has taken a moment: k-means fits and
-/// the exact DP over many thousand key groups can take seconds.
+/// What the selection is doing; a stage whose total is not known yet shows no count.
+fn stage_text(label: &str, done: usize, total: usize) -> String {
+    let label = if label.is_empty() { "selecting" } else { label };
+    if total == 0 {
+        label.to_string()
+    } else {
+        format!("{label} {done}/{total}")
+    }
+}
+
+/// `run_selection` with progress on stderr once it has taken a moment: k-means fits and
+/// the exact DP over many key groups can take seconds. On a terminal a bar (a spinner while
+/// a stage's total is unknown); otherwise a plain status line now and then.
 pub fn select_with_bar(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
     let stage: Mutex<(&'static str, usize, usize)> = Mutex::new(("", 0, 0));
+    let terminal = std::io::stderr().is_terminal();
     std::thread::scope(|scope| {
         let selecting = scope.spawn(|| {
             run_selection_with_progress(log, options, &mut |label, done, total| {
@@ -59,33 +75,73 @@ pub fn select_with_bar(log: &RunLog, options: &SelectOptions) -> Result<Selectio
             })
         });
         let started = Instant::now();
-        let mut bar: Option<ProgressBar> = None;
+        let mut bar: Option<(ProgressBar, bool)> = None;
+        let mut last_line: Option<(Instant, &'static str)> = None;
         while !selecting.is_finished() {
             std::thread::sleep(Duration::from_millis(50));
-            if bar.is_none()
-                && started.elapsed() >= SELECT_BAR_AFTER
-                && std::io::stderr().is_terminal()
-            {
-                let new = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-                if let Ok(style) =
-                    ProgressStyle::with_template("{msg:>14} [{bar:30}] {pos}/{len} ({elapsed})")
-                {
-                    new.set_style(style.progress_chars("=> "));
+            let Ok((label, done, total)) = stage.lock().map(|s| *s) else {
+                continue;
+            };
+            if !terminal {
+                let due = match last_line {
+                    None => started.elapsed() >= STATUS_LINE_AFTER,
+                    Some((at, was)) => was != label || at.elapsed() >= STATUS_LINE_EVERY,
+                };
+                if due {
+                    let secs = started.elapsed().as_secs();
+                    eprintln!("seqpoint: {} ({secs}s)", stage_text(label, done, total));
+                    last_line = Some((Instant::now(), label));
                 }
-                bar = Some(new);
+                continue;
             }
-            if let (Some(bar), Ok(stage)) = (&bar, stage.lock()) {
-                let (label, done, total) = *stage;
-                bar.set_message(label);
+            if bar.is_none() && started.elapsed() >= SELECT_BAR_AFTER {
+                bar = Some((
+                    ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
+                    false,
+                ));
+            }
+            if let Some((bar, counted)) = &mut bar {
+                // The style follows whether the stage's total is known: a spinner, not `0/0`.
+                if bar.length().is_none() || *counted != (total > 0) {
+                    *counted = total > 0;
+                    let template = if *counted {
+                        "{msg:>14} [{bar:30}] {pos}/{len} ({elapsed})"
+                    } else {
+                        "{msg:>14} {spinner} ({elapsed})"
+                    };
+                    if let Ok(style) = ProgressStyle::with_template(template) {
+                        bar.set_style(style.progress_chars("=> "));
+                    }
+                }
+                bar.set_message(stage_text(label, 0, 0));
                 bar.set_length(total as u64);
                 bar.set_position(done as u64);
+                bar.tick();
             }
         }
-        if let Some(bar) = bar {
+        if let Some((bar, _)) = bar {
             bar.finish_and_clear();
+        }
+        if last_line.is_some() {
+            eprintln!(
+                "seqpoint: selection done ({}s)",
+                started.elapsed().as_secs()
+            );
         }
         selecting
             .join()
             .expect("the selection thread does not panic")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stage_text;
+
+    #[test]
+    fn a_stage_without_a_total_shows_no_count() {
+        assert_eq!(stage_text("", 0, 0), "selecting");
+        assert_eq!(stage_text("error curve", 0, 0), "error curve");
+        assert_eq!(stage_text("preparing bins", 3, 64), "preparing bins 3/64");
+    }
 }

@@ -206,9 +206,14 @@ fn select_on(
         report(stage.get(), done, total);
         ControlFlow::Continue(())
     };
+    // Each stage is told as it starts (total 0: not known yet), not only after its first step.
+    let _ = told(0, 0);
     let selectors =
         Selectors::new_with_progress(log, strata, options, &mut told)?.expect("never stopped");
     stage.set(ERROR_CURVE);
+    if selectors.curve_len(options) > 0 {
+        let _ = told(0, selectors.curve_len(options));
+    }
     let curve = selectors.curve(options, &mut told)?.expect("never stopped");
     stage.set(CHOOSING_K);
     Ok(selectors

@@ -1,5 +1,7 @@
 //! Synthetic run logs for tests, benchmarks and examples: not part of the public API.
-//! `scale` writes seeded logs of any size; `models` builds runs with a known truth.
+//! `scale` writes seeded logs of any size; `models` builds runs with a known truth; `distinct`
+//! makes key groups with many distinct lengths and noisy costs.
 
+pub mod distinct;
 pub mod models;
 pub mod scale;

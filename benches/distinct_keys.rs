@@ -1,0 +1,92 @@
+//! Exact 1-D binning over many distinct keys whose mean cost is noisy (not monotone in the
+//! key): prints the time to build the exact DP table (every K up to 64) per number of
+//! distinct keys, for what `optimal` uses on such values (`Solver::Auto`: the bounded search)
+//! and, where it finishes in reasonable time, the plain DP it must agree with. A last row
+//! takes values with no trend at all (pure noise), where the bounds rule out little.
+//!
+//!     cargo bench --bench distinct_keys        # 10^4, 10^5 and 10^6 keys: minutes
+//!     KEYS=10000,100000 MAX_K=32 PLAIN_UP_TO=100000 NOISE_ONLY=0 cargo bench --bench distinct_keys
+//!
+//! The machine's load average is printed beside the figures: timings on a shared machine
+//! are only comparable at similar load.
+
+use std::time::Instant;
+
+use seqpoint::binning::{OptimalTable, Solver};
+use seqpoint::testkit::distinct::noisy_groups;
+
+fn env_list(name: &str, default: &[usize]) -> Vec<usize> {
+    std::env::var(name)
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
+        .unwrap_or_else(|| default.to_vec())
+}
+
+/// CPU seconds (user and system, all threads) this process has used: on a shared machine
+/// the figure that does not depend on the other work running.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let secs = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// Wall and CPU seconds of `work`.
+fn timed<T>(work: impl FnOnce() -> T) -> (f64, f64, T) {
+    let (started, cpu) = (Instant::now(), cpu_seconds());
+    let out = work();
+    (started.elapsed().as_secs_f64(), cpu_seconds() - cpu, out)
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn main() {
+    let keys = env_list("KEYS", &[10_000, 100_000, 1_000_000]);
+    let max_k = env_list("MAX_K", &[64])[0];
+    let plain_up_to = env_list("PLAIN_UP_TO", &[10_000])[0];
+    let noise = 0.05;
+    println!(
+        "exact 1-D DP, K up to {max_k}, noise {noise} (relative), load average {}",
+        load_average()
+    );
+    println!(
+        "{:>10} {:>12} {:>12} {:>14}",
+        "keys", "auto", "plain", "cost at K max"
+    );
+    let noise_only = env_list("NOISE_ONLY", &[10_000])[0];
+    let cases = keys.iter().map(|&u| (u, false)).chain([(noise_only, true)]);
+    for (u, pure) in cases.filter(|c| c.0 > 0) {
+        let (counts, mut values) = noisy_groups(u, noise, 1);
+        if pure {
+            // The same noise around one level: no trend left.
+            values.iter_mut().enumerate().for_each(|(g, v)| {
+                let l = (g + 1) as f64;
+                *v /= 20.0 + 0.05 * l + 2.0e-5 * l * l;
+            });
+        }
+        let (wall, cpu, fast) =
+            timed(|| OptimalTable::build(&counts, &values, max_k, Solver::Auto));
+        let plain = (u <= plain_up_to).then(|| {
+            let (wall, cpu, plain) =
+                timed(|| OptimalTable::build(&counts, &values, max_k, Solver::Plain));
+            for k in 1..=max_k.min(u) {
+                assert_eq!(plain.cost(k), fast.cost(k), "the solvers disagree at K {k}");
+            }
+            format!("{wall:.3} s ({cpu:.3})")
+        });
+        println!(
+            "{:>10} {:>20} {:>20} {:>14.6e}{}",
+            u,
+            format!("{wall:.3} s ({cpu:.3})"),
+            plain.unwrap_or_else(|| "-".to_string()),
+            fast.cost(max_k),
+            if pure { "  (pure noise)" } else { "" }
+        );
+    }
+    println!("load average after: {}", load_average());
+}
