@@ -394,6 +394,9 @@ pub fn read_plain_tuned(
     progress: &LoadProgress,
     tuning: Tuning,
 ) -> Result<Option<RunLog>, LoadError> {
+    if source.len() > options.limits.max_input {
+        return Err(options.limits.input_too_large(path, false));
+    }
     let Some((plan, parser, layout_rows)) =
         scan_plain(path, source, format, options, progress, tuning)
     else {
