@@ -595,10 +595,10 @@ fn decompress_blocks(
     blocks: std::sync::mpsc::SyncSender<Result<Vec<u8>, Stopped>>,
 ) {
     let reader = Counted {
-        inner: std::io::BufReader::with_capacity(256 << 10, file),
+        inner: file,
         progress,
     };
-    let mut decoder = Gunzip::new(std::io::BufReader::new(reader));
+    let mut decoder = Gunzip::new(std::io::BufReader::with_capacity(256 << 10, reader));
     let mut carry: Vec<u8> = Vec::new();
     let mut total: u64 = 0;
     loop {
