@@ -302,18 +302,22 @@ impl<'de> serde::Deserialize<'de> for Members<'de> {
 
 /// A line's members, or the message and 1-based column of why it is not one JSON object.
 fn parse_members(line: &[u8]) -> Result<Members<'_>, (String, Option<u64>)> {
-    serde_json::from_slice(line).map_err(|e: serde_json::Error| {
-        // serde_json counts within this one line and may say column 0: keep its reason,
-        // drop its own "at line 1 column N", point at our line and a 1-based column.
-        let reason = e.to_string();
-        let reason = reason
-            .rsplit_once(" at line ")
-            .map_or(reason.as_str(), |(r, _)| r);
-        (
-            format!("expected one JSON object per line ({reason})"),
-            Some(e.column().max(1) as u64),
-        )
-    })
+    // Read as a map of values first: its errors (a number out of range, say) are the ones
+    // this reader has always given, at the same columns.
+    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line)
+        .and_then(|_| serde_json::from_slice(line))
+        .map_err(|e: serde_json::Error| {
+            // serde_json counts within this one line and may say column 0: keep its reason,
+            // drop its own "at line 1 column N", point at our line and a 1-based column.
+            let reason = e.to_string();
+            let reason = reason
+                .rsplit_once(" at line ")
+                .map_or(reason.as_str(), |(r, _)| r);
+            (
+                format!("expected one JSON object per line ({reason})"),
+                Some(e.column().max(1) as u64),
+            )
+        })
 }
 
 /// A member's value as text for the field parsers: a number as written, a string's content,

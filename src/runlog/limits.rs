@@ -118,12 +118,26 @@ impl InputLimits {
     }
 }
 
-/// Memory available to a new allocation now (Linux `MemAvailable`), if known.
+/// Memory available to a new allocation now, if known: Linux's `MemAvailable`, or less when
+/// a control group (a container) caps this process lower.
 fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
+    let machine = kib.checked_mul(1024)?;
+    Some(cgroup_room().map_or(machine, |room| room.min(machine)))
+}
+
+/// Room left under a cgroup v2 memory cap (`memory.max` minus `memory.current`), if any.
+fn cgroup_room() -> Option<u64> {
+    let read = |name: &str| -> Option<u64> {
+        std::fs::read_to_string(format!("/sys/fs/cgroup/{name}"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some(read("memory.max")?.saturating_sub(read("memory.current")?))
 }
 
 const UNITS: [(&str, u64); 5] = [

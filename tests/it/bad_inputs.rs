@@ -204,6 +204,16 @@ const BAD: &[(&[&str], &str)] = &[
          --max-line)\n",
     ),
     (
+        &["plain.csv", "--max-input", "20"],
+        "error: plain.csv: holds more than 20 bytes (the --max-input limit); stopped reading \
+         there (raise the limit with --max-input)\n",
+    ),
+    (
+        &["quoted.csv", "--max-input", "20"],
+        "error: quoted.csv: holds more than 20 bytes (the --max-input limit); stopped reading \
+         there (raise the limit with --max-input)\n",
+    ),
+    (
         &["plain.csv.gz", "--max-input", "20"],
         "error: plain.csv.gz: decompresses to more than 20 bytes (the --max-input limit); \
          stopped reading there (raise the limit with --max-input)\n",

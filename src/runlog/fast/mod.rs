@@ -394,25 +394,30 @@ pub fn read_plain_tuned(
     progress: &LoadProgress,
     tuning: Tuning,
 ) -> Result<Option<RunLog>, LoadError> {
-    let Some((plan, parser, layout_rows)) =
-        scan_plain(path, source, format, options, progress, tuning)
-    else {
+    if source.len() > options.limits.max_input {
+        return Err(options.limits.input_too_large(path, false));
+    }
+    let Some(scan) = scan_plain(path, source, format, options, progress, tuning) else {
         return Ok(None);
     };
-    let (blocks, threads, body) = layout_rows;
-    let sizes: Vec<usize> = blocks.iter().map(|b| b.1).collect();
-    let capacity: usize = sizes.iter().sum();
-    let row_bytes = parser.layout().row_bytes();
+    let capacity: usize = scan.sizes.iter().sum();
+    let row_bytes = scan.parser.layout().row_bytes();
     options
         .limits
         .check_memory(path, capacity as u64 * (row_bytes + 8))?;
-    Ok(parse_plain(
-        path, source, plan, &parser, &blocks, &sizes, threads, body, progress,
-    ))
+    Ok(parse_plain(path, source, scan, progress))
 }
 
-/// Blocks of whole lines with their line counts, the thread count and the body's length.
-type PlainBlocks = (Vec<(Range<u64>, usize)>, usize, u64);
+/// What pass 1 found: the columns, the parser, blocks of whole lines with their line counts,
+/// the thread count and the length of the rows' part of the input.
+struct PlainScan {
+    plan: ColumnPlan,
+    parser: Parser,
+    blocks: Vec<Range<u64>>,
+    sizes: Vec<usize>,
+    threads: usize,
+    body: u64,
+}
 
 /// Pass 1: the head resolved, lines counted per chunk so every column is allocated once, at
 /// its final size. `None` on anything the careful reader must see (quotes in CSV/TSV, a line
@@ -424,7 +429,7 @@ fn scan_plain(
     options: &LoadOptions,
     progress: &LoadProgress,
     tuning: Tuning,
-) -> Option<(ColumnPlan, Parser, PlainBlocks)> {
+) -> Option<PlainScan> {
     let len = source.len();
     let mut buf = Vec::new();
     let probe = source.read(0..len.min(3), &mut buf)?;
@@ -493,7 +498,14 @@ fn scan_plain(
         }
         blocks.push((cursor..len, 1));
     }
-    Some((plan, parser, (blocks, threads, body)))
+    Some(PlainScan {
+        plan,
+        parser,
+        sizes: blocks.iter().map(|b| b.1).collect(),
+        blocks: blocks.into_iter().map(|b| b.0).collect(),
+        threads,
+        body,
+    })
 }
 
 /// Whether text made of whole lines (each ending in a newline) has one longer than `max`
@@ -513,24 +525,25 @@ fn has_long_line(text: &[u8], max: u64) -> bool {
 
 /// Pass 2: parse each block into its slice of the columns. Iterations that turn out to be
 /// unevenly spaced need a list, and a second go with one.
-#[allow(clippy::too_many_arguments)]
 fn parse_plain(
     path: &str,
     source: &Source<'_>,
-    plan: ColumnPlan,
-    parser: &Parser,
-    blocks: &[(Range<u64>, usize)],
-    sizes: &[usize],
-    threads: usize,
-    body: u64,
+    scan: PlainScan,
     progress: &LoadProgress,
 ) -> Option<RunLog> {
+    let PlainScan {
+        plan,
+        parser,
+        blocks,
+        sizes,
+        threads,
+        body,
+    } = scan;
     let capacity: usize = sizes.iter().sum();
     for listed in [false, true] {
         let mut columns = Columns::zeroed(capacity, parser.layout(), listed);
-        let outs = columns.split(sizes);
-        let jobs: Vec<(Range<u64>, BlockOut<'_>)> =
-            blocks.iter().map(|b| b.0.clone()).zip(outs).collect();
+        let outs = columns.split(&sizes);
+        let jobs: Vec<(Range<u64>, BlockOut<'_>)> = blocks.iter().cloned().zip(outs).collect();
         let stats = run_jobs(jobs, threads, |(range, mut out), buf| {
             let text = source.read(range.clone(), buf)?;
             let stats = parser.parse(text, &mut out)?;
@@ -547,7 +560,7 @@ fn parse_plain(
         }
         let used: Vec<usize> = stats.iter().map(|s| s.rows).collect();
         if used != sizes {
-            columns.compact(sizes, &used);
+            columns.compact(&sizes, &used);
         }
         return finish(path, plan, parser.layout(), columns, merged);
     }
@@ -582,10 +595,10 @@ fn decompress_blocks(
     blocks: std::sync::mpsc::SyncSender<Result<Vec<u8>, Stopped>>,
 ) {
     let reader = Counted {
-        inner: std::io::BufReader::with_capacity(256 << 10, file),
+        inner: file,
         progress,
     };
-    let mut decoder = Gunzip::new(std::io::BufReader::new(reader));
+    let mut decoder = Gunzip::new(std::io::BufReader::with_capacity(256 << 10, reader));
     let mut carry: Vec<u8> = Vec::new();
     let mut total: u64 = 0;
     loop {

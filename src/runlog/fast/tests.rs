@@ -289,6 +289,58 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// The line limit holds whatever the chunks: the fast reader gives up exactly when some
+    /// line is longer than `--max-line` (however the chunks cut it), and the public entry
+    /// point then names the first such line; otherwise it reads what the careful reader reads.
+    #[test]
+    fn the_line_limit_holds_across_chunks(
+        notes in prop::collection::vec(0usize..60, 1..40),
+        max_line in 12u64..70,
+        chunk in 1u64..200,
+        threads in 1usize..4,
+    ) {
+        let mut text = String::from("seq_len,note\n");
+        for (i, &len) in notes.iter().enumerate() {
+            text.push_str(&format!("{},{}\n", i % 7 + 1, "n".repeat(len)));
+        }
+        let options = LoadOptions {
+            limits: InputLimits { max_line, ..InputLimits::default() },
+            ..LoadOptions::default()
+        };
+        let first_long = text.lines().position(|l| l.len() as u64 > max_line);
+        let tuning = Tuning { chunk: Some(chunk), threads: Some(threads) };
+        let got = fast(text.as_bytes(), InputFormat::Csv, &options, tuning);
+        prop_assert_eq!(got.is_none(), first_long.is_some());
+        let loaded = load_bytes("t", text.as_bytes(), InputFormat::Csv, &options);
+        match first_long {
+            Some(index) => prop_assert!(
+                loaded.as_ref().unwrap_err().to_string().starts_with(&format!("t:{}: line longer than", index + 1)),
+                "{:?}", loaded.err()
+            ),
+            None => prop_assert_eq!(got.unwrap(), careful(text.as_bytes(), InputFormat::Csv, &options).unwrap()),
+        }
+    }
+}
+
+/// A key the first JSON line lacks: one that names a column sends the file to the careful
+/// reader (which reads it as a column or says why), any other is ignored on the fast path.
+#[test]
+fn json_keys_after_the_first_line_are_columns_when_they_name_one() {
+    let options = LoadOptions::default();
+    let tuning = Tuning::default();
+    let late_metric = b"{\"seq_len\": 1}\n{\"seq_len\": 2, \"Time_ms\": 3}\n";
+    assert!(fast(late_metric, InputFormat::Jsonl, &options, tuning).is_none());
+    let late_note = b"{\"seq_len\": 1}\n{\"seq_len\": 2, \"note\": 3}\n";
+    let got = fast(late_note, InputFormat::Jsonl, &options, tuning).unwrap();
+    assert_eq!(
+        got,
+        careful(late_note, InputFormat::Jsonl, &options).unwrap()
+    );
+    assert_eq!(got.keys, vec![1, 2]);
+}
+
 #[test]
 fn gapped_iterations_are_listed_and_unsorted_ones_go_careful() {
     let text = "iteration,seq_len,time_ms\n0,5,1\n1,6,2\n5,7,3\n";
