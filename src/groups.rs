@@ -668,12 +668,14 @@ mod tests {
                 role: ConfigRole::Baseline,
                 source: "a".into(),
                 metrics: vec![metric("time_ms", &|r| r.2), metric("energy_j", &|r| r.3)],
+                measurement_like: Vec::new(),
             }];
             if compare {
                 configs.push(Configuration {
                     role: ConfigRole::Compare,
                     source: "b".into(),
                     metrics: vec![metric("time_ms", &|r| r.3 * 0.5), metric("energy_j", &|r| r.2 + 1.0)],
+                    measurement_like: Vec::new(),
                 });
             }
             let log = RunLog {

@@ -193,6 +193,13 @@ impl RunArgs {
         let (path, _) = self.paths();
         let log = progress::load_with_bar(&path, &self.load_options())?;
         refuse_all_zero_metrics(&log)?;
+        if let (Some(cost), [name, ..]) = (log.proxy, log.configs[0].measurement_like.as_slice()) {
+            eprintln!(
+                "note: {}: no time_ms or energy_j column, so a proxy cost ({cost}) stands in; \
+                 '{name}' looks measured: pass --metric {name}",
+                seqpoint::output::shown::shown_path(&log.source)
+            );
+        }
         Ok(log)
     }
 

@@ -391,6 +391,7 @@ mod tests {
                 role: ConfigRole::Compare,
                 source: "u.csv".into(),
                 metrics: other.configs[0].metrics.clone(),
+                measurement_like: Vec::new(),
             });
         }
         log

@@ -27,9 +27,13 @@ fn skipped_note(skipped: &SkippedRows, place: &str) -> String {
 pub(super) fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), LoadError> {
     let path = other.source.clone();
     if other.configs[0].metrics.is_empty() {
+        let suggestion = match other.configs[0].measurement_like.as_slice() {
+            [] => String::new(),
+            [name, ..] => format!("; '{name}' looks measured: pass --metric {name}"),
+        };
         return Err(LoadError::file(
             &path,
-            "the --compare log has no metric column (expected e.g. time_ms)",
+            format!("the --compare log has no metric column (expected e.g. time_ms){suggestion}"),
         ));
     }
     let baseline_names = log.metric_names();
@@ -114,6 +118,7 @@ pub(super) fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), L
         role: ConfigRole::Compare,
         source: path,
         metrics,
+        measurement_like: Vec::new(),
     });
     Ok(())
 }

@@ -195,6 +195,7 @@ impl RowSink {
                 role: ConfigRole::Baseline,
                 source: path.to_string(),
                 metrics,
+                measurement_like: plan.measurement_like,
             }],
             skipped: self.skipped,
             proxy: None,

@@ -19,7 +19,25 @@ pub struct ColumnPlan {
     pub key_names: Vec<String>,
     pub metrics: Vec<usize>,
     pub metric_names: Vec<String>,
+    /// With no metric found or asked for: the unread columns whose names look measured
+    /// (`gpu_step_time_ms`), so the user is told the `--metric` to pass rather than left with
+    /// a proxy cost.
+    pub measurement_like: Vec<String>,
     pub width: usize,
+}
+
+/// Name parts that mark a column as a measurement of an iteration.
+const MEASUREMENT_WORDS: &[&str] = &[
+    "time", "ms", "sec", "secs", "seconds", "us", "ns", "duration", "latency", "elapsed", "energy",
+    "joules", "j", "power", "watts",
+];
+
+/// Whether a column name looks like a per-iteration measurement: one of its `_`/`-`/space
+/// separated parts is a time or energy word.
+pub fn looks_measured(name: &str) -> bool {
+    name.to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|part| MEASUREMENT_WORDS.contains(&part))
 }
 
 fn find(header: &[String], names: &[&str]) -> Option<usize> {
@@ -221,9 +239,27 @@ impl ColumnPlan {
                 metric_names.push(printable(header[index].trim()));
             }
         }
+        let iteration = find(header, ITERATION_ALIASES);
+        let epoch = find(header, EPOCH_ALIASES);
+        let measurement_like = if metric_cols.is_empty() && metrics.is_empty() {
+            header
+                .iter()
+                .enumerate()
+                .filter(|(i, name)| {
+                    !keys.contains(i)
+                        && Some(*i) != iteration
+                        && Some(*i) != epoch
+                        && looks_measured(name.trim())
+                })
+                .map(|(_, name)| printable(name.trim()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(ColumnPlan {
-            iteration: find(header, ITERATION_ALIASES),
-            epoch: find(header, EPOCH_ALIASES),
+            iteration,
+            epoch,
+            measurement_like,
             keys,
             key_names,
             metrics: metric_cols,
@@ -236,6 +272,30 @@ impl ColumnPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn measured_looking_columns_are_named_when_no_metric_is_found() {
+        let h = header(&[
+            "step",
+            "seq_len",
+            "gpu_step_time_ms",
+            "loss",
+            "Energy-J",
+            "epoch",
+        ]);
+        let plan = ColumnPlan::resolve("f", &h, &[], &[]).unwrap();
+        assert!(plan.metrics.is_empty());
+        assert_eq!(plan.measurement_like, ["gpu_step_time_ms", "Energy-J"]);
+        // A metric found, or one asked for, leaves nothing to suggest.
+        let h = header(&["seq_len", "time_ms", "wall_time_s"]);
+        assert!(ColumnPlan::resolve("f", &h, &[], &[])
+            .unwrap()
+            .measurement_like
+            .is_empty());
+        for name in ["loss", "timestamp_id", "msg", "items"] {
+            assert!(!looks_measured(name), "{name}");
+        }
+    }
 
     fn header(names: &[&str]) -> Vec<String> {
         names.iter().map(|s| s.to_string()).collect()

@@ -62,6 +62,8 @@ pub struct Configuration {
     pub role: ConfigRole,
     pub source: String,
     pub metrics: Vec<MetricColumn>,
+    /// With no metric: the log's columns that look measured (see `columns::looks_measured`).
+    pub measurement_like: Vec<String>,
 }
 
 /// Rows dropped by `--skip-bad`: how many, and where the first few were.

@@ -427,3 +427,37 @@ fn extreme_settings_do_not_crash() {
             "--warmup {max} covers the whole run"
         )));
 }
+
+/// A time column under another name is not silently replaced by a proxy cost: the note (and
+/// the `--compare` error) name it with the `--metric` to pass, and passing it reads it.
+#[test]
+fn a_time_column_under_another_name_is_suggested_and_the_suggestion_works() {
+    let log = "iteration,seq_len,gpu_step_time_ms\n0,10,1.5\n1,20,2.5\n2,10,1.25\n3,30,4\n";
+    let dir = folder(&[("run.csv", log.as_bytes()), ("new.csv", log.as_bytes())]);
+    seqpoint_in(dir.path())
+        .args(["select", "run.csv", "-k", "2"])
+        .assert()
+        .success()
+        .stderr(
+            "note: run.csv: no time_ms or energy_j column, so a proxy cost (linear) stands in; \
+             'gpu_step_time_ms' looks measured: pass --metric gpu_step_time_ms\n",
+        );
+    fails(
+        &dir,
+        &["run.csv", "--compare", "new.csv", "-k", "2"],
+        "new.csv: the --compare log has no metric column (expected e.g. time_ms); \
+         'gpu_step_time_ms' looks measured: pass --metric gpu_step_time_ms",
+    );
+    let out = seqpoint_in(dir.path())
+        .args(["select", "run.csv", "--compare", "new.csv", "-k", "2"])
+        .args(["--metric", "gpu_step_time_ms"])
+        .assert()
+        .success()
+        .stderr("")
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("speedup    gpu_step_time_ms"), "{out}");
+    assert!(!out.contains("proxy"), "{out}");
+}

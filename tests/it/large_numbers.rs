@@ -74,6 +74,7 @@ fn big_log(n: usize) -> (RunLog, i128) {
                 name: "time_ms".to_string(),
                 values,
             }],
+            measurement_like: Vec::new(),
         }],
         skipped: SkippedRows::default(),
         proxy: None,

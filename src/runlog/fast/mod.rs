@@ -327,6 +327,7 @@ fn finish(
             role: ConfigRole::Baseline,
             source: path.to_string(),
             metrics,
+            measurement_like: plan.measurement_like,
         }],
         skipped: SkippedRows::default(),
         proxy: None,
