@@ -100,7 +100,10 @@ pub fn run(cmd: &SelectCommand) -> anyhow::Result<()> {
         ],
     )?;
     if format == OutputFormat::Simpoints {
-        let Some(name) = cmd.output.as_deref().filter(|_| destination != Destination::Stdout)
+        let Some(name) = cmd
+            .output
+            .as_deref()
+            .filter(|_| destination != Destination::Stdout)
         else {
             anyhow::bail!(
                 "--format simpoints writes NAME.simpoints, NAME.weights and NAME.json: pass -o NAME"
