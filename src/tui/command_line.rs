@@ -23,6 +23,10 @@ pub enum Command {
     Strata(Strata),
     Warmup(u64),
     Seed(u64),
+    /// The cheapest plan (bins x samples) meeting the target (`--plan`).
+    Plan,
+    /// B profiled iterations in all, by Neyman allocation (`--budget B`).
+    Budget(u64),
     /// Asked for, but the explorer cannot do it yet: the message says what does.
     Unavailable(String),
 }
@@ -40,8 +44,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("warmup", "N", "leave out the first N iterations"),
     ("seed", "N", "seed of random draws"),
     ("metric", "NAME", "metric column (reloads the log)"),
-    ("plan", "", "a profiling plan for the target"),
-    ("budget", "PCT", "a profiling plan within a budget"),
+    ("plan", "", "the cheapest plan meeting the target"),
+    ("budget", "B", "profile B iterations in all"),
     ("exclude", "A-B", "leave out iterations A to B"),
 ];
 
@@ -148,7 +152,8 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
     };
     Ok(match *name {
         "k" => Command::K(count(arg, 1)? as usize),
-        "target" | "budget" => {
+        "budget" => Command::Budget(count(arg, 1)?),
+        "target" => {
             let text = need(arg)?;
             let pct = text.trim_end_matches('%').parse::<f64>().ok();
             let pct = pct
@@ -156,13 +161,7 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
                 .ok_or_else(|| {
                     format!(":{name}: {text:?} is not a percentage between 0 and 100")
                 })?;
-            if *name == "target" {
-                Command::Target(pct)
-            } else {
-                Command::Unavailable(format!(
-                    "the explorer does not make profiling plans yet: `seqpoint select --budget {pct}` does"
-                ))
-            }
+            Command::Target(pct)
         }
         "auto" => Command::Auto,
         "method" => {
@@ -198,9 +197,7 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
                 "the explorer cannot reload the log yet: start it again with --metric {text}"
             ))
         }
-        "plan" => Command::Unavailable(
-            "the explorer does not make profiling plans yet: `seqpoint select --plan` does".into(),
-        ),
+        "plan" => Command::Plan,
         "exclude" => {
             let text = need(arg)?;
             let range = text
@@ -259,11 +256,13 @@ mod tests {
             ("seed 3", Command::Seed(3)),
             ("max-bins 128", Command::MaxBins(128)),
             ("auto", Command::Auto),
+            ("plan", Command::Plan),
+            ("budget 80", Command::Budget(80)),
         ];
         for (line, want) in cases {
             assert_eq!(parse(line), Ok(want), "{line}");
         }
-        for line in ["plan", "budget 80", "metric energy_j", "exclude 0-420"] {
+        for line in ["metric energy_j", "exclude 0-420"] {
             assert!(
                 matches!(parse(line), Ok(Command::Unavailable(_))),
                 "{line}: {:?}",

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::app::{BaselineSeries, Prepared, Session, Settings};
 use crate::project::baselines::{Baseline, Baselines, RANDOM_DRAWS};
+use crate::select::plan::{cheapest_plan, plan_selection_on, PlanRule, ProfilePlan};
 use crate::select::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 
 /// One recomputation: everything missing for `settings`, reusing `prepared` when given.
@@ -24,6 +25,8 @@ pub struct Done<'a> {
     /// The selectors used, to keep for later key presses (even when the job is stale).
     pub prepared: Option<Prepared<'a>>,
     pub selection: Result<Selection, String>,
+    /// The profiling plan `select` gives for these settings, when it gives one.
+    pub plan: Option<ProfilePlan>,
 }
 
 /// What the job is doing, for the progress line (the stages it shares with `select` are
@@ -32,6 +35,7 @@ pub const PREPARING: &str = crate::select::PREPARING_BINS;
 pub const CURVE: &str = crate::select::ERROR_CURVE;
 pub const SEARCH: &str = "auto-K search";
 pub const SELECTING: &str = "selecting";
+pub const PLANNING: &str = "cheapest plan";
 
 impl<'a> Job<'a> {
     /// The label shown before the first progress report.
@@ -75,6 +79,7 @@ impl<'a> Job<'a> {
             settings,
             prepared,
             selection: Err(e.to_string()),
+            plan: None,
         };
         let prepared = match self.prepared {
             Some(prepared) => prepared,
@@ -97,7 +102,9 @@ impl<'a> Job<'a> {
                 };
                 // A K the selectors cannot answer at once (a k-means fit) is shown as soon as
                 // it is made; the curve's many such fits follow.
-                if !settings.auto && !selectors.ready(settings.k) {
+                // (Not when a plan is to come: the one-sample projection would mislead.)
+                let rule = session.rule(&settings);
+                if rule.is_none() && !settings.auto && !selectors.ready(settings.k) {
                     let early =
                         selectors
                             .choose(&session.options(&settings), Vec::new(), &mut |_, _| go_on());
@@ -121,6 +128,25 @@ impl<'a> Job<'a> {
                 }
             }
         };
+        let rule = session.rule(&settings);
+        if let Some(PlanRule::Target(target)) = rule {
+            // The least profiling meeting the target, exactly as `select` finds it.
+            report(PLANNING, 0, 0);
+            if go_on().is_break() {
+                return None;
+            }
+            let options = session.options(&settings);
+            return Some(match cheapest_plan(&session.log, &options, target) {
+                Ok((selection, plan)) => Done {
+                    id,
+                    settings,
+                    prepared: Some(prepared),
+                    selection: Ok(selection),
+                    plan: Some(plan),
+                },
+                Err(e) => fail(Some(prepared), e),
+            });
+        }
         let label = if settings.auto { SEARCH } else { SELECTING };
         let selection = prepared.selectors.choose(
             &session.options(&settings),
@@ -131,12 +157,21 @@ impl<'a> Job<'a> {
             },
         );
         match selection {
-            Ok(Some(selection)) => Some(Done {
-                id,
-                settings,
-                prepared: Some(prepared),
-                selection: Ok(selection),
-            }),
+            Ok(Some(selection)) => {
+                let plan = rule
+                    .map(|rule| plan_selection_on(&session.log, &session.strata, &selection, rule))
+                    .transpose();
+                Some(match plan {
+                    Ok(plan) => Done {
+                        id,
+                        settings,
+                        prepared: Some(prepared),
+                        selection: Ok(selection),
+                        plan,
+                    },
+                    Err(e) => fail(Some(prepared), e),
+                })
+            }
             Ok(None) => None,
             Err(e) => Some(fail(Some(prepared), e)),
         }

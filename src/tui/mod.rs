@@ -80,10 +80,10 @@ pub fn run(session: Session) -> io::Result<Ended> {
     let mut effect = update::recompute(&mut app);
     let mut dirty = true;
     loop {
-        if let Some(base) = app.restart.take() {
+        if let Some((base, ask)) = app.restart.take() {
             // A session option changed (`:samples 2` …): the same log, new options. The old
             // session stays (leaked) since a worker may still hold it; its job was cancelled.
-            match app.session.with_options(base) {
+            match app.session.with_options(base, ask) {
                 Ok(next) => {
                     let next: &'static Session = Box::leak(Box::new(next));
                     let mut fresh = App::new(next, app.colour);
@@ -248,6 +248,7 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
         settings,
         prepared: None,
         selection: Err(reason),
+        plan: None,
     };
     let worker = move || {
         let mut last = Instant::now();

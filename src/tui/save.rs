@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::app::{ExportPlan, Session};
 use crate::output::{atomic::write_all_or_none, csv::select_csv, json::select_json};
 use crate::project::baselines::Baselines;
-use crate::select::plan::plan_selection_on;
+use crate::select::plan::ProfilePlan;
 use crate::select::Selection;
 
 /// How writing an export went.
@@ -33,6 +33,8 @@ pub struct ExportJob {
     pub csv_path: PathBuf,
     /// The selection on screen when the user asked (the prompt keeps the settings fixed).
     pub selection: Selection,
+    /// Its profiling plan, as shown (`select`'s for the same flags).
+    pub plan: Option<ProfilePlan>,
     /// The `seqpoint select` line the JSON records.
     pub command: String,
 }
@@ -41,12 +43,8 @@ impl ExportJob {
     /// Both documents, as `select` writes them; nothing is written yet.
     pub fn make(self, session: &Session) -> Result<ExportPlan, String> {
         let log = &session.log;
-        // As `select` does: with --samples M the plan lists every iteration to profile.
-        let plan = session
-            .plan
-            .map(|rule| plan_selection_on(log, &session.strata, &self.selection, rule))
-            .transpose()
-            .map_err(|e| e.to_string())?;
+        // What is shown is written: the plan lists every iteration to profile.
+        let plan = self.plan;
         Ok(ExportPlan {
             json: select_json(
                 log,

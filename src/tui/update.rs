@@ -16,6 +16,7 @@ use super::keymap::Action;
 use super::save::{ExportJob, ExportOutcome};
 use crate::output::protect::refuse_input_target;
 use crate::pick::Pick;
+use crate::select::plan::{PlanAsk, ProfilePlan};
 use crate::select::Selection;
 
 /// Work the run loop carries out for `update`.
@@ -285,14 +286,16 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         pending.cancel();
     }
     if let Some(prepared) = &prepared {
-        if prepared.instant(&settings) {
+        // A plan (samples, budget, the target's cheapest) is made on the worker.
+        let planned = app.session.rule(&settings).is_some();
+        if !planned && prepared.instant(&settings) {
             let options = app.session.options(&settings);
             let mut go_on = |_, _| ControlFlow::Continue(());
             match prepared
                 .selectors
                 .choose(&options, prepared.curve.to_vec(), &mut go_on)
             {
-                Ok(Some(selection)) => show(app, settings, selection),
+                Ok(Some(selection)) => show(app, settings, selection, None),
                 Ok(None) => {}
                 Err(e) => say_error(app, &e.to_string()),
             }
@@ -334,7 +337,7 @@ pub fn interim(app: &mut App, id: u64, settings: Settings, selection: Selection)
     let current =
         app.pending.as_ref().is_some_and(|p| p.id == id) && settings.same_selection(&app.settings);
     if current {
-        show(app, settings, selection);
+        show(app, settings, selection, None);
     }
 }
 
@@ -350,7 +353,7 @@ pub fn finished<'a>(app: &mut App<'a>, done: Done<'a>) -> Option<Effect<'a>> {
     }
     app.pending = None;
     match done.selection {
-        Ok(selection) => show(app, done.settings, selection),
+        Ok(selection) => show(app, done.settings, selection, done.plan),
         Err(e) => say_error(app, &e),
     }
     if done.settings.same_selection(&app.settings) {
@@ -399,11 +402,12 @@ pub fn exported(app: &mut App, outcome: ExportOutcome) {
     }
 }
 
-fn show(app: &mut App, settings: Settings, selection: Selection) {
+fn show(app: &mut App, settings: Settings, selection: Selection, plan: Option<ProfilePlan>) {
     let count = selection.seqpoints.len();
     app.shown = Some(Shown {
         settings,
         selection,
+        plan,
     });
     let selected = app
         .table
@@ -449,7 +453,28 @@ pub fn set_k<'a>(app: &mut App<'a>, wanted: usize, up: bool) -> Option<Effect<'a
     }
     app.settings.auto = false;
     app.settings.k = k;
+    if app.session.ask.plan {
+        // `--plan` chooses K itself: a K set by hand leaves it, as `--bins` conflicts with it.
+        let ask = PlanAsk {
+            plan: false,
+            ..app.session.ask
+        };
+        return restart(app, app.session.base.clone(), ask);
+    }
     recompute(app)
+}
+
+/// Start the session again over the same log with these options (the run loop does it).
+fn restart<'a>(
+    app: &mut App<'a>,
+    base: crate::select::SelectOptions,
+    ask: PlanAsk,
+) -> Option<Effect<'a>> {
+    if let Some(pending) = app.pending.take() {
+        pending.cancel();
+    }
+    app.restart = Some((base, ask));
+    None
 }
 
 /// The next error target down or up; a target between steps goes to its neighbour.
@@ -601,6 +626,7 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
 /// run loop to start the session again with it.
 pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'a>> {
     let mut base = app.session.base.clone();
+    let mut ask = app.session.ask;
     match command {
         Command::K(k) => return set_k(app, k, k > app.settings.k),
         Command::Target(pct) => {
@@ -619,7 +645,30 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
             app.settings.pick = p;
             return recompute(app);
         }
-        Command::Samples(m) => base.samples = m,
+        Command::Samples(m) => {
+            // `--samples M` alone: it replaces a plan or a budget.
+            base.samples = m;
+            ask = PlanAsk {
+                samples: Some(m),
+                ..PlanAsk::default()
+            };
+        }
+        Command::Plan => {
+            base.samples = 1;
+            ask = PlanAsk {
+                plan: true,
+                ..PlanAsk::default()
+            };
+            // The plan chooses K for the target.
+            app.settings.auto = true;
+        }
+        Command::Budget(b) => {
+            base.samples = 1;
+            ask = PlanAsk {
+                budget: Some(b),
+                ..PlanAsk::default()
+            };
+        }
         Command::MaxBins(n) => base.max_bins = n,
         Command::Strata(s) => base.strata = s,
         Command::Warmup(n) => base.warmup = n,
@@ -629,11 +678,7 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
             return None;
         }
     }
-    if let Some(pending) = app.pending.take() {
-        pending.cancel();
-    }
-    app.restart = Some(base);
-    None
+    restart(app, base, ask)
 }
 
 fn edit(input: &mut String, cursor: &mut usize, action: Action) {
@@ -705,15 +750,17 @@ fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
             return None;
         }
     }
-    let Some(selection) = app.current().cloned() else {
+    let Some(shown) = app.current_shown() else {
         say_error(app, "still computing: export once the new result is shown");
         return None;
     };
+    let (selection, plan) = (shown.selection.clone(), shown.plan.clone());
     let job = ExportJob {
         id: app.next_job_id(),
         json_path,
         csv_path,
         selection,
+        plan,
         command: app.session.command(&app.settings),
     };
     app.exporting = Some(Exporting {

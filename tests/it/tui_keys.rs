@@ -10,6 +10,7 @@ use seqpoint::output::command::select_command;
 use seqpoint::output::json::select_json;
 use seqpoint::pick::Pick;
 use seqpoint::project::baselines::Baselines;
+use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanAsk, PlanRule, ProfilePlan};
 use seqpoint::tui::app::{Measure, Overlay, View};
 use seqpoint::tui::{self, App};
 use seqpoint::{run_selection, BinCount, SelectOptions, Selection};
@@ -22,15 +23,57 @@ fn fixed(k: usize, max_bins: usize) -> SelectOptions {
     }
 }
 
-/// What `seqpoint select` computes for the app's current settings.
+/// What `seqpoint select` computes for the app's current settings: the selection, and the
+/// plan the same flags give (`select`'s pipeline, step for step).
+fn expected_with_plan(app: &App) -> (Selection, Option<ProfilePlan>) {
+    let log = &app.session.log;
+    let options = app.session.options(&app.settings);
+    match app.session.rule(&app.settings) {
+        Some(PlanRule::Target(target)) => {
+            let (selection, plan) = cheapest_plan(log, &options, target).unwrap();
+            (selection, Some(plan))
+        }
+        Some(rule) => {
+            let selection = run_selection(log, &options).unwrap();
+            let plan = plan_selection(log, &selection, rule).unwrap();
+            (selection, Some(plan))
+        }
+        None => (run_selection(log, &options).unwrap(), None),
+    }
+}
+
+/// The sample run forced to one profiled iteration per SeqPoint (`--samples 1`).
+fn one_sample(base: SelectOptions) -> tui::Session {
+    sample_session(base).asking(PlanAsk {
+        samples: Some(1),
+        ..PlanAsk::default()
+    })
+}
+
+/// The session the run loop starts when a `:` command changed a session option.
+fn restarted(app: &App) -> tui::Session {
+    let (base, ask) = app.restart.clone().expect("a restart with the new options");
+    app.session.with_options(base, ask).unwrap()
+}
+
+/// The app over the restarted session, carrying the settings, its result settled.
+fn follow<'a>(app: &App, next: &'a tui::Session) -> App<'a> {
+    let mut fresh = App::new(next, false);
+    fresh.carry_from(app);
+    let effect = tui::update::recompute(&mut fresh);
+    tui::settle(&mut fresh, effect);
+    fresh
+}
+
 fn expected(app: &App) -> Selection {
-    run_selection(&app.session.log, &app.session.options(&app.settings)).unwrap()
+    expected_with_plan(app).0
 }
 
 /// The shown selection is current and equals `select`'s, SeqPoint for SeqPoint.
 fn assert_matches_select(app: &App) {
     let shown = app.current().expect("a result for the current settings");
-    let want = expected(app);
+    let (want, plan) = expected_with_plan(app);
+    assert_eq!(app.current_shown().unwrap().plan, plan);
     assert_eq!(shown.seqpoints, want.seqpoints);
     assert_eq!(shown.projection, want.projection);
     assert_eq!(shown.target, want.target);
@@ -102,7 +145,8 @@ fn k_stops_at_one_and_at_one_bin_per_key_group() {
 
 #[test]
 fn t_and_capital_t_step_the_target() {
-    let session = sample_session(fixed(10, 16));
+    // One sample per SeqPoint (`--samples 1`): auto-K's own search, not the cheapest plan.
+    let session = one_sample(fixed(10, 16));
     let mut app = started(&session);
     let before = app.current().unwrap().seqpoints.clone();
     press(&mut app, ch('t'));
@@ -132,7 +176,7 @@ fn t_and_capital_t_step_the_target() {
 
 #[test]
 fn a_toggles_auto_k_and_keeps_the_k_it_found() {
-    let session = sample_session(SelectOptions {
+    let session = one_sample(SelectOptions {
         bins: BinCount::Target(2.0),
         ..SelectOptions::default()
     });
@@ -563,7 +607,7 @@ fn export_waits_for_the_result_of_the_current_settings() {
 #[test]
 fn a_superseded_job_is_cancelled_and_its_result_dropped() {
     // With strata, auto-K is a search over K per stratum: a job.
-    let session = sample_session(SelectOptions {
+    let session = one_sample(SelectOptions {
         strata: seqpoint::Strata::Epoch,
         ..SelectOptions::default()
     });
@@ -601,7 +645,7 @@ fn a_superseded_job_is_cancelled_and_its_result_dropped() {
 
 #[test]
 fn progress_reports_reach_the_footer_state() {
-    let session = sample_session(SelectOptions::default());
+    let session = one_sample(SelectOptions::default());
     let mut app = App::new(&session, false);
     let Some(tui::update::Effect::Compute(job)) = tui::update::recompute(&mut app) else {
         panic!("the first result is a job")
@@ -631,7 +675,7 @@ fn progress_reports_reach_the_footer_state() {
     assert_matches_select(&app);
 
     // With strata the target needs a search over K per stratum, which reports too.
-    let session = sample_session(SelectOptions {
+    let session = one_sample(SelectOptions {
         strata: seqpoint::Strata::Epoch,
         ..SelectOptions::default()
     });
@@ -1048,10 +1092,11 @@ fn a_session_option_restarts_over_the_same_log_keeping_the_settings() {
     let session = sample_session(fixed(8, 16));
     let mut app = started(&session);
     command(&mut app, "samples 2");
-    let base = app.restart.clone().expect("a restart with the new options");
+    let (base, ask) = app.restart.clone().expect("a restart with the new options");
     assert_eq!(base.samples, 2);
+    assert_eq!(ask.samples, Some(2));
     // What the run loop does with it.
-    let next = session.with_options(base).unwrap();
+    let next = session.with_options(base, ask).unwrap();
     let mut fresh = App::new(&next, false);
     fresh.carry_from(&app);
     let effect = tui::update::recompute(&mut fresh);
@@ -1140,4 +1185,102 @@ fn u_undoes_setting_changes_one_at_a_time() {
         .as_ref()
         .is_some_and(|s| s.text.contains("nothing to undo")));
     assert_eq!(app.settings, start);
+}
+
+#[test]
+fn by_default_a_target_shows_the_cheapest_plan_select_gives() {
+    let session = sample_session(SelectOptions::default());
+    let app = started(&session);
+    assert!(app.settings.auto);
+    assert_matches_select(&app);
+    let shown = app.current_shown().unwrap();
+    let plan = shown.plan.as_ref().expect("the target's cheapest plan");
+    assert_eq!(plan.rule, PlanRule::Target(1.0));
+    // What is shown is the plan's: its iterations and its projection.
+    assert_eq!(shown.iterations(), plan.iterations());
+    assert_eq!(shown.projection(), &plan.projection);
+    assert_eq!(shown.target_met(), plan.met);
+    // `:samples 1` forces one per SeqPoint: auto-K's own selection, no plan.
+    let mut app = app;
+    command(&mut app, "samples 1");
+    let next = restarted(&app);
+    let app = follow(&app, &next);
+    assert!(app.current_shown().unwrap().plan.is_none());
+    assert!(app.current().unwrap().target.is_some());
+    assert_matches_select(&app);
+    assert!(app.session.command(&app.settings).ends_with("--samples 1"));
+}
+
+#[test]
+fn plan_and_budget_commands_give_selects_plans() {
+    let session = sample_session(fixed(8, 64));
+    let mut app = started(&session);
+    command(&mut app, "plan");
+    assert!(app.settings.auto, "the plan chooses K");
+    let next = restarted(&app);
+    let mut app = follow(&app, &next);
+    assert_eq!(
+        app.current_shown().unwrap().plan.as_ref().unwrap().rule,
+        PlanRule::Target(1.0)
+    );
+    assert_matches_select(&app);
+    assert!(app.session.command(&app.settings).contains("--plan"));
+
+    command(&mut app, "budget 80");
+    let after = restarted(&app);
+    let mut app = follow(&app, &after);
+    let plan = app.current_shown().unwrap().plan.clone().unwrap();
+    assert_eq!(plan.rule, PlanRule::Budget(80));
+    assert_eq!(plan.iterations(), 80);
+    assert_matches_select(&app);
+
+    // A K set by hand leaves `--plan` (which chooses K itself), as `--bins` conflicts with it.
+    command(&mut app, "plan");
+    let planned = restarted(&app);
+    let mut app = follow(&app, &planned);
+    command(&mut app, "k 8");
+    let (_, ask) = app.restart.clone().unwrap();
+    assert!(!ask.plan);
+}
+
+/// Export at the app's settings and compare with `select --format json` for its command.
+fn export_equals_select(app: &mut App, dir: &Path, name: &str) -> String {
+    let path = dir.join(format!("{name}.json"));
+    export_to(app, &path);
+    let json = std::fs::read_to_string(&path).unwrap();
+    let csv = std::fs::read_to_string(dir.join(format!("{name}.csv"))).unwrap();
+    let (without_command, command) = split_command(&json);
+    assert_eq!(command, app.session.command(&app.settings));
+    assert_eq!(
+        without_command,
+        select_output(&command, "json"),
+        "{command}"
+    );
+    assert_eq!(csv, select_output(&command, "csv"), "{command}");
+    json
+}
+
+#[test]
+fn exports_of_plans_are_selects_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default: the target's cheapest plan.
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    let json = export_equals_select(&mut app, dir.path(), "default");
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let shown = app.current_shown().unwrap();
+    assert_eq!(
+        doc["iterations_to_profile"].as_u64(),
+        Some(shown.iterations())
+    );
+    assert_eq!(doc["selection"]["target_error_pct"].as_f64(), Some(1.0));
+    // `:budget 80` and `:samples 1`.
+    command(&mut app, "budget 80");
+    let budget = restarted(&app);
+    let mut app = follow(&app, &budget);
+    export_equals_select(&mut app, dir.path(), "budget");
+    command(&mut app, "samples 1");
+    let one = restarted(&app);
+    let mut app = follow(&app, &one);
+    export_equals_select(&mut app, dir.path(), "one");
 }
