@@ -11,6 +11,7 @@ use crate::binning::Method;
 use crate::groups::KeyGroups;
 use crate::output::command::select_command;
 use crate::pick::Pick;
+use crate::project::baselines::Baselines;
 use crate::project::Projection;
 use crate::runlog::sample::sample_bytes;
 use crate::runlog::{LoadOptions, RunLog};
@@ -91,6 +92,20 @@ impl Session {
         Ok(Session::new(self.run.clone(), self.load.clone(), self.log.clone(), base)?.asking(ask))
     }
 
+    /// The run read again with other load options (`:metric NAME`), then these options.
+    /// Errors read as the command line's would (a missing column is named with the file's).
+    pub fn reloaded(
+        &self,
+        load: LoadOptions,
+        base: SelectOptions,
+        ask: PlanAsk,
+    ) -> Result<Session, String> {
+        let log = crate::runlog::load_run(&self.run, &load).map_err(|e| e.to_string())?;
+        Session::new(self.run.clone(), load, log, base)
+            .map(|s| s.asking(ask))
+            .map_err(|e| e.to_string())
+    }
+
     /// The same session with the profiling the command line asked for (`--samples 1` forces
     /// one per SeqPoint; `--plan`, `--budget B`).
     pub fn asking(self, ask: PlanAsk) -> Session {
@@ -112,6 +127,16 @@ impl Session {
             .chain(self.load.compare.as_ref())
             .map(PathBuf::from)
             .collect()
+    }
+
+    /// The naive baselines as `select` makes them: over the kept iterations when some are
+    /// left out (`--exclude`), else from the session's totals without another pass.
+    pub fn baselines(&self) -> Baselines<'_> {
+        if self.base.exclude.is_empty() {
+            Baselines::with_actual(&self.log, self.strata.actual().to_vec())
+        } else {
+            Baselines::excluding(&self.log, &self.base.exclude)
+        }
     }
 
     /// The whole run's key groups: what the distribution panels draw.
@@ -463,6 +488,8 @@ pub struct App<'a> {
     /// A `:` command changed an option fixed for the session: the run loop starts the
     /// session again over the same log with these options, keeping the settings.
     pub restart: Option<(SelectOptions, PlanAsk)>,
+    /// With `restart`: read the log again with these options first (`:metric NAME`).
+    pub reload: Option<LoadOptions>,
     prepared: Vec<Prepared<'a>>,
     next_job: u64,
 }
@@ -491,6 +518,7 @@ impl<'a> App<'a> {
             size: None,
             page_rows: None,
             restart: None,
+            reload: None,
             prepared: Vec::new(),
             next_job: 0,
         }

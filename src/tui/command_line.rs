@@ -4,7 +4,7 @@
 
 use crate::binning::Method;
 use crate::pick::Pick;
-use crate::select::Strata;
+use crate::select::{parse_iteration_range, IterationRange, Strata};
 
 /// What a command line asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,10 +25,12 @@ pub enum Command {
     Seed(u64),
     /// The cheapest plan (bins x samples) meeting the target (`--plan`).
     Plan,
+    /// Leave iterations A-B out (`--exclude A-B`), added to those left out already.
+    Exclude(IterationRange),
     /// B profiled iterations in all, by Neyman allocation (`--budget B`).
     Budget(u64),
-    /// Asked for, but the explorer cannot do it yet: the message says what does.
-    Unavailable(String),
+    /// Another metric column: the log is read again with `--metric NAME`.
+    Metric(String),
 }
 
 /// The commands, their argument and what they do: completion and the help read this.
@@ -191,27 +193,11 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
         ),
         "warmup" => Command::Warmup(count(arg, 0)?),
         "seed" => Command::Seed(count(arg, 0)?),
-        "metric" => {
-            let text = need(arg)?;
-            Command::Unavailable(format!(
-                "the explorer cannot reload the log yet: start it again with --metric {text}"
-            ))
-        }
+        "metric" => Command::Metric(need(arg)?.to_string()),
         "plan" => Command::Plan,
-        "exclude" => {
-            let text = need(arg)?;
-            let range = text
-                .split_once('-')
-                .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)))
-                .filter(|(a, b)| a <= b)
-                .ok_or_else(|| {
-                    format!(":exclude: {text:?} is not a range of iterations A-B with A <= B")
-                })?;
-            Command::Unavailable(format!(
-                "excluding iterations {}-{} is not available yet",
-                range.0, range.1
-            ))
-        }
+        "exclude" => Command::Exclude(
+            parse_iteration_range(need(arg)?).map_err(|e| format!(":exclude: {e}"))?,
+        ),
         _ => unreachable!("every command in COMMANDS is parsed above"),
     })
 }
@@ -262,13 +248,17 @@ mod tests {
         for (line, want) in cases {
             assert_eq!(parse(line), Ok(want), "{line}");
         }
-        for line in ["metric energy_j", "exclude 0-420"] {
-            assert!(
-                matches!(parse(line), Ok(Command::Unavailable(_))),
-                "{line}: {:?}",
-                parse(line)
-            );
-        }
+        assert_eq!(
+            parse("exclude 0-420"),
+            Ok(Command::Exclude(IterationRange {
+                first: 0,
+                last: 420
+            }))
+        );
+        assert_eq!(
+            parse("metric energy_j"),
+            Ok(Command::Metric("energy_j".into()))
+        );
     }
 
     #[test]
@@ -279,7 +269,7 @@ mod tests {
             ("k eight", "\"eight\""),
             ("target 120", "between 0 and 100"),
             ("method fastest", "optimal, uniform"),
-            ("exclude 9-3", "A <= B"),
+            ("exclude 9-3", "reversed"),
             ("zoom 2", "no command \"zoom\""),
             ("k 8 9", "one too many"),
             ("", "type a command"),

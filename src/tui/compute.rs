@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::{BaselineSeries, Prepared, Session, Settings};
-use crate::project::baselines::{Baseline, Baselines, RANDOM_DRAWS};
+use crate::project::baselines::{Baseline, RANDOM_DRAWS};
 use crate::select::plan::{cheapest_plan, plan_selection_on, PlanRule, ProfilePlan};
 use crate::select::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 
@@ -192,7 +192,7 @@ pub fn table_options(session: &Session, settings: &Settings) -> SelectOptions {
 /// seeded draws) profiling as many iterations as the SeqPoints of that K would, with the
 /// warm-up and seed `select` uses. Kept in the session by budget.
 pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
-    let baselines = Baselines::with_actual(&session.log, session.strata.actual().to_vec());
+    let baselines = session.baselines();
     let (warmup, seed, samples) = (session.base.warmup, session.base.seed, session.base.samples);
     let worst = |b: Baseline| {
         b.errors

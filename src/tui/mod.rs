@@ -83,7 +83,14 @@ pub fn run(session: Session) -> io::Result<Ended> {
         if let Some((base, ask)) = app.restart.take() {
             // A session option changed (`:samples 2` …): the same log, new options. The old
             // session stays (leaked) since a worker may still hold it; its job was cancelled.
-            match app.session.with_options(base, ask) {
+            let next = match app.reload.take() {
+                Some(load) => app.session.reloaded(load, base, ask),
+                None => app
+                    .session
+                    .with_options(base, ask)
+                    .map_err(|e| e.to_string()),
+            };
+            match next {
                 Ok(next) => {
                     let next: &'static Session = Box::leak(Box::new(next));
                     let mut fresh = App::new(next, app.colour);
@@ -94,7 +101,7 @@ pub fn run(session: Session) -> io::Result<Ended> {
                 }
                 Err(e) => {
                     app.status = Some(app::Status {
-                        text: e.to_string(),
+                        text: e,
                         error: true,
                     })
                 }

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use super::app::{ExportPlan, Session};
 use crate::output::{atomic::write_all_or_none, csv::select_csv, json::select_json};
-use crate::project::baselines::Baselines;
 use crate::select::plan::ProfilePlan;
 use crate::select::Selection;
 
@@ -51,7 +50,7 @@ impl ExportJob {
                 &self.selection,
                 plan.as_ref(),
                 Some(self.command),
-                &Baselines::with_actual(log, session.strata.actual().to_vec()),
+                &session.baselines(),
             ),
             csv: select_csv(log, &self.selection, plan.as_ref()),
             json_path: self.json_path,

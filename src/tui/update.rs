@@ -579,10 +579,6 @@ fn submit_command<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         return None;
     };
     let command = match command_line::parse(&prompt.input) {
-        Ok(Command::Unavailable(why)) => Err(why),
-        other => other,
-    };
-    let command = match command {
         Ok(command) => command,
         Err(e) => {
             prompt.error = Some(e);
@@ -613,6 +609,21 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
             session.max_k(),
             session.max_k()
         )),
+        Command::Metric(name) if session.run == "-" => Err(format!(
+            ":metric {name}: the log came from standard input and cannot be read again; \
+             start the explorer again with --metric {name}"
+        )),
+        Command::Exclude(range) => {
+            // Leaving everything out, or a whole stratum, is said in place.
+            let options = crate::select::SelectOptions {
+                exclude: session.base.exclude.with(*range),
+                ..session.base.clone()
+            };
+            crate::select::check_options(&session.log, &options)
+                .and_then(|()| crate::select::StrataGroups::for_options(&session.log, &options))
+                .map(|_| ())
+                .map_err(|e| format!(":exclude {}-{}: {e}", range.first, range.last))
+        }
         Command::Strata(s) => {
             crate::select::StrataGroups::new(&session.log, *s, session.base.warmup)
                 .map(|_| ())
@@ -662,6 +673,7 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
             // The plan chooses K for the target.
             app.settings.auto = true;
         }
+        Command::Exclude(range) => base.exclude = base.exclude.with(range),
         Command::Budget(b) => {
             base.samples = 1;
             ask = PlanAsk {
@@ -673,9 +685,10 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
         Command::Strata(s) => base.strata = s,
         Command::Warmup(n) => base.warmup = n,
         Command::Seed(n) => base.seed = n,
-        Command::Unavailable(why) => {
-            say_error(app, &why);
-            return None;
+        Command::Metric(name) => {
+            let mut load = app.session.load.clone();
+            load.metrics = vec![name];
+            app.reload = Some(load);
         }
     }
     restart(app, base, ask)

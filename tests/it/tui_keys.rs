@@ -1061,20 +1061,17 @@ fn the_command_line_sets_what_keys_would_and_explains_mistakes_in_place() {
         other => panic!("{other:?}"),
     }
     press(&mut app, key(KeyCode::Esc));
-    // Asked for but not available yet: said, nothing changes.
+    // A range that is not one is said in place.
     let before = app.settings;
-    command(&mut app, "exclude 0-420");
+    command(&mut app, "exclude 420-0");
     match &app.overlay {
         Overlay::CommandLine(prompt) => {
-            assert!(prompt
-                .error
-                .as_deref()
-                .unwrap()
-                .contains("not available yet"))
+            assert!(prompt.error.as_deref().unwrap().contains("reversed"))
         }
         other => panic!("{other:?}"),
     }
     assert_eq!(app.settings, before);
+    assert!(app.restart.is_none());
     press(&mut app, key(KeyCode::Esc));
 
     // Tab completes.
@@ -1283,4 +1280,73 @@ fn exports_of_plans_are_selects_bytes() {
     let one = restarted(&app);
     let mut app = follow(&app, &one);
     export_equals_select(&mut app, dir.path(), "one");
+}
+
+#[test]
+fn exclude_leaves_iterations_out_as_select_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    command(&mut app, "exclude 0-99");
+    let next = restarted(&app);
+    let mut app = follow(&app, &next);
+    assert_eq!(app.session.base.exclude.texts(), ["0-99"]);
+    // No SeqPoint and no planned iteration in the range; the totals leave it out.
+    let shown = app.current_shown().unwrap();
+    assert!(shown.selection.seqpoints.iter().all(|sp| sp.iteration > 99));
+    let log = &app.session.log;
+    let planned = shown
+        .plan
+        .as_ref()
+        .unwrap()
+        .bins
+        .iter()
+        .flat_map(|b| &b.rows);
+    assert!(planned.into_iter().all(|&r| log.iteration(r as usize) > 99));
+    assert_matches_select(&app);
+    let json = export_equals_select(&mut app, dir.path(), "excluded");
+    assert!(json.contains("--exclude 0-99"), "the command records it");
+    // A second range adds to the first.
+    command(&mut app, "exclude 300-309");
+    let (base, _) = app.restart.clone().unwrap();
+    assert_eq!(base.exclude.texts(), ["0-99", "300-309"]);
+}
+
+#[test]
+fn metric_reads_the_log_again_with_that_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.csv");
+    let mut text = String::from("iteration,seq_len,time_ms,energy_j\n");
+    for i in 0..200u64 {
+        let len = 100 + (i * 37) % 400;
+        text.push_str(&format!(
+            "{i},{len},{},{}\n",
+            len as f64 * 1.5,
+            900.0 - len as f64
+        ));
+    }
+    std::fs::write(&run, text).unwrap();
+    let load = seqpoint::LoadOptions::default();
+    let path = run.display().to_string();
+    let log = seqpoint::load_run(&path, &load).unwrap();
+    let session = tui::Session::new(path, load, log, fixed(6, 16)).unwrap();
+    let mut app = started(&session);
+    command(&mut app, "metric energy_j");
+    let load = app.reload.clone().expect("the log is read again");
+    assert_eq!(load.metrics, ["energy_j"]);
+    let (base, ask) = app.restart.clone().unwrap();
+    let next = app.session.reloaded(load, base, ask).unwrap();
+    let app = follow(&app, &next);
+    assert_eq!(app.session.log.metric_names(), ["energy_j"]);
+    assert!(app
+        .session
+        .command(&app.settings)
+        .contains("--metric energy_j"));
+    assert_matches_select(&app);
+    // A column the log does not have: the loader's message, nothing changes.
+    let mut load = app.session.load.clone();
+    load.metrics = vec!["watts".into()];
+    let (base, ask) = (app.session.base.clone(), app.session.ask);
+    let e = app.session.reloaded(load, base, ask).err().unwrap();
+    assert!(e.contains("watts"), "{e}");
 }
