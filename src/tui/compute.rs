@@ -137,13 +137,17 @@ impl<'a> Job<'a> {
             }
             let options = session.options(&settings);
             return Some(match cheapest_plan(&session.log, &options, target) {
-                Ok((selection, plan)) => Done {
-                    id,
-                    settings,
-                    prepared: Some(prepared),
-                    selection: Ok(selection),
-                    plan: Some(plan),
-                },
+                Ok((selection, plan)) => {
+                    // The naive baselines at the plan's budget, for the curve's legend.
+                    baseline_errors(session, plan.iterations() as usize);
+                    Done {
+                        id,
+                        settings,
+                        prepared: Some(prepared),
+                        selection: Ok(selection),
+                        plan: Some(plan),
+                    }
+                }
                 Err(e) => fail(Some(prepared), e),
             });
         }
@@ -161,6 +165,9 @@ impl<'a> Job<'a> {
                 let plan = rule
                     .map(|rule| plan_selection_on(&session.log, &session.strata, &selection, rule))
                     .transpose();
+                if let Ok(Some(plan)) = &plan {
+                    baseline_errors(session, plan.iterations() as usize);
+                }
                 Some(match plan {
                     Ok(plan) => Done {
                         id,
@@ -192,35 +199,15 @@ pub fn table_options(session: &Session, settings: &Settings) -> SelectOptions {
 /// seeded draws) profiling as many iterations as the SeqPoints of that K would, with the
 /// warm-up and seed `select` uses. Kept in the session by budget.
 pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
-    let baselines = session.baselines();
-    let (warmup, seed, samples) = (session.base.warmup, session.base.seed, session.base.samples);
-    let worst = |b: Baseline| {
-        b.errors
-            .iter()
-            .chain(&b.speedup_errors)
-            .map(|e| e.error_pct)
-            .fold(0.0, f64::max)
-    };
-    let at_budget = |budget: usize| {
-        let kept = session
-            .baselines_by_budget
-            .lock()
-            .ok()
-            .and_then(|kept| kept.get(&budget).copied());
-        kept.unwrap_or_else(|| {
-            let errors = (
-                worst(baselines.first_n(budget, warmup)),
-                worst(baselines.random_n(budget, warmup, RANDOM_DRAWS, seed)),
-            );
-            if let Ok(mut kept) = session.baselines_by_budget.lock() {
-                kept.insert(budget, errors);
-            }
-            errors
-        })
-    };
+    let samples = session.base.samples;
     let errors: Vec<(usize, (f64, f64))> = curve
         .iter()
-        .map(|p| (p.k, at_budget((p.bins as u64 * samples) as usize)))
+        .map(|p| {
+            (
+                p.k,
+                baseline_errors(session, (p.bins as u64 * samples) as usize),
+            )
+        })
         .collect();
     vec![
         BaselineSeries {
@@ -234,4 +221,38 @@ pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineS
             points: errors.iter().map(|&(k, (_, random))| (k, random)).collect(),
         },
     ]
+}
+
+/// First-N's and random-N's worst errors profiling `budget` iterations, with the warm-up and
+/// seed `select` uses; kept in the session by budget (they depend on nothing else).
+pub fn baseline_errors(session: &Session, budget: usize) -> (f64, f64) {
+    if let Some(kept) = kept_baseline_errors(session, budget) {
+        return kept;
+    }
+    let baselines = session.baselines();
+    let (warmup, seed) = (session.base.warmup, session.base.seed);
+    let worst = |b: Baseline| {
+        b.errors
+            .iter()
+            .chain(&b.speedup_errors)
+            .map(|e| e.error_pct)
+            .fold(0.0, f64::max)
+    };
+    let errors = (
+        worst(baselines.first_n(budget, warmup)),
+        worst(baselines.random_n(budget, warmup, RANDOM_DRAWS, seed)),
+    );
+    if let Ok(mut kept) = session.baselines_by_budget.lock() {
+        kept.insert(budget, errors);
+    }
+    errors
+}
+
+/// `baseline_errors` when already computed (the screen reads them without computing).
+pub fn kept_baseline_errors(session: &Session, budget: usize) -> Option<(f64, f64)> {
+    session
+        .baselines_by_budget
+        .lock()
+        .ok()
+        .and_then(|kept| kept.get(&budget).copied())
 }
