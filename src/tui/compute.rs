@@ -53,7 +53,7 @@ impl<'a> Job<'a> {
         session: &'a Session,
         report: &mut dyn FnMut(&'static str, usize, usize),
     ) -> Option<Done<'a>> {
-        self.run_with_interim(session, report, &mut |_| {})
+        self.run_with_interim(session, report, &mut |_, _| {})
     }
 
     /// `run`, handing `interim` the selection for a fixed K that is slow to make (a k-means
@@ -63,7 +63,7 @@ impl<'a> Job<'a> {
         self,
         session: &'a Session,
         report: &mut dyn FnMut(&'static str, usize, usize),
-        interim: &mut dyn FnMut(Selection),
+        interim: &mut dyn FnMut(Selection, Option<ProfilePlan>),
     ) -> Option<Done<'a>> {
         let cancel = self.cancel.clone();
         let go_on = move || {
@@ -81,9 +81,27 @@ impl<'a> Job<'a> {
             selection: Err(e.to_string()),
             plan: None,
         };
+        let rule = session.rule(&settings);
+        // The target's cheapest plan, made first when the selectors must be built too: it is
+        // shown as soon as `select` would print it, and only the curve waits.
+        let mut planned: Option<(Selection, ProfilePlan)> = None;
         let prepared = match self.prepared {
             Some(prepared) => prepared,
             None => {
+                if let Some(PlanRule::Target(target)) = rule {
+                    report(PLANNING, 0, 0);
+                    match cheapest_plan(&session.log, &session.options(&settings), target) {
+                        Ok((selection, plan)) => {
+                            baseline_errors(session, plan.iterations() as usize);
+                            interim(selection.clone(), Some(plan.clone()));
+                            planned = Some((selection, plan));
+                        }
+                        Err(e) => return Some(fail(None, e)),
+                    }
+                    if go_on().is_break() {
+                        return None;
+                    }
+                }
                 report(PREPARING, 0, 0);
                 let options = table_options(session, &settings);
                 let selectors = Selectors::new_with_progress(
@@ -109,7 +127,7 @@ impl<'a> Job<'a> {
                         selectors
                             .choose(&session.options(&settings), Vec::new(), &mut |_, _| go_on());
                     if let Ok(Some(selection)) = early {
-                        interim(selection);
+                        interim(selection, None);
                     }
                 }
                 let curve = selectors.curve(&options, &mut |done, total| {
@@ -128,7 +146,6 @@ impl<'a> Job<'a> {
                 }
             }
         };
-        let rule = session.rule(&settings);
         if let Some(PlanRule::Target(target)) = rule {
             // The least profiling meeting the target, exactly as `select` finds it.
             report(PLANNING, 0, 0);
@@ -136,7 +153,11 @@ impl<'a> Job<'a> {
                 return None;
             }
             let options = session.options(&settings);
-            return Some(match cheapest_plan(&session.log, &options, target) {
+            let made = match planned {
+                Some(made) => Ok(made),
+                None => cheapest_plan(&session.log, &options, target),
+            };
+            return Some(match made {
                 Ok((selection, plan)) => {
                     // The naive baselines at the plan's budget, for the curve's legend.
                     baseline_errors(session, plan.iterations() as usize);

@@ -60,6 +60,7 @@ enum Message<'a> {
         id: u64,
         settings: app::Settings,
         selection: Box<crate::select::Selection>,
+        plan: Option<Box<crate::select::plan::ProfilePlan>>,
     },
     /// An export's documents, ready to write (or why not).
     ExportMade {
@@ -230,7 +231,8 @@ fn receive(
                 id,
                 settings,
                 selection,
-            } => update::interim(app, id, settings, *selection),
+                plan,
+            } => update::interim(app, id, settings, *selection, plan.map(|p| *p)),
             Message::Done(done) => {
                 if let Some(effect) = update::finished(app, *done) {
                     next = Some(effect);
@@ -272,11 +274,12 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
             }
         };
         let interim_sender = sender.clone();
-        let mut interim = |selection| {
+        let mut interim = |selection, plan: Option<_>| {
             let _ = interim_sender.send(Message::Interim {
                 id,
                 settings,
                 selection: Box::new(selection),
+                plan: plan.map(Box::new),
             });
         };
         let done = match caught(|| job.run_with_interim(session, &mut report, &mut interim)) {

@@ -333,11 +333,17 @@ pub fn progressed(app: &mut App, id: u64, label: &'static str, done: usize, tota
 
 /// A job sent a selection before finishing (k-means at a fixed K, ahead of its curve): show
 /// it if it is still what the settings ask for; the job stays pending for the curve.
-pub fn interim(app: &mut App, id: u64, settings: Settings, selection: Selection) {
+pub fn interim(
+    app: &mut App,
+    id: u64,
+    settings: Settings,
+    selection: Selection,
+    plan: Option<ProfilePlan>,
+) {
     let current =
         app.pending.as_ref().is_some_and(|p| p.id == id) && settings.same_selection(&app.settings);
     if current {
-        show(app, settings, selection, None);
+        show(app, settings, selection, plan);
     }
 }
 

@@ -793,7 +793,8 @@ fn k_means_at_a_fixed_k_shows_its_selection_before_the_curve() {
                     curve_reports.set(curve_reports.get() + 1);
                 }
             },
-            &mut |selection| {
+            &mut |selection, plan| {
+                assert!(plan.is_none(), "a fixed K without --samples: no plan");
                 early.push(selection);
                 curve_reports_before_it.get_or_insert(curve_reports.get());
             },
@@ -807,7 +808,7 @@ fn k_means_at_a_fixed_k_shows_its_selection_before_the_curve() {
     );
     // Shown at once, while the job still counts as running; then the job's own result.
     let settings = app.settings;
-    tui::update::interim(&mut app, id, settings, early.pop().unwrap());
+    tui::update::interim(&mut app, id, settings, early.pop().unwrap(), None);
     assert!(app.pending.is_some());
     assert_matches_select(&app);
     assert!(app.curve().is_none(), "the curve is still to come");
@@ -820,7 +821,7 @@ fn k_means_at_a_fixed_k_shows_its_selection_before_the_curve() {
     let at_six = app.current().unwrap().clone();
     press(&mut app, ch('l'));
     assert_eq!(app.current().unwrap().bins(), 7);
-    tui::update::interim(&mut app, id, settings, at_six);
+    tui::update::interim(&mut app, id, settings, at_six, None);
     assert_eq!(app.current().unwrap().bins(), 7);
 }
 
@@ -1349,4 +1350,42 @@ fn metric_reads_the_log_again_with_that_column() {
     let (base, ask) = (app.session.base.clone(), app.session.ask);
     let e = app.session.reloaded(load, base, ask).err().unwrap();
     assert!(e.contains("watts"), "{e}");
+}
+
+#[test]
+fn on_opening_the_targets_plan_is_shown_before_the_curve_is_built() {
+    let session = sample_session(SelectOptions::default());
+    let mut app = App::new(&session, false);
+    let Some(tui::update::Effect::Compute(job)) = tui::update::recompute(&mut app) else {
+        panic!("the first result is a job")
+    };
+    let id = job.id;
+    let settings = job.settings;
+    let labels = std::cell::RefCell::new(Vec::new());
+    let mut early = Vec::new();
+    let done = job
+        .run_with_interim(
+            &session,
+            &mut |label, _, _| labels.borrow_mut().push(label),
+            &mut |selection, plan| {
+                // Nothing of the selectors' table or curve was made before it.
+                assert_eq!(*labels.borrow(), [tui::compute::PLANNING]);
+                early.push((selection, plan));
+            },
+        )
+        .unwrap();
+    assert_eq!(early.len(), 1, "the plan is sent once, ahead of the curve");
+    let (selection, plan) = early.pop().unwrap();
+    tui::update::interim(&mut app, id, settings, selection, plan);
+    assert!(app.pending.is_some(), "the curve is still to come");
+    assert_matches_select(&app);
+    let before = app.current_shown().unwrap().plan.clone();
+    tui::update::finished(&mut app, done);
+    assert_eq!(
+        app.current_shown().unwrap().plan,
+        before,
+        "the job ends with the plan already shown"
+    );
+    assert!(app.curve().is_some());
+    assert_matches_select(&app);
 }

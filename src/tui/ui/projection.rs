@@ -352,7 +352,11 @@ fn plan_verdict(
     plan: &ProfilePlan,
     t: &Theme,
 ) -> Vec<Line<'static>> {
-    let target = app.settings.target_pct;
+    // The plan's own target: while a new one is computed, the verdict shown stays its own.
+    let target = match plan.rule {
+        PlanRule::Target(t) => t,
+        _ => app.settings.target_pct,
+    };
     let k = selection.bins();
     let widest = plan.projection.worst_half_width_pct();
     if let Some(shortfall) = plan_shortfall(selection, plan) {
