@@ -781,6 +781,7 @@ fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         selection,
         plan,
         command: app.session.command(&app.settings),
+        judged_by: (!app.settings.auto).then_some(app.settings.target_pct),
     };
     app.exporting = Some(Exporting {
         id: job.id,
@@ -838,6 +839,12 @@ mod tests {
             None,
             Some(session.command(&app.settings)),
             &crate::project::baselines::Baselines::new(&session.log),
+        );
+        // A fixed K is judged against the target on screen: the document records it.
+        let want = want.replacen(
+            "\"target_error_pct\": null",
+            &format!("\"target_error_pct\": {:?}", app.settings.target_pct),
+            1,
         );
         let id = job.id;
         match export_made(&mut app, id, job.make(&session)) {
