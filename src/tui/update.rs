@@ -274,6 +274,15 @@ fn apply<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
 /// it is building the very selectors these settings need.
 pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     let settings = app.settings;
+    if !settings.auto && app.session.ask.plan {
+        // `--plan` chooses K itself: a K set by hand (h/l, :k, a, u) leaves it, as `--bins`
+        // conflicts with `--plan`; the session starts again without it.
+        let ask = PlanAsk {
+            plan: false,
+            ..app.session.ask
+        };
+        return restart(app, app.session.base.clone(), ask);
+    }
     let prepared = app.prepared(settings.method, settings.pick).cloned();
     let wanted = Some((settings.method, settings.pick));
     if prepared.is_none() && app.pending.as_ref().is_some_and(|p| p.prepares == wanted) {
@@ -459,14 +468,6 @@ pub fn set_k<'a>(app: &mut App<'a>, wanted: usize, up: bool) -> Option<Effect<'a
     }
     app.settings.auto = false;
     app.settings.k = k;
-    if app.session.ask.plan {
-        // `--plan` chooses K itself: a K set by hand leaves it, as `--bins` conflicts with it.
-        let ask = PlanAsk {
-            plan: false,
-            ..app.session.ask
-        };
-        return restart(app, app.session.base.clone(), ask);
-    }
     recompute(app)
 }
 
@@ -676,8 +677,9 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
                 plan: true,
                 ..PlanAsk::default()
             };
-            // The plan chooses K for the target.
+            // The plan chooses K for the target (as the session's own option too).
             app.settings.auto = true;
+            base.bins = crate::select::BinCount::Target(app.settings.target_pct);
         }
         Command::Exclude(range) => base.exclude = base.exclude.with(range),
         Command::Budget(b) => {

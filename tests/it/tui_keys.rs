@@ -1262,6 +1262,16 @@ fn plan_and_budget_commands_give_selects_plans() {
     command(&mut app, "k 8");
     let (_, ask) = app.restart.clone().unwrap();
     assert!(!ask.plan);
+    let unplanned = restarted(&app);
+    let app = follow(&app, &unplanned);
+    assert_eq!(app.settings.k, 8);
+    assert!(!app.session.command(&app.settings).contains("--plan"));
+    assert_matches_select(&app);
+    // So does `a` leaving auto-K.
+    let mut app = started(&planned);
+    press(&mut app, ch('a'));
+    assert!(!app.settings.auto);
+    assert!(!app.restart.clone().unwrap().1.plan);
 }
 
 /// Export at the app's settings and compare with `select --format json` for its command.
