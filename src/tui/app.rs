@@ -526,7 +526,7 @@ impl<'a> App<'a> {
 
     /// After a restart over new session options: what the user was looking at and had
     /// tuned carries over (K within what the new session allows).
-    pub fn carry_from(&mut self, old: &App) {
+    pub fn carry_from(&mut self, old: &App<'a>) {
         self.settings = Settings {
             k: old.settings.k.clamp(1, self.session.max_k()),
             ..old.settings
@@ -541,6 +541,17 @@ impl<'a> App<'a> {
         self.size = old.size;
         self.page_rows = old.page_rows;
         self.next_job = old.next_job;
+        // Only what to profile changed (`:plan`, `:budget`, `:samples` with the same M): the
+        // same log's key groups and options, so the prepared selectors and curves still hold.
+        let same_bins = |o: &SelectOptions| SelectOptions {
+            bins: BinCount::Target(0.0),
+            ..o.clone()
+        };
+        if same_bins(&self.session.base) == same_bins(&old.session.base)
+            && self.session.load.metrics == old.session.load.metrics
+        {
+            self.prepared = old.prepared.clone();
+        }
     }
 
     /// Whether the terminal is below the smallest layout (only the message shows).

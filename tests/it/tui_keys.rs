@@ -57,7 +57,7 @@ fn restarted(app: &App) -> tui::Session {
 }
 
 /// The app over the restarted session, carrying the settings, its result settled.
-fn follow<'a>(app: &App, next: &'a tui::Session) -> App<'a> {
+fn follow<'a>(app: &App<'a>, next: &'a tui::Session) -> App<'a> {
     let mut fresh = App::new(next, false);
     fresh.carry_from(app);
     let effect = tui::update::recompute(&mut fresh);
@@ -1120,6 +1120,8 @@ fn a_session_option_restarts_over_the_same_log_keeping_the_settings() {
     let next = session.with_options(base, ask).unwrap();
     let mut fresh = App::new(&next, false);
     fresh.carry_from(&app);
+    // M changes every interval of the curve: it is prepared again.
+    assert!(fresh.curve().is_none());
     let effect = tui::update::recompute(&mut fresh);
     tui::settle(&mut fresh, effect);
     assert_eq!(fresh.settings, app.settings);
@@ -1249,6 +1251,14 @@ fn plan_and_budget_commands_give_selects_plans() {
 
     command(&mut app, "budget 80");
     let after = restarted(&app);
+    // Only what to profile changed: the prepared selectors and curve carry over (no second
+    // preparation, as fast as `select`).
+    let mut carried = App::new(&after, false);
+    carried.carry_from(&app);
+    assert!(
+        carried.curve().is_some(),
+        "the prepared selectors carry over"
+    );
     let mut app = follow(&app, &after);
     let plan = app.current_shown().unwrap().plan.clone().unwrap();
     assert_eq!(plan.rule, PlanRule::Budget(80));
