@@ -18,7 +18,7 @@ use seqpoint::binning::Method;
 use seqpoint::pick::Pick;
 use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
 use seqpoint::runlog::{InputFormat, InputLimits};
-use seqpoint::select::plan::PlanRule;
+use seqpoint::select::plan::{PlanAsk, PlanRule};
 use seqpoint::select::{
     parse_iteration_range, BinCount, Exclusion, IterationRange, SelectOptions, Strata, TargetRule,
     DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT,
@@ -309,23 +309,19 @@ pub struct SelectArgs {
 }
 
 impl SelectArgs {
-    /// The profiling plan asked for, if any.
+    /// The profiling plan asked for, if any (the rule is the library's, shared with the
+    /// explorer).
     pub fn plan_rule(&self) -> Option<PlanRule> {
-        if let Some(b) = self.budget {
-            Some(PlanRule::Budget(b))
-        } else if self.plan {
-            Some(PlanRule::Target(self.target_error))
-        } else {
-            match self.samples {
-                Some(m) if m > 1 => Some(PlanRule::Samples(m)),
-                Some(_) => None,
-                // The target met at the least profiling, unless K is fixed or the measured
-                // error alone is asked for.
-                None if self.bins.is_none() && self.target_by == TargetRule::Interval => {
-                    Some(PlanRule::Target(self.target_error))
-                }
-                None => None,
-            }
+        self.plan_ask()
+            .rule(self.bins, self.target_error, self.target_by)
+    }
+
+    /// The `--samples`, `--plan` and `--budget` flags as given.
+    pub fn plan_ask(&self) -> PlanAsk {
+        PlanAsk {
+            samples: self.samples,
+            plan: self.plan,
+            budget: self.budget,
         }
     }
 

@@ -33,19 +33,10 @@ pub fn run(cmd: &TuiCommand) -> anyhow::Result<()> {
 
 /// Load, check, then open the explorer; a signal that ended it ends the process the same way.
 pub fn open(run: &RunArgs, select: &SelectArgs) -> anyhow::Result<()> {
-    if select.budget.is_some() || select.plan {
-        bail!(
-            "the explorer does not make profiling plans (--budget, --plan); `seqpoint select` does"
-        );
-    }
-    if !select.exclude.is_empty() {
-        // Its key groups are prepared without an exclusion; say so rather than fail later.
-        bail!("the explorer does not take --exclude; `seqpoint select --exclude A-B` does");
-    }
     let options = select.options()?;
     let (path, _) = run.paths();
     let log = run.load()?;
-    let session = Session::new(path, run.load_options(), log, options)?;
+    let session = Session::new(path, run.load_options(), log, options)?.asking(select.plan_ask());
     match tui::run(session)? {
         Ended::Quit => Ok(()),
         Ended::Signal(signal) => std::process::exit(128 + signal),

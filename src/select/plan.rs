@@ -8,7 +8,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{
     check_options, kept_strata_rows, BinCount, SelectError, SelectOptions, Selection, Selectors,
-    StrataGroups,
+    StrataGroups, TargetRule,
 };
 use crate::groups::KeyGroups;
 use crate::pick::SeqPoint;
@@ -26,6 +26,49 @@ pub enum PlanRule {
     Budget(u64),
     /// The fewest in all whose 95% interval is within +- the target percent (`--plan`).
     Target(f64),
+}
+
+/// What the user asked to profile, before it is resolved against K and the target: the
+/// `--samples`, `--plan` and `--budget` flags of `select` (and the explorer's `:samples`,
+/// `:plan`, `:budget`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PlanAsk {
+    /// `--samples M`; `None` when not given.
+    pub samples: Option<u64>,
+    /// `--plan`.
+    pub plan: bool,
+    /// `--budget B`.
+    pub budget: Option<u64>,
+}
+
+impl PlanAsk {
+    /// The one rule deciding how much is profiled, for `select` and the explorer alike:
+    /// a budget or an explicit plan wins; `--samples M` with M > 1 profiles M per SeqPoint
+    /// and `--samples 1` one; with nothing asked, an error target met by its interval gets
+    /// the least profiling that meets it (one per SeqPoint where that suffices, else a plan).
+    /// A fixed K (`bins`) or a target on the measured error alone keeps one per SeqPoint.
+    /// `None`: one profiled iteration per SeqPoint, no plan.
+    pub fn rule(
+        &self,
+        bins: Option<usize>,
+        target_pct: f64,
+        target_by: TargetRule,
+    ) -> Option<PlanRule> {
+        if let Some(b) = self.budget {
+            return Some(PlanRule::Budget(b));
+        }
+        if self.plan {
+            return Some(PlanRule::Target(target_pct));
+        }
+        match self.samples {
+            Some(m) if m > 1 => Some(PlanRule::Samples(m)),
+            Some(_) => None,
+            None if bins.is_none() && target_by == TargetRule::Interval => {
+                Some(PlanRule::Target(target_pct))
+            }
+            None => None,
+        }
+    }
 }
 
 /// One SeqPoint's profiled iterations: its own first, then seeded draws from its bin.
@@ -506,6 +549,41 @@ mod tests {
     use crate::stats::Z95;
 
     use crate::runlog::test_log as log;
+
+    #[test]
+    fn the_plan_rule_follows_the_flags() {
+        let none = PlanAsk::default();
+        let interval = TargetRule::Interval;
+        // Nothing asked: the target's cheapest plan, unless K is fixed or the measured error
+        // alone is the target.
+        assert_eq!(none.rule(None, 1.0, interval), Some(PlanRule::Target(1.0)));
+        assert_eq!(none.rule(Some(8), 1.0, interval), None);
+        assert_eq!(none.rule(None, 1.0, TargetRule::Measured), None);
+        let one = PlanAsk {
+            samples: Some(1),
+            ..none
+        };
+        assert_eq!(one.rule(None, 1.0, interval), None);
+        let three = PlanAsk {
+            samples: Some(3),
+            ..none
+        };
+        assert_eq!(
+            three.rule(Some(8), 1.0, interval),
+            Some(PlanRule::Samples(3))
+        );
+        let plan = PlanAsk { plan: true, ..none };
+        assert_eq!(
+            plan.rule(None, 0.5, TargetRule::Measured),
+            Some(PlanRule::Target(0.5))
+        );
+        let budget = PlanAsk {
+            budget: Some(80),
+            plan: true,
+            samples: Some(2),
+        };
+        assert_eq!(budget.rule(None, 1.0, interval), Some(PlanRule::Budget(80)));
+    }
 
     #[test]
     fn fewest_samples_by_hand() {

@@ -11,9 +11,11 @@ use crate::binning::Method;
 use crate::groups::KeyGroups;
 use crate::output::command::select_command;
 use crate::pick::Pick;
+use crate::project::baselines::Baselines;
+use crate::project::Projection;
 use crate::runlog::sample::sample_bytes;
 use crate::runlog::{LoadOptions, RunLog};
-use crate::select::plan::PlanRule;
+use crate::select::plan::{PlanAsk, PlanRule, ProfilePlan};
 use crate::select::{
     check_options, method_and_pick, BinCount, CurvePoint, SelectError, SelectOptions, Selection,
     Selectors, StrataGroups, DEFAULT_TARGET_PCT,
@@ -40,8 +42,9 @@ pub struct Session {
     pub base: SelectOptions,
     /// Where an export goes by default: beside the run, or here for the sample and stdin.
     pub export_dir: PathBuf,
-    /// More than one profiled iteration per SeqPoint (`--samples M`): exports list them.
-    pub plan: Option<PlanRule>,
+    /// What the user asked to profile (`--samples`, `--plan`, `--budget`); `rule` resolves
+    /// it for the settings as `select` does.
+    pub ask: PlanAsk,
     /// First-N and random-N worst errors by profiled iterations: they depend on the budget
     /// alone, not on the method or pick, so a new method's curve reuses them.
     pub baselines_by_budget: std::sync::Mutex<std::collections::HashMap<usize, (f64, f64)>>,
@@ -56,7 +59,8 @@ impl Session {
         base: SelectOptions,
     ) -> Result<Self, SelectError> {
         check_options(&log, &base)?;
-        let strata = StrataGroups::new(&log, base.strata, base.warmup)?;
+        // The session's key groups leave out `--exclude`'s iterations, as `select`'s do.
+        let strata = StrataGroups::for_options(&log, &base)?;
         let export_dir = if run == "-" || sample_bytes(&run).is_some() {
             PathBuf::new()
         } else {
@@ -66,7 +70,10 @@ impl Session {
                 .unwrap_or_default()
         };
         Ok(Session {
-            plan: (base.samples > 1).then_some(PlanRule::Samples(base.samples)),
+            ask: PlanAsk {
+                samples: (base.samples > 1).then_some(base.samples),
+                ..PlanAsk::default()
+            },
             // Without strata the one stratum is the whole run: no second grouping pass.
             whole_run: (strata.groups.len() > 1).then(|| KeyGroups::from_log(&log)),
             run,
@@ -81,8 +88,37 @@ impl Session {
 
     /// The same run with other session options (a `:samples`, `:strata` … command): the
     /// log is copied, not read again, so a run read from a pipe can be restarted too.
-    pub fn with_options(&self, base: SelectOptions) -> Result<Session, SelectError> {
-        Session::new(self.run.clone(), self.load.clone(), self.log.clone(), base)
+    pub fn with_options(&self, base: SelectOptions, ask: PlanAsk) -> Result<Session, SelectError> {
+        Ok(Session::new(self.run.clone(), self.load.clone(), self.log.clone(), base)?.asking(ask))
+    }
+
+    /// The run read again with other load options (`:metric NAME`), then these options.
+    /// Errors read as the command line's would (a missing column is named with the file's).
+    pub fn reloaded(
+        &self,
+        load: LoadOptions,
+        base: SelectOptions,
+        ask: PlanAsk,
+    ) -> Result<Session, String> {
+        let log = crate::runlog::load_run(&self.run, &load).map_err(|e| e.to_string())?;
+        Session::new(self.run.clone(), load, log, base)
+            .map(|s| s.asking(ask))
+            .map_err(|e| e.to_string())
+    }
+
+    /// The same session with the profiling the command line asked for (`--samples 1` forces
+    /// one per SeqPoint; `--plan`, `--budget B`).
+    pub fn asking(self, ask: PlanAsk) -> Session {
+        Session { ask, ..self }
+    }
+
+    /// How much is profiled for these settings: `select`'s rule for the same flags.
+    pub fn rule(&self, settings: &Settings) -> Option<PlanRule> {
+        self.ask.rule(
+            (!settings.auto).then_some(settings.k),
+            settings.target_pct,
+            self.base.target_by,
+        )
     }
 
     /// The loaded logs as named on the command line (the run, and `--compare`'s).
@@ -91,6 +127,16 @@ impl Session {
             .chain(self.load.compare.as_ref())
             .map(PathBuf::from)
             .collect()
+    }
+
+    /// The naive baselines as `select` makes them: over the kept iterations when some are
+    /// left out (`--exclude`), else from the session's totals without another pass.
+    pub fn baselines(&self) -> Baselines<'_> {
+        if self.base.exclude.is_empty() {
+            Baselines::with_actual(&self.log, self.strata.actual().to_vec())
+        } else {
+            Baselines::excluding(&self.log, &self.base.exclude)
+        }
     }
 
     /// The whole run's key groups: what the distribution panels draw.
@@ -123,13 +169,24 @@ impl Session {
 
     /// The equivalent `seqpoint select ...` line.
     pub fn command(&self, settings: &Settings) -> String {
-        select_command(
+        let mut command = select_command(
             &self.run,
             &self.load,
             &self.options(settings),
             settings.method,
             settings.pick,
-        )
+        );
+        // What the options cannot say: the profiling asked for beyond `--samples M > 1`.
+        if self.ask.samples == Some(1) {
+            command.push_str(" --samples 1");
+        }
+        if self.ask.plan {
+            command.push_str(" --plan");
+        }
+        if let Some(budget) = self.ask.budget {
+            command.push_str(&format!(" --budget {budget}"));
+        }
+        command
     }
 
     /// Methods that work on this run's key (`optimal` needs a one-length key).
@@ -316,6 +373,32 @@ pub struct Status {
 pub struct Shown {
     pub settings: Settings,
     pub selection: Selection,
+    /// The profiling plan `select` gives for these settings, when it gives one.
+    pub plan: Option<ProfilePlan>,
+}
+
+impl Shown {
+    /// What profiling the listed iterations projects: the plan's, else the SeqPoints'.
+    pub fn projection(&self) -> &Projection {
+        self.plan
+            .as_ref()
+            .map_or(&self.selection.projection, |p| &p.projection)
+    }
+
+    /// The iterations to profile: the plan's, else one per SeqPoint.
+    pub fn iterations(&self) -> u64 {
+        self.plan
+            .as_ref()
+            .map_or(self.selection.iterations_to_profile(), |p| p.iterations())
+    }
+
+    /// Whether the target is met, when a target decides: the plan's verdict, else auto-K's.
+    pub fn target_met(&self) -> Option<bool> {
+        match &self.plan {
+            Some(plan) if matches!(plan.rule, PlanRule::Target(_)) => plan.met,
+            _ => self.selection.target.as_ref().map(|t| t.met),
+        }
+    }
 }
 
 /// Work running off the UI thread.
@@ -404,7 +487,9 @@ pub struct App<'a> {
     pub page_rows: Option<usize>,
     /// A `:` command changed an option fixed for the session: the run loop starts the
     /// session again over the same log with these options, keeping the settings.
-    pub restart: Option<SelectOptions>,
+    pub restart: Option<(SelectOptions, PlanAsk)>,
+    /// With `restart`: read the log again with these options first (`:metric NAME`).
+    pub reload: Option<LoadOptions>,
     prepared: Vec<Prepared<'a>>,
     next_job: u64,
 }
@@ -433,6 +518,7 @@ impl<'a> App<'a> {
             size: None,
             page_rows: None,
             restart: None,
+            reload: None,
             prepared: Vec::new(),
             next_job: 0,
         }
@@ -440,7 +526,7 @@ impl<'a> App<'a> {
 
     /// After a restart over new session options: what the user was looking at and had
     /// tuned carries over (K within what the new session allows).
-    pub fn carry_from(&mut self, old: &App) {
+    pub fn carry_from(&mut self, old: &App<'a>) {
         self.settings = Settings {
             k: old.settings.k.clamp(1, self.session.max_k()),
             ..old.settings
@@ -455,6 +541,17 @@ impl<'a> App<'a> {
         self.size = old.size;
         self.page_rows = old.page_rows;
         self.next_job = old.next_job;
+        // Only what to profile changed (`:plan`, `:budget`, `:samples` with the same M): the
+        // same log's key groups and options, so the prepared selectors and curves still hold.
+        let same_bins = |o: &SelectOptions| SelectOptions {
+            bins: BinCount::Target(0.0),
+            ..o.clone()
+        };
+        if same_bins(&self.session.base) == same_bins(&old.session.base)
+            && self.session.load.metrics == old.session.load.metrics
+        {
+            self.prepared = old.prepared.clone();
+        }
     }
 
     /// Whether the terminal is below the smallest layout (only the message shows).
@@ -507,6 +604,13 @@ impl<'a> App<'a> {
             .as_ref()
             .filter(|s| s.settings.same_selection(&self.settings))
             .map(|s| &s.selection)
+    }
+
+    /// The shown result when it matches the current settings, with its plan.
+    pub fn current_shown(&self) -> Option<&Shown> {
+        self.shown
+            .as_ref()
+            .filter(|s| s.settings.same_selection(&self.settings))
     }
 
     /// The K on screen: the chosen K (auto) or the set K; with strata, the largest stratum K.

@@ -4,7 +4,7 @@
 
 use crate::binning::Method;
 use crate::pick::Pick;
-use crate::select::Strata;
+use crate::select::{parse_iteration_range, IterationRange, Strata};
 
 /// What a command line asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,8 +23,14 @@ pub enum Command {
     Strata(Strata),
     Warmup(u64),
     Seed(u64),
-    /// Asked for, but the explorer cannot do it yet: the message says what does.
-    Unavailable(String),
+    /// The cheapest plan (bins x samples) meeting the target (`--plan`).
+    Plan,
+    /// Leave iterations A-B out (`--exclude A-B`), added to those left out already.
+    Exclude(IterationRange),
+    /// B profiled iterations in all, by Neyman allocation (`--budget B`).
+    Budget(u64),
+    /// Another metric column: the log is read again with `--metric NAME`.
+    Metric(String),
 }
 
 /// The commands, their argument and what they do: completion and the help read this.
@@ -40,8 +46,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     ("warmup", "N", "leave out the first N iterations"),
     ("seed", "N", "seed of random draws"),
     ("metric", "NAME", "metric column (reloads the log)"),
-    ("plan", "", "a profiling plan for the target"),
-    ("budget", "PCT", "a profiling plan within a budget"),
+    ("plan", "", "the cheapest plan meeting the target"),
+    ("budget", "B", "profile B iterations in all"),
     ("exclude", "A-B", "leave out iterations A to B"),
 ];
 
@@ -148,7 +154,8 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
     };
     Ok(match *name {
         "k" => Command::K(count(arg, 1)? as usize),
-        "target" | "budget" => {
+        "budget" => Command::Budget(count(arg, 1)?),
+        "target" => {
             let text = need(arg)?;
             let pct = text.trim_end_matches('%').parse::<f64>().ok();
             let pct = pct
@@ -156,13 +163,7 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
                 .ok_or_else(|| {
                     format!(":{name}: {text:?} is not a percentage between 0 and 100")
                 })?;
-            if *name == "target" {
-                Command::Target(pct)
-            } else {
-                Command::Unavailable(format!(
-                    "the explorer does not make profiling plans yet: `seqpoint select --budget {pct}` does"
-                ))
-            }
+            Command::Target(pct)
         }
         "auto" => Command::Auto,
         "method" => {
@@ -192,29 +193,11 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
         ),
         "warmup" => Command::Warmup(count(arg, 0)?),
         "seed" => Command::Seed(count(arg, 0)?),
-        "metric" => {
-            let text = need(arg)?;
-            Command::Unavailable(format!(
-                "the explorer cannot reload the log yet: start it again with --metric {text}"
-            ))
-        }
-        "plan" => Command::Unavailable(
-            "the explorer does not make profiling plans yet: `seqpoint select --plan` does".into(),
+        "metric" => Command::Metric(need(arg)?.to_string()),
+        "plan" => Command::Plan,
+        "exclude" => Command::Exclude(
+            parse_iteration_range(need(arg)?).map_err(|e| format!(":exclude: {e}"))?,
         ),
-        "exclude" => {
-            let text = need(arg)?;
-            let range = text
-                .split_once('-')
-                .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)))
-                .filter(|(a, b)| a <= b)
-                .ok_or_else(|| {
-                    format!(":exclude: {text:?} is not a range of iterations A-B with A <= B")
-                })?;
-            Command::Unavailable(format!(
-                "excluding iterations {}-{} is not available yet",
-                range.0, range.1
-            ))
-        }
         _ => unreachable!("every command in COMMANDS is parsed above"),
     })
 }
@@ -259,17 +242,23 @@ mod tests {
             ("seed 3", Command::Seed(3)),
             ("max-bins 128", Command::MaxBins(128)),
             ("auto", Command::Auto),
+            ("plan", Command::Plan),
+            ("budget 80", Command::Budget(80)),
         ];
         for (line, want) in cases {
             assert_eq!(parse(line), Ok(want), "{line}");
         }
-        for line in ["plan", "budget 80", "metric energy_j", "exclude 0-420"] {
-            assert!(
-                matches!(parse(line), Ok(Command::Unavailable(_))),
-                "{line}: {:?}",
-                parse(line)
-            );
-        }
+        assert_eq!(
+            parse("exclude 0-420"),
+            Ok(Command::Exclude(IterationRange {
+                first: 0,
+                last: 420
+            }))
+        );
+        assert_eq!(
+            parse("metric energy_j"),
+            Ok(Command::Metric("energy_j".into()))
+        );
     }
 
     #[test]
@@ -280,7 +269,7 @@ mod tests {
             ("k eight", "\"eight\""),
             ("target 120", "between 0 and 100"),
             ("method fastest", "optimal, uniform"),
-            ("exclude 9-3", "A <= B"),
+            ("exclude 9-3", "reversed"),
             ("zoom 2", "no command \"zoom\""),
             ("k 8 9", "one too many"),
             ("", "type a command"),

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::{BaselineSeries, Prepared, Session, Settings};
-use crate::project::baselines::{Baseline, Baselines, RANDOM_DRAWS};
+use crate::project::baselines::{Baseline, RANDOM_DRAWS};
+use crate::select::plan::{cheapest_plan, plan_selection_on, PlanRule, ProfilePlan};
 use crate::select::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 
 /// One recomputation: everything missing for `settings`, reusing `prepared` when given.
@@ -24,6 +25,8 @@ pub struct Done<'a> {
     /// The selectors used, to keep for later key presses (even when the job is stale).
     pub prepared: Option<Prepared<'a>>,
     pub selection: Result<Selection, String>,
+    /// The profiling plan `select` gives for these settings, when it gives one.
+    pub plan: Option<ProfilePlan>,
 }
 
 /// What the job is doing, for the progress line (the stages it shares with `select` are
@@ -32,6 +35,7 @@ pub const PREPARING: &str = crate::select::PREPARING_BINS;
 pub const CURVE: &str = crate::select::ERROR_CURVE;
 pub const SEARCH: &str = "auto-K search";
 pub const SELECTING: &str = "selecting";
+pub const PLANNING: &str = "cheapest plan";
 
 impl<'a> Job<'a> {
     /// The label shown before the first progress report.
@@ -49,7 +53,7 @@ impl<'a> Job<'a> {
         session: &'a Session,
         report: &mut dyn FnMut(&'static str, usize, usize),
     ) -> Option<Done<'a>> {
-        self.run_with_interim(session, report, &mut |_| {})
+        self.run_with_interim(session, report, &mut |_, _| {})
     }
 
     /// `run`, handing `interim` the selection for a fixed K that is slow to make (a k-means
@@ -59,7 +63,7 @@ impl<'a> Job<'a> {
         self,
         session: &'a Session,
         report: &mut dyn FnMut(&'static str, usize, usize),
-        interim: &mut dyn FnMut(Selection),
+        interim: &mut dyn FnMut(Selection, Option<ProfilePlan>),
     ) -> Option<Done<'a>> {
         let cancel = self.cancel.clone();
         let go_on = move || {
@@ -75,10 +79,29 @@ impl<'a> Job<'a> {
             settings,
             prepared,
             selection: Err(e.to_string()),
+            plan: None,
         };
+        let rule = session.rule(&settings);
+        // The target's cheapest plan, made first when the selectors must be built too: it is
+        // shown as soon as `select` would print it, and only the curve waits.
+        let mut planned: Option<(Selection, ProfilePlan)> = None;
         let prepared = match self.prepared {
             Some(prepared) => prepared,
             None => {
+                if let Some(PlanRule::Target(target)) = rule {
+                    report(PLANNING, 0, 0);
+                    match cheapest_plan(&session.log, &session.options(&settings), target) {
+                        Ok((selection, plan)) => {
+                            baseline_errors(session, plan.iterations() as usize);
+                            interim(selection.clone(), Some(plan.clone()));
+                            planned = Some((selection, plan));
+                        }
+                        Err(e) => return Some(fail(None, e)),
+                    }
+                    if go_on().is_break() {
+                        return None;
+                    }
+                }
                 report(PREPARING, 0, 0);
                 let options = table_options(session, &settings);
                 let selectors = Selectors::new_with_progress(
@@ -97,12 +120,14 @@ impl<'a> Job<'a> {
                 };
                 // A K the selectors cannot answer at once (a k-means fit) is shown as soon as
                 // it is made; the curve's many such fits follow.
-                if !settings.auto && !selectors.ready(settings.k) {
+                // (Not when a plan is to come: the one-sample projection would mislead.)
+                let rule = session.rule(&settings);
+                if rule.is_none() && !settings.auto && !selectors.ready(settings.k) {
                     let early =
                         selectors
                             .choose(&session.options(&settings), Vec::new(), &mut |_, _| go_on());
                     if let Ok(Some(selection)) = early {
-                        interim(selection);
+                        interim(selection, None);
                     }
                 }
                 let curve = selectors.curve(&options, &mut |done, total| {
@@ -121,6 +146,32 @@ impl<'a> Job<'a> {
                 }
             }
         };
+        if let Some(PlanRule::Target(target)) = rule {
+            // The least profiling meeting the target, exactly as `select` finds it.
+            report(PLANNING, 0, 0);
+            if go_on().is_break() {
+                return None;
+            }
+            let options = session.options(&settings);
+            let made = match planned {
+                Some(made) => Ok(made),
+                None => cheapest_plan(&session.log, &options, target),
+            };
+            return Some(match made {
+                Ok((selection, plan)) => {
+                    // The naive baselines at the plan's budget, for the curve's legend.
+                    baseline_errors(session, plan.iterations() as usize);
+                    Done {
+                        id,
+                        settings,
+                        prepared: Some(prepared),
+                        selection: Ok(selection),
+                        plan: Some(plan),
+                    }
+                }
+                Err(e) => fail(Some(prepared), e),
+            });
+        }
         let label = if settings.auto { SEARCH } else { SELECTING };
         let selection = prepared.selectors.choose(
             &session.options(&settings),
@@ -131,12 +182,24 @@ impl<'a> Job<'a> {
             },
         );
         match selection {
-            Ok(Some(selection)) => Some(Done {
-                id,
-                settings,
-                prepared: Some(prepared),
-                selection: Ok(selection),
-            }),
+            Ok(Some(selection)) => {
+                let plan = rule
+                    .map(|rule| plan_selection_on(&session.log, &session.strata, &selection, rule))
+                    .transpose();
+                if let Ok(Some(plan)) = &plan {
+                    baseline_errors(session, plan.iterations() as usize);
+                }
+                Some(match plan {
+                    Ok(plan) => Done {
+                        id,
+                        settings,
+                        prepared: Some(prepared),
+                        selection: Ok(selection),
+                        plan,
+                    },
+                    Err(e) => fail(Some(prepared), e),
+                })
+            }
             Ok(None) => None,
             Err(e) => Some(fail(Some(prepared), e)),
         }
@@ -157,35 +220,15 @@ pub fn table_options(session: &Session, settings: &Settings) -> SelectOptions {
 /// seeded draws) profiling as many iterations as the SeqPoints of that K would, with the
 /// warm-up and seed `select` uses. Kept in the session by budget.
 pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
-    let baselines = Baselines::with_actual(&session.log, session.strata.actual().to_vec());
-    let (warmup, seed, samples) = (session.base.warmup, session.base.seed, session.base.samples);
-    let worst = |b: Baseline| {
-        b.errors
-            .iter()
-            .chain(&b.speedup_errors)
-            .map(|e| e.error_pct)
-            .fold(0.0, f64::max)
-    };
-    let at_budget = |budget: usize| {
-        let kept = session
-            .baselines_by_budget
-            .lock()
-            .ok()
-            .and_then(|kept| kept.get(&budget).copied());
-        kept.unwrap_or_else(|| {
-            let errors = (
-                worst(baselines.first_n(budget, warmup)),
-                worst(baselines.random_n(budget, warmup, RANDOM_DRAWS, seed)),
-            );
-            if let Ok(mut kept) = session.baselines_by_budget.lock() {
-                kept.insert(budget, errors);
-            }
-            errors
-        })
-    };
+    let samples = session.base.samples;
     let errors: Vec<(usize, (f64, f64))> = curve
         .iter()
-        .map(|p| (p.k, at_budget((p.bins as u64 * samples) as usize)))
+        .map(|p| {
+            (
+                p.k,
+                baseline_errors(session, (p.bins as u64 * samples) as usize),
+            )
+        })
         .collect();
     vec![
         BaselineSeries {
@@ -199,4 +242,38 @@ pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineS
             points: errors.iter().map(|&(k, (_, random))| (k, random)).collect(),
         },
     ]
+}
+
+/// First-N's and random-N's worst errors profiling `budget` iterations, with the warm-up and
+/// seed `select` uses; kept in the session by budget (they depend on nothing else).
+pub fn baseline_errors(session: &Session, budget: usize) -> (f64, f64) {
+    if let Some(kept) = kept_baseline_errors(session, budget) {
+        return kept;
+    }
+    let baselines = session.baselines();
+    let (warmup, seed) = (session.base.warmup, session.base.seed);
+    let worst = |b: Baseline| {
+        b.errors
+            .iter()
+            .chain(&b.speedup_errors)
+            .map(|e| e.error_pct)
+            .fold(0.0, f64::max)
+    };
+    let errors = (
+        worst(baselines.first_n(budget, warmup)),
+        worst(baselines.random_n(budget, warmup, RANDOM_DRAWS, seed)),
+    );
+    if let Ok(mut kept) = session.baselines_by_budget.lock() {
+        kept.insert(budget, errors);
+    }
+    errors
+}
+
+/// `baseline_errors` when already computed (the screen reads them without computing).
+pub fn kept_baseline_errors(session: &Session, budget: usize) -> Option<(f64, f64)> {
+    session
+        .baselines_by_budget
+        .lock()
+        .ok()
+        .and_then(|kept| kept.get(&budget).copied())
 }

@@ -60,6 +60,7 @@ enum Message<'a> {
         id: u64,
         settings: app::Settings,
         selection: Box<crate::select::Selection>,
+        plan: Option<Box<crate::select::plan::ProfilePlan>>,
     },
     /// An export's documents, ready to write (or why not).
     ExportMade {
@@ -80,10 +81,17 @@ pub fn run(session: Session) -> io::Result<Ended> {
     let mut effect = update::recompute(&mut app);
     let mut dirty = true;
     loop {
-        if let Some(base) = app.restart.take() {
+        if let Some((base, ask)) = app.restart.take() {
             // A session option changed (`:samples 2` …): the same log, new options. The old
             // session stays (leaked) since a worker may still hold it; its job was cancelled.
-            match app.session.with_options(base) {
+            let next = match app.reload.take() {
+                Some(load) => app.session.reloaded(load, base, ask),
+                None => app
+                    .session
+                    .with_options(base, ask)
+                    .map_err(|e| e.to_string()),
+            };
+            match next {
                 Ok(next) => {
                     let next: &'static Session = Box::leak(Box::new(next));
                     let mut fresh = App::new(next, app.colour);
@@ -94,7 +102,7 @@ pub fn run(session: Session) -> io::Result<Ended> {
                 }
                 Err(e) => {
                     app.status = Some(app::Status {
-                        text: e.to_string(),
+                        text: e,
                         error: true,
                     })
                 }
@@ -223,7 +231,8 @@ fn receive(
                 id,
                 settings,
                 selection,
-            } => update::interim(app, id, settings, *selection),
+                plan,
+            } => update::interim(app, id, settings, *selection, plan.map(|p| *p)),
             Message::Done(done) => {
                 if let Some(effect) = update::finished(app, *done) {
                     next = Some(effect);
@@ -248,6 +257,7 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
         settings,
         prepared: None,
         selection: Err(reason),
+        plan: None,
     };
     let worker = move || {
         let mut last = Instant::now();
@@ -264,11 +274,12 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
             }
         };
         let interim_sender = sender.clone();
-        let mut interim = |selection| {
+        let mut interim = |selection, plan: Option<_>| {
             let _ = interim_sender.send(Message::Interim {
                 id,
                 settings,
                 selection: Box::new(selection),
+                plan: plan.map(Box::new),
             });
         };
         let done = match caught(|| job.run_with_interim(session, &mut report, &mut interim)) {

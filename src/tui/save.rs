@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use super::app::{ExportPlan, Session};
+use crate::output::doc::SelectDoc;
 use crate::output::{atomic::write_all_or_none, csv::select_csv, json::select_json};
-use crate::project::baselines::Baselines;
-use crate::select::plan::plan_selection_on;
+use crate::select::plan::ProfilePlan;
 use crate::select::Selection;
 
 /// How writing an export went.
@@ -33,34 +33,50 @@ pub struct ExportJob {
     pub csv_path: PathBuf,
     /// The selection on screen when the user asked (the prompt keeps the settings fixed).
     pub selection: Selection,
+    /// Its profiling plan, as shown (`select`'s for the same flags).
+    pub plan: Option<ProfilePlan>,
     /// The `seqpoint select` line the JSON records.
     pub command: String,
+    /// The target a fixed K is judged against on screen: recorded too, though `select --bins
+    /// K` has none to record (with auto-K or a plan the document has it already).
+    pub judged_by: Option<f64>,
 }
 
 impl ExportJob {
     /// Both documents, as `select` writes them; nothing is written yet.
     pub fn make(self, session: &Session) -> Result<ExportPlan, String> {
         let log = &session.log;
-        // As `select` does: with --samples M the plan lists every iteration to profile.
-        let plan = session
-            .plan
-            .map(|rule| plan_selection_on(log, &session.strata, &self.selection, rule))
-            .transpose()
-            .map_err(|e| e.to_string())?;
+        // What is shown is written: the plan lists every iteration to profile.
+        let plan = self.plan;
+        let json = select_json(
+            log,
+            &self.selection,
+            plan.as_ref(),
+            Some(self.command),
+            &session.baselines(),
+        );
+        let json = match self.judged_by {
+            Some(target) => with_target(&json, target)?,
+            None => json,
+        };
         Ok(ExportPlan {
-            json: select_json(
-                log,
-                &self.selection,
-                plan.as_ref(),
-                Some(self.command),
-                &Baselines::with_actual(log, session.strata.actual().to_vec()),
-            ),
+            json,
             csv: select_csv(log, &self.selection, plan.as_ref()),
             json_path: self.json_path,
             csv_path: self.csv_path,
             overwrite: false,
         })
     }
+}
+
+/// The document with the target the screen judges by, when it records none.
+fn with_target(json: &str, target: f64) -> Result<String, String> {
+    let mut doc: SelectDoc = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    if doc.selection.target_error_pct.is_some() {
+        return Ok(json.to_string());
+    }
+    doc.selection.target_error_pct = Some(target);
+    Ok(serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n")
 }
 
 /// Write both files of `plan`; reports where they went as absolute paths.

@@ -16,6 +16,7 @@ use super::keymap::Action;
 use super::save::{ExportJob, ExportOutcome};
 use crate::output::protect::refuse_input_target;
 use crate::pick::Pick;
+use crate::select::plan::{PlanAsk, ProfilePlan};
 use crate::select::Selection;
 
 /// Work the run loop carries out for `update`.
@@ -273,6 +274,15 @@ fn apply<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
 /// it is building the very selectors these settings need.
 pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     let settings = app.settings;
+    if !settings.auto && app.session.ask.plan {
+        // `--plan` chooses K itself: a K set by hand (h/l, :k, a, u) leaves it, as `--bins`
+        // conflicts with `--plan`; the session starts again without it.
+        let ask = PlanAsk {
+            plan: false,
+            ..app.session.ask
+        };
+        return restart(app, app.session.base.clone(), ask);
+    }
     let prepared = app.prepared(settings.method, settings.pick).cloned();
     let wanted = Some((settings.method, settings.pick));
     if prepared.is_none() && app.pending.as_ref().is_some_and(|p| p.prepares == wanted) {
@@ -285,14 +295,16 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         pending.cancel();
     }
     if let Some(prepared) = &prepared {
-        if prepared.instant(&settings) {
+        // A plan (samples, budget, the target's cheapest) is made on the worker.
+        let planned = app.session.rule(&settings).is_some();
+        if !planned && prepared.instant(&settings) {
             let options = app.session.options(&settings);
             let mut go_on = |_, _| ControlFlow::Continue(());
             match prepared
                 .selectors
                 .choose(&options, prepared.curve.to_vec(), &mut go_on)
             {
-                Ok(Some(selection)) => show(app, settings, selection),
+                Ok(Some(selection)) => show(app, settings, selection, None),
                 Ok(None) => {}
                 Err(e) => say_error(app, &e.to_string()),
             }
@@ -330,11 +342,17 @@ pub fn progressed(app: &mut App, id: u64, label: &'static str, done: usize, tota
 
 /// A job sent a selection before finishing (k-means at a fixed K, ahead of its curve): show
 /// it if it is still what the settings ask for; the job stays pending for the curve.
-pub fn interim(app: &mut App, id: u64, settings: Settings, selection: Selection) {
+pub fn interim(
+    app: &mut App,
+    id: u64,
+    settings: Settings,
+    selection: Selection,
+    plan: Option<ProfilePlan>,
+) {
     let current =
         app.pending.as_ref().is_some_and(|p| p.id == id) && settings.same_selection(&app.settings);
     if current {
-        show(app, settings, selection);
+        show(app, settings, selection, plan);
     }
 }
 
@@ -350,7 +368,7 @@ pub fn finished<'a>(app: &mut App<'a>, done: Done<'a>) -> Option<Effect<'a>> {
     }
     app.pending = None;
     match done.selection {
-        Ok(selection) => show(app, done.settings, selection),
+        Ok(selection) => show(app, done.settings, selection, done.plan),
         Err(e) => say_error(app, &e),
     }
     if done.settings.same_selection(&app.settings) {
@@ -399,11 +417,12 @@ pub fn exported(app: &mut App, outcome: ExportOutcome) {
     }
 }
 
-fn show(app: &mut App, settings: Settings, selection: Selection) {
+fn show(app: &mut App, settings: Settings, selection: Selection, plan: Option<ProfilePlan>) {
     let count = selection.seqpoints.len();
     app.shown = Some(Shown {
         settings,
         selection,
+        plan,
     });
     let selected = app
         .table
@@ -450,6 +469,19 @@ pub fn set_k<'a>(app: &mut App<'a>, wanted: usize, up: bool) -> Option<Effect<'a
     app.settings.auto = false;
     app.settings.k = k;
     recompute(app)
+}
+
+/// Start the session again over the same log with these options (the run loop does it).
+fn restart<'a>(
+    app: &mut App<'a>,
+    base: crate::select::SelectOptions,
+    ask: PlanAsk,
+) -> Option<Effect<'a>> {
+    if let Some(pending) = app.pending.take() {
+        pending.cancel();
+    }
+    app.restart = Some((base, ask));
+    None
 }
 
 /// The next error target down or up; a target between steps goes to its neighbour.
@@ -554,10 +586,6 @@ fn submit_command<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         return None;
     };
     let command = match command_line::parse(&prompt.input) {
-        Ok(Command::Unavailable(why)) => Err(why),
-        other => other,
-    };
-    let command = match command {
         Ok(command) => command,
         Err(e) => {
             prompt.error = Some(e);
@@ -588,6 +616,21 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
             session.max_k(),
             session.max_k()
         )),
+        Command::Metric(name) if session.run == "-" => Err(format!(
+            ":metric {name}: the log came from standard input and cannot be read again; \
+             start the explorer again with --metric {name}"
+        )),
+        Command::Exclude(range) => {
+            // Leaving everything out, or a whole stratum, is said in place.
+            let options = crate::select::SelectOptions {
+                exclude: session.base.exclude.with(*range),
+                ..session.base.clone()
+            };
+            crate::select::check_options(&session.log, &options)
+                .and_then(|()| crate::select::StrataGroups::for_options(&session.log, &options))
+                .map(|_| ())
+                .map_err(|e| format!(":exclude {}-{}: {e}", range.first, range.last))
+        }
         Command::Strata(s) => {
             crate::select::StrataGroups::new(&session.log, *s, session.base.warmup)
                 .map(|_| ())
@@ -601,6 +644,7 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
 /// run loop to start the session again with it.
 pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'a>> {
     let mut base = app.session.base.clone();
+    let mut ask = app.session.ask;
     match command {
         Command::K(k) => return set_k(app, k, k > app.settings.k),
         Command::Target(pct) => {
@@ -619,21 +663,43 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
             app.settings.pick = p;
             return recompute(app);
         }
-        Command::Samples(m) => base.samples = m,
+        Command::Samples(m) => {
+            // `--samples M` alone: it replaces a plan or a budget.
+            base.samples = m;
+            ask = PlanAsk {
+                samples: Some(m),
+                ..PlanAsk::default()
+            };
+        }
+        Command::Plan => {
+            base.samples = 1;
+            ask = PlanAsk {
+                plan: true,
+                ..PlanAsk::default()
+            };
+            // The plan chooses K for the target (as the session's own option too).
+            app.settings.auto = true;
+            base.bins = crate::select::BinCount::Target(app.settings.target_pct);
+        }
+        Command::Exclude(range) => base.exclude = base.exclude.with(range),
+        Command::Budget(b) => {
+            base.samples = 1;
+            ask = PlanAsk {
+                budget: Some(b),
+                ..PlanAsk::default()
+            };
+        }
         Command::MaxBins(n) => base.max_bins = n,
         Command::Strata(s) => base.strata = s,
         Command::Warmup(n) => base.warmup = n,
         Command::Seed(n) => base.seed = n,
-        Command::Unavailable(why) => {
-            say_error(app, &why);
-            return None;
+        Command::Metric(name) => {
+            let mut load = app.session.load.clone();
+            load.metrics = vec![name];
+            app.reload = Some(load);
         }
     }
-    if let Some(pending) = app.pending.take() {
-        pending.cancel();
-    }
-    app.restart = Some(base);
-    None
+    restart(app, base, ask)
 }
 
 fn edit(input: &mut String, cursor: &mut usize, action: Action) {
@@ -705,16 +771,19 @@ fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
             return None;
         }
     }
-    let Some(selection) = app.current().cloned() else {
+    let Some(shown) = app.current_shown() else {
         say_error(app, "still computing: export once the new result is shown");
         return None;
     };
+    let (selection, plan) = (shown.selection.clone(), shown.plan.clone());
     let job = ExportJob {
         id: app.next_job_id(),
         json_path,
         csv_path,
         selection,
+        plan,
         command: app.session.command(&app.settings),
+        judged_by: (!app.settings.auto).then_some(app.settings.target_pct),
     };
     app.exporting = Some(Exporting {
         id: job.id,
@@ -772,6 +841,12 @@ mod tests {
             None,
             Some(session.command(&app.settings)),
             &crate::project::baselines::Baselines::new(&session.log),
+        );
+        // A fixed K is judged against the target on screen: the document records it.
+        let want = want.replacen(
+            "\"target_error_pct\": null",
+            &format!("\"target_error_pct\": {:?}", app.settings.target_pct),
+            1,
         );
         let id = job.id;
         match export_made(&mut app, id, job.make(&session)) {

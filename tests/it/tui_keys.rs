@@ -10,6 +10,7 @@ use seqpoint::output::command::select_command;
 use seqpoint::output::json::select_json;
 use seqpoint::pick::Pick;
 use seqpoint::project::baselines::Baselines;
+use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanAsk, PlanRule, ProfilePlan};
 use seqpoint::tui::app::{Measure, Overlay, View};
 use seqpoint::tui::{self, App};
 use seqpoint::{run_selection, BinCount, SelectOptions, Selection};
@@ -22,15 +23,57 @@ fn fixed(k: usize, max_bins: usize) -> SelectOptions {
     }
 }
 
-/// What `seqpoint select` computes for the app's current settings.
+/// What `seqpoint select` computes for the app's current settings: the selection, and the
+/// plan the same flags give (`select`'s pipeline, step for step).
+fn expected_with_plan(app: &App) -> (Selection, Option<ProfilePlan>) {
+    let log = &app.session.log;
+    let options = app.session.options(&app.settings);
+    match app.session.rule(&app.settings) {
+        Some(PlanRule::Target(target)) => {
+            let (selection, plan) = cheapest_plan(log, &options, target).unwrap();
+            (selection, Some(plan))
+        }
+        Some(rule) => {
+            let selection = run_selection(log, &options).unwrap();
+            let plan = plan_selection(log, &selection, rule).unwrap();
+            (selection, Some(plan))
+        }
+        None => (run_selection(log, &options).unwrap(), None),
+    }
+}
+
+/// The sample run forced to one profiled iteration per SeqPoint (`--samples 1`).
+fn one_sample(base: SelectOptions) -> tui::Session {
+    sample_session(base).asking(PlanAsk {
+        samples: Some(1),
+        ..PlanAsk::default()
+    })
+}
+
+/// The session the run loop starts when a `:` command changed a session option.
+fn restarted(app: &App) -> tui::Session {
+    let (base, ask) = app.restart.clone().expect("a restart with the new options");
+    app.session.with_options(base, ask).unwrap()
+}
+
+/// The app over the restarted session, carrying the settings, its result settled.
+fn follow<'a>(app: &App<'a>, next: &'a tui::Session) -> App<'a> {
+    let mut fresh = App::new(next, false);
+    fresh.carry_from(app);
+    let effect = tui::update::recompute(&mut fresh);
+    tui::settle(&mut fresh, effect);
+    fresh
+}
+
 fn expected(app: &App) -> Selection {
-    run_selection(&app.session.log, &app.session.options(&app.settings)).unwrap()
+    expected_with_plan(app).0
 }
 
 /// The shown selection is current and equals `select`'s, SeqPoint for SeqPoint.
 fn assert_matches_select(app: &App) {
     let shown = app.current().expect("a result for the current settings");
-    let want = expected(app);
+    let (want, plan) = expected_with_plan(app);
+    assert_eq!(app.current_shown().unwrap().plan, plan);
     assert_eq!(shown.seqpoints, want.seqpoints);
     assert_eq!(shown.projection, want.projection);
     assert_eq!(shown.target, want.target);
@@ -102,7 +145,8 @@ fn k_stops_at_one_and_at_one_bin_per_key_group() {
 
 #[test]
 fn t_and_capital_t_step_the_target() {
-    let session = sample_session(fixed(10, 16));
+    // One sample per SeqPoint (`--samples 1`): auto-K's own search, not the cheapest plan.
+    let session = one_sample(fixed(10, 16));
     let mut app = started(&session);
     let before = app.current().unwrap().seqpoints.clone();
     press(&mut app, ch('t'));
@@ -132,7 +176,7 @@ fn t_and_capital_t_step_the_target() {
 
 #[test]
 fn a_toggles_auto_k_and_keeps_the_k_it_found() {
-    let session = sample_session(SelectOptions {
+    let session = one_sample(SelectOptions {
         bins: BinCount::Target(2.0),
         ..SelectOptions::default()
     });
@@ -440,11 +484,34 @@ fn export_writes_the_bytes_select_writes() {
         command.contains("--method uniform --pick median"),
         "{command}"
     );
-    assert_eq!(without_command, select_output(&command, "json"));
+    assert_select_json(&app, &without_command, &command);
     assert_eq!(csv, select_output(&command, "csv"));
     assert!(
         json.contains("\"baselines\""),
         "naive baselines at the same budget"
+    );
+}
+
+/// The exported JSON (without its command) is `select --format json`'s for that command, byte
+/// for byte, but for one field: a fixed K is judged against the target on screen and the
+/// document records it, while `select --bins K` has no target to record.
+fn assert_select_json(app: &App, without_command: &str, command: &str) {
+    let select = select_output(command, "json");
+    if app.settings.auto {
+        assert_eq!(without_command, select, "{command}");
+        return;
+    }
+    let target = serde_json::to_string(&app.settings.target_pct).unwrap();
+    let recorded = format!("\"target_error_pct\": {target},");
+    assert_eq!(
+        without_command.matches(&recorded).count(),
+        1,
+        "{without_command}"
+    );
+    assert_eq!(
+        without_command.replace(&recorded, "\"target_error_pct\": null,"),
+        select,
+        "{command}"
     );
 }
 
@@ -481,7 +548,7 @@ fn export_with_samples_lists_every_iteration_to_profile_as_select_does() {
     let csv = std::fs::read_to_string(dir.path().join("planned.csv")).unwrap();
     let (without_command, command) = split_command(&json);
     assert!(command.contains("--samples 3"), "{command}");
-    assert_eq!(without_command, select_output(&command, "json"));
+    assert_select_json(&app, &without_command, &command);
     assert_eq!(csv, select_output(&command, "csv"));
     assert!(json.contains("\"plan\""));
     // Three profiled iterations per SeqPoint (where the bins hold that many).
@@ -563,7 +630,7 @@ fn export_waits_for_the_result_of_the_current_settings() {
 #[test]
 fn a_superseded_job_is_cancelled_and_its_result_dropped() {
     // With strata, auto-K is a search over K per stratum: a job.
-    let session = sample_session(SelectOptions {
+    let session = one_sample(SelectOptions {
         strata: seqpoint::Strata::Epoch,
         ..SelectOptions::default()
     });
@@ -601,7 +668,7 @@ fn a_superseded_job_is_cancelled_and_its_result_dropped() {
 
 #[test]
 fn progress_reports_reach_the_footer_state() {
-    let session = sample_session(SelectOptions::default());
+    let session = one_sample(SelectOptions::default());
     let mut app = App::new(&session, false);
     let Some(tui::update::Effect::Compute(job)) = tui::update::recompute(&mut app) else {
         panic!("the first result is a job")
@@ -631,7 +698,7 @@ fn progress_reports_reach_the_footer_state() {
     assert_matches_select(&app);
 
     // With strata the target needs a search over K per stratum, which reports too.
-    let session = sample_session(SelectOptions {
+    let session = one_sample(SelectOptions {
         strata: seqpoint::Strata::Epoch,
         ..SelectOptions::default()
     });
@@ -749,7 +816,8 @@ fn k_means_at_a_fixed_k_shows_its_selection_before_the_curve() {
                     curve_reports.set(curve_reports.get() + 1);
                 }
             },
-            &mut |selection| {
+            &mut |selection, plan| {
+                assert!(plan.is_none(), "a fixed K without --samples: no plan");
                 early.push(selection);
                 curve_reports_before_it.get_or_insert(curve_reports.get());
             },
@@ -763,7 +831,7 @@ fn k_means_at_a_fixed_k_shows_its_selection_before_the_curve() {
     );
     // Shown at once, while the job still counts as running; then the job's own result.
     let settings = app.settings;
-    tui::update::interim(&mut app, id, settings, early.pop().unwrap());
+    tui::update::interim(&mut app, id, settings, early.pop().unwrap(), None);
     assert!(app.pending.is_some());
     assert_matches_select(&app);
     assert!(app.curve().is_none(), "the curve is still to come");
@@ -776,7 +844,7 @@ fn k_means_at_a_fixed_k_shows_its_selection_before_the_curve() {
     let at_six = app.current().unwrap().clone();
     press(&mut app, ch('l'));
     assert_eq!(app.current().unwrap().bins(), 7);
-    tui::update::interim(&mut app, id, settings, at_six);
+    tui::update::interim(&mut app, id, settings, at_six, None);
     assert_eq!(app.current().unwrap().bins(), 7);
 }
 
@@ -1017,20 +1085,17 @@ fn the_command_line_sets_what_keys_would_and_explains_mistakes_in_place() {
         other => panic!("{other:?}"),
     }
     press(&mut app, key(KeyCode::Esc));
-    // Asked for but not available yet: said, nothing changes.
+    // A range that is not one is said in place.
     let before = app.settings;
-    command(&mut app, "exclude 0-420");
+    command(&mut app, "exclude 420-0");
     match &app.overlay {
         Overlay::CommandLine(prompt) => {
-            assert!(prompt
-                .error
-                .as_deref()
-                .unwrap()
-                .contains("not available yet"))
+            assert!(prompt.error.as_deref().unwrap().contains("reversed"))
         }
         other => panic!("{other:?}"),
     }
     assert_eq!(app.settings, before);
+    assert!(app.restart.is_none());
     press(&mut app, key(KeyCode::Esc));
 
     // Tab completes.
@@ -1048,12 +1113,15 @@ fn a_session_option_restarts_over_the_same_log_keeping_the_settings() {
     let session = sample_session(fixed(8, 16));
     let mut app = started(&session);
     command(&mut app, "samples 2");
-    let base = app.restart.clone().expect("a restart with the new options");
+    let (base, ask) = app.restart.clone().expect("a restart with the new options");
     assert_eq!(base.samples, 2);
+    assert_eq!(ask.samples, Some(2));
     // What the run loop does with it.
-    let next = session.with_options(base).unwrap();
+    let next = session.with_options(base, ask).unwrap();
     let mut fresh = App::new(&next, false);
     fresh.carry_from(&app);
+    // M changes every interval of the curve: it is prepared again.
+    assert!(fresh.curve().is_none());
     let effect = tui::update::recompute(&mut fresh);
     tui::settle(&mut fresh, effect);
     assert_eq!(fresh.settings, app.settings);
@@ -1140,4 +1208,223 @@ fn u_undoes_setting_changes_one_at_a_time() {
         .as_ref()
         .is_some_and(|s| s.text.contains("nothing to undo")));
     assert_eq!(app.settings, start);
+}
+
+#[test]
+fn by_default_a_target_shows_the_cheapest_plan_select_gives() {
+    let session = sample_session(SelectOptions::default());
+    let app = started(&session);
+    assert!(app.settings.auto);
+    assert_matches_select(&app);
+    let shown = app.current_shown().unwrap();
+    let plan = shown.plan.as_ref().expect("the target's cheapest plan");
+    assert_eq!(plan.rule, PlanRule::Target(1.0));
+    // What is shown is the plan's: its iterations and its projection.
+    assert_eq!(shown.iterations(), plan.iterations());
+    assert_eq!(shown.projection(), &plan.projection);
+    assert_eq!(shown.target_met(), plan.met);
+    // `:samples 1` forces one per SeqPoint: auto-K's own selection, no plan.
+    let mut app = app;
+    command(&mut app, "samples 1");
+    let next = restarted(&app);
+    let app = follow(&app, &next);
+    assert!(app.current_shown().unwrap().plan.is_none());
+    assert!(app.current().unwrap().target.is_some());
+    assert_matches_select(&app);
+    assert!(app.session.command(&app.settings).ends_with("--samples 1"));
+}
+
+#[test]
+fn plan_and_budget_commands_give_selects_plans() {
+    let session = sample_session(fixed(8, 64));
+    let mut app = started(&session);
+    command(&mut app, "plan");
+    assert!(app.settings.auto, "the plan chooses K");
+    let next = restarted(&app);
+    let mut app = follow(&app, &next);
+    assert_eq!(
+        app.current_shown().unwrap().plan.as_ref().unwrap().rule,
+        PlanRule::Target(1.0)
+    );
+    assert_matches_select(&app);
+    assert!(app.session.command(&app.settings).contains("--plan"));
+
+    command(&mut app, "budget 80");
+    let after = restarted(&app);
+    // Only what to profile changed: the prepared selectors and curve carry over (no second
+    // preparation, as fast as `select`).
+    let mut carried = App::new(&after, false);
+    carried.carry_from(&app);
+    assert!(
+        carried.curve().is_some(),
+        "the prepared selectors carry over"
+    );
+    let mut app = follow(&app, &after);
+    let plan = app.current_shown().unwrap().plan.clone().unwrap();
+    assert_eq!(plan.rule, PlanRule::Budget(80));
+    assert_eq!(plan.iterations(), 80);
+    assert_matches_select(&app);
+
+    // A K set by hand leaves `--plan` (which chooses K itself), as `--bins` conflicts with it.
+    command(&mut app, "plan");
+    let planned = restarted(&app);
+    let mut app = follow(&app, &planned);
+    command(&mut app, "k 8");
+    let (_, ask) = app.restart.clone().unwrap();
+    assert!(!ask.plan);
+    let unplanned = restarted(&app);
+    let app = follow(&app, &unplanned);
+    assert_eq!(app.settings.k, 8);
+    assert!(!app.session.command(&app.settings).contains("--plan"));
+    assert_matches_select(&app);
+    // So does `a` leaving auto-K.
+    let mut app = started(&planned);
+    press(&mut app, ch('a'));
+    assert!(!app.settings.auto);
+    assert!(!app.restart.clone().unwrap().1.plan);
+}
+
+/// Export at the app's settings and compare with `select --format json` for its command.
+fn export_equals_select(app: &mut App, dir: &Path, name: &str) -> String {
+    let path = dir.join(format!("{name}.json"));
+    export_to(app, &path);
+    let json = std::fs::read_to_string(&path).unwrap();
+    let csv = std::fs::read_to_string(dir.join(format!("{name}.csv"))).unwrap();
+    let (without_command, command) = split_command(&json);
+    assert_eq!(command, app.session.command(&app.settings));
+    assert_select_json(app, &without_command, &command);
+    assert_eq!(csv, select_output(&command, "csv"), "{command}");
+    json
+}
+
+#[test]
+fn exports_of_plans_are_selects_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default: the target's cheapest plan.
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    let json = export_equals_select(&mut app, dir.path(), "default");
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let shown = app.current_shown().unwrap();
+    assert_eq!(
+        doc["iterations_to_profile"].as_u64(),
+        Some(shown.iterations())
+    );
+    assert_eq!(doc["selection"]["target_error_pct"].as_f64(), Some(1.0));
+    // `:budget 80` and `:samples 1`.
+    command(&mut app, "budget 80");
+    let budget = restarted(&app);
+    let mut app = follow(&app, &budget);
+    export_equals_select(&mut app, dir.path(), "budget");
+    command(&mut app, "samples 1");
+    let one = restarted(&app);
+    let mut app = follow(&app, &one);
+    export_equals_select(&mut app, dir.path(), "one");
+}
+
+#[test]
+fn exclude_leaves_iterations_out_as_select_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    command(&mut app, "exclude 0-99");
+    let next = restarted(&app);
+    let mut app = follow(&app, &next);
+    assert_eq!(app.session.base.exclude.texts(), ["0-99"]);
+    // No SeqPoint and no planned iteration in the range; the totals leave it out.
+    let shown = app.current_shown().unwrap();
+    assert!(shown.selection.seqpoints.iter().all(|sp| sp.iteration > 99));
+    let log = &app.session.log;
+    let planned = shown
+        .plan
+        .as_ref()
+        .unwrap()
+        .bins
+        .iter()
+        .flat_map(|b| &b.rows);
+    assert!(planned.into_iter().all(|&r| log.iteration(r as usize) > 99));
+    assert_matches_select(&app);
+    let json = export_equals_select(&mut app, dir.path(), "excluded");
+    assert!(json.contains("--exclude 0-99"), "the command records it");
+    // A second range adds to the first.
+    command(&mut app, "exclude 300-309");
+    let (base, _) = app.restart.clone().unwrap();
+    assert_eq!(base.exclude.texts(), ["0-99", "300-309"]);
+}
+
+#[test]
+fn metric_reads_the_log_again_with_that_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.csv");
+    let mut text = String::from("iteration,seq_len,time_ms,energy_j\n");
+    for i in 0..200u64 {
+        let len = 100 + (i * 37) % 400;
+        text.push_str(&format!(
+            "{i},{len},{},{}\n",
+            len as f64 * 1.5,
+            900.0 - len as f64
+        ));
+    }
+    std::fs::write(&run, text).unwrap();
+    let load = seqpoint::LoadOptions::default();
+    let path = run.display().to_string();
+    let log = seqpoint::load_run(&path, &load).unwrap();
+    let session = tui::Session::new(path, load, log, fixed(6, 16)).unwrap();
+    let mut app = started(&session);
+    command(&mut app, "metric energy_j");
+    let load = app.reload.clone().expect("the log is read again");
+    assert_eq!(load.metrics, ["energy_j"]);
+    let (base, ask) = app.restart.clone().unwrap();
+    let next = app.session.reloaded(load, base, ask).unwrap();
+    let app = follow(&app, &next);
+    assert_eq!(app.session.log.metric_names(), ["energy_j"]);
+    assert!(app
+        .session
+        .command(&app.settings)
+        .contains("--metric energy_j"));
+    assert_matches_select(&app);
+    // A column the log does not have: the loader's message, nothing changes.
+    let mut load = app.session.load.clone();
+    load.metrics = vec!["watts".into()];
+    let (base, ask) = (app.session.base.clone(), app.session.ask);
+    let e = app.session.reloaded(load, base, ask).err().unwrap();
+    assert!(e.contains("watts"), "{e}");
+}
+
+#[test]
+fn on_opening_the_targets_plan_is_shown_before_the_curve_is_built() {
+    let session = sample_session(SelectOptions::default());
+    let mut app = App::new(&session, false);
+    let Some(tui::update::Effect::Compute(job)) = tui::update::recompute(&mut app) else {
+        panic!("the first result is a job")
+    };
+    let id = job.id;
+    let settings = job.settings;
+    let labels = std::cell::RefCell::new(Vec::new());
+    let mut early = Vec::new();
+    let done = job
+        .run_with_interim(
+            &session,
+            &mut |label, _, _| labels.borrow_mut().push(label),
+            &mut |selection, plan| {
+                // Nothing of the selectors' table or curve was made before it.
+                assert_eq!(*labels.borrow(), [tui::compute::PLANNING]);
+                early.push((selection, plan));
+            },
+        )
+        .unwrap();
+    assert_eq!(early.len(), 1, "the plan is sent once, ahead of the curve");
+    let (selection, plan) = early.pop().unwrap();
+    tui::update::interim(&mut app, id, settings, selection, plan);
+    assert!(app.pending.is_some(), "the curve is still to come");
+    assert_matches_select(&app);
+    let before = app.current_shown().unwrap().plan.clone();
+    tui::update::finished(&mut app, done);
+    assert_eq!(
+        app.current_shown().unwrap().plan,
+        before,
+        "the job ends with the plan already shown"
+    );
+    assert!(app.curve().is_some());
+    assert_matches_select(&app);
 }

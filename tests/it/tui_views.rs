@@ -8,6 +8,8 @@ use crate::common::{
 use insta::assert_snapshot;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
+use seqpoint::select::plan::PlanAsk;
+use seqpoint::select::MoreBins;
 use seqpoint::tui::{self, App};
 use seqpoint::{BinCount, SelectOptions};
 
@@ -130,7 +132,8 @@ fn too_small_says_so() {
 fn small_layouts_keep_the_projections_numbers_first() {
     let session = sample_session(SelectOptions::default());
     let mut app = started(&session);
-    let p = &app.current().unwrap().projection;
+    // What is shown: the plan's projection.
+    let p = app.current_shown().unwrap().projection();
     let projected = seqpoint::output::numbers::readable(p.totals[0].projected);
     let actual = seqpoint::output::numbers::readable(p.totals[0].actual.unwrap());
     for (w, h) in [(60, 16), (80, 23), (72, 18)] {
@@ -152,9 +155,27 @@ fn small_layouts_keep_the_projections_numbers_first() {
 
 #[test]
 fn text_that_does_not_fit_ends_with_an_ellipsis_and_i_shows_it_in_full() {
-    // Auto-K that misses the target: a verdict and two pieces of advice, too long for 60x16.
-    let session = sample_session(SelectOptions::default());
+    // Auto-K with one sample per SeqPoint (`--samples 1`) misses the target: a verdict and
+    // two pieces of advice, too long for 60x16.
+    let session = sample_session(SelectOptions::default()).asking(PlanAsk {
+        samples: Some(1),
+        ..PlanAsk::default()
+    });
     let mut app = started(&session);
+    // The advice is the library's, each as the `:` command that follows it.
+    let advice = app
+        .current()
+        .unwrap()
+        .target
+        .clone()
+        .unwrap()
+        .advice
+        .unwrap();
+    let samples = format!(":samples {}", advice.samples.expect("more samples advised"));
+    let MoreBins::Allow(max_bins) = advice.bins else {
+        panic!("more bins advised: {:?}", advice.bins)
+    };
+    let max_bins = format!(":max-bins {max_bins}");
     let text = frame(&mut app, 60, 16);
     assert!(text.contains('…'), "{text}");
     assert!(
@@ -166,8 +187,8 @@ fn text_that_does_not_fit_ends_with_an_ellipsis_and_i_shows_it_in_full() {
     let full = frame(&mut app, 120, 40);
     // The header's lines too, which a narrow terminal cuts.
     for said in [
-        ":samples 2",
-        ":max-bins 128",
+        samples.as_str(),
+        max_bins.as_str(),
         "not met",
         "Marks",
         "3 epochs",

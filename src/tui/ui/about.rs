@@ -38,7 +38,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let mut lines: Vec<Line> = super::header::lines(app, t).into();
     lines.push(Line::raw(""));
     match &app.shown {
-        Some(shown) => lines.extend(summary(app, &shown.selection, t)),
+        Some(shown) => lines.extend(summary(app, shown, t)),
         None => lines.push(Line::styled("computing…", t.dim())),
     }
     if let Some(status) = &app.last_message {

@@ -98,10 +98,7 @@ pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
             format!(" auto-K for {}%", s.target_pct),
             t.key(),
         ));
-        let met = app
-            .current()
-            .and_then(|c| c.target.as_ref())
-            .map(|outcome| outcome.met);
+        let met = app.current_shown().and_then(|shown| shown.target_met());
         if met == Some(false) {
             settings.push(Span::styled(" (not met)", t.bad()));
         }
@@ -118,7 +115,16 @@ pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
         Span::styled(" · pick ", t.dim()),
         Span::styled(s.pick.name(), t.strong()),
     ]);
-    if app.session.base.samples > 1 {
+    if let Some(plan) = app
+        .current_shown()
+        .and_then(|shown| shown.plan.as_ref())
+        .filter(|p| p.bins.iter().any(|b| b.samples() > 1))
+    {
+        settings.push(Span::raw(format!(
+            " · plan {} iterations",
+            plan.iterations()
+        )));
+    } else if app.session.base.samples > 1 {
         settings.push(Span::raw(format!(
             " · {} samples per SeqPoint",
             app.session.base.samples

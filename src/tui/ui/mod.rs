@@ -295,12 +295,25 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let current_k = app.shown_k();
     let curve = app.curve().unwrap_or(&[]);
     let mut title_right = Vec::new();
+    // A plan profiling more than one iteration per SeqPoint: its figures and budget, not
+    // the curve's (one per SeqPoint at each K).
+    let plan = app
+        .shown
+        .as_ref()
+        .and_then(|s| s.plan.as_ref())
+        .filter(|p| p.bins.iter().any(|b| b.samples() > 1));
     if let (Some(shown), Some(k)) = (&app.shown, current_k) {
-        let p = &shown.selection.projection;
+        let p = shown.projection();
+        // The plan's K is on the axis (▲K=); its figures fit beside the title.
+        let what = if plan.is_some() {
+            "plan".to_string()
+        } else {
+            format!("K {k}")
+        };
         title_right.push(Span::styled(
             // Two decimals, as the projection's table beside it.
             format!(
-                " K {k}: {:.2}% ±{:.2}% ",
+                " {what}: {:.2}% ±{:.2}% ",
                 p.worst_error_pct(),
                 p.worst_half_width_pct()
             ),
@@ -308,12 +321,22 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ));
     }
     let baselines = app.baselines();
-    // The baselines' errors at the current K: data, not keys (usually far above the axis,
-    // so said in words).
+    // The baselines' errors at the current K (or the plan's budget): data, not keys (usually
+    // far above the axis, so said in words).
     let mut legend: Vec<Span> = Vec::new();
+    let plan_errors = plan.and_then(|p| {
+        crate::tui::compute::kept_baseline_errors(app.session, p.iterations() as usize)
+    });
     for b in baselines {
-        let at_k = current_k.and_then(|k| b.points.iter().find(|p| p.0 == k));
-        if let Some(&(_, e)) = at_k {
+        let error = match (plan, plan_errors) {
+            // `baseline_errors` gives (first-N, random-N), the series' glyphs `f` and `r`.
+            (Some(_), Some((first, random))) => Some(if b.glyph == 'f' { first } else { random }),
+            (Some(_), None) => None,
+            (None, _) => current_k
+                .and_then(|k| b.points.iter().find(|p| p.0 == k))
+                .map(|p| p.1),
+        };
+        if let Some(e) = error {
             let sep = if legend.is_empty() { " " } else { " · " };
             legend.push(Span::styled(
                 format!("{sep}{} ({}) {}", b.name, b.glyph, percent(e)),
@@ -322,7 +345,11 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         }
     }
     if !legend.is_empty() {
-        legend.push(Span::styled(" at this budget ", t.dim()));
+        let budget = match plan {
+            Some(p) => format!(" at {} iterations ", p.iterations()),
+            None => " at this budget ".to_string(),
+        };
+        legend.push(Span::styled(budget, t.dim()));
     }
     let width = area.width.saturating_sub(4) as usize;
     let block = Block::bordered()

@@ -10,10 +10,12 @@ use super::cut_line;
 use super::theme::Theme;
 use crate::groups::key_text;
 use crate::output::numbers::readable;
-use crate::output::table::rule_text;
+use crate::output::table::{cost_line, plan_shortfall, rule_text};
+use crate::project::Projection;
 use crate::runlog::ConfigRole;
+use crate::select::plan::{PlanRule, ProfilePlan};
 use crate::select::{Advice, MoreBins, Selection, TargetRule};
-use crate::tui::app::App;
+use crate::tui::app::{App, Shown};
 
 /// A percentage for the table, flagged with `!` when over the target.
 fn pct_cell(value: Option<f64>, target: f64, t: &Theme) -> Cell<'static> {
@@ -33,7 +35,7 @@ fn number(text: String) -> Cell<'static> {
 /// Rows the panel needs for its numbers: the table, the profiling line and the verdict.
 pub fn needed_height(app: &App) -> u16 {
     let rows = app.shown.as_ref().map_or(3, |s| {
-        s.selection.projection.totals.len() + s.selection.projection.speedups.len()
+        s.projection().totals.len() + s.projection().speedups.len()
     });
     // Borders, the table's heading and rows, two summary lines.
     2 + 1 + rows as u16 + 2
@@ -56,9 +58,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme, narrow: bool)
     };
     let selection = &shown.selection;
     let target = app.settings.target_pct;
-    let rows = table_rows(app, selection, target, t);
+    let rows = table_rows(app, shown.projection(), target, t);
     let width = inner.width as usize;
-    let summary_lines = summary(app, selection, t);
+    let summary_lines = summary(app, shown, t);
     let table_height = (rows.len() as u16 + 1).min(inner.height);
     let room = inner.height.saturating_sub(table_height) as usize;
     // Lines that fit; a cut line ends with `…`, and the border says where the rest is.
@@ -212,8 +214,7 @@ fn seqpoint_list(frame: &mut Frame, area: Rect, app: &App, selection: &Selection
     }
 }
 
-fn table_rows(app: &App, selection: &Selection, target: f64, t: &Theme) -> Vec<Row<'static>> {
-    let projection = &selection.projection;
+fn table_rows(app: &App, projection: &Projection, target: f64, t: &Theme) -> Vec<Row<'static>> {
     let compare = app.session.log.configs.len() > 1;
     let metrics = app.session.log.metric_names().len();
     let mut rows: Vec<Row> = projection
@@ -257,29 +258,26 @@ fn table_rows(app: &App, selection: &Selection, target: f64, t: &Theme) -> Vec<R
 
 /// The summary under the table, one line each, most important first: what to profile, the
 /// verdict, then each advice as the `:` command that follows it.
-pub fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>> {
-    let projection = &selection.projection;
-    let to_profile = selection.iterations_to_profile();
-    let metric = app
-        .session
-        .log
-        .metric_names()
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "cost".into());
-    let reduction = if projection.profiling_reduction.is_finite() {
-        format!("{:.1}x", projection.profiling_reduction)
-    } else {
-        "∞".into()
-    };
-    let mut lines = vec![Line::from(vec![
-        Span::raw("profile "),
-        Span::styled(format!("{to_profile}"), t.strong()),
-        Span::raw(format!(
-            " of {} iterations ({reduction} less {metric})",
-            app.session.log.len(),
-        )),
-    ])];
+pub fn summary(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
+    let selection = &shown.selection;
+    let projection = shown.projection();
+    // The cost in the words `select` prints.
+    let mut lines = vec![Line::from(cost_line(
+        &app.session.log,
+        projection,
+        shown.iterations(),
+    ))];
+    if let Some(plan) = shown
+        .plan
+        .as_ref()
+        .filter(|p| matches!(p.rule, PlanRule::Target(_)))
+    {
+        lines.extend(plan_verdict(app, selection, plan, t));
+        if projection.proxy {
+            lines.push(proxy_line(t));
+        }
+        return lines;
+    }
     let rule = rule_text(app.session.base.target_by);
     let target = app.settings.target_pct;
     match &selection.target {
@@ -334,12 +332,52 @@ pub fn summary(app: &App, selection: &Selection, t: &Theme) -> Vec<Line<'static>
         }
     }
     if projection.proxy {
-        lines.push(Line::styled(
-            "no metric in the log: proxy cost, errors are proxy errors",
-            t.dim(),
-        ));
+        lines.push(proxy_line(t));
     }
     lines
+}
+
+fn proxy_line(t: &Theme) -> Line<'static> {
+    Line::styled(
+        "no metric in the log: proxy cost, errors are proxy errors",
+        t.dim(),
+    )
+}
+
+/// The verdict on the target's plan, as `select` gives it: met with one sample per SeqPoint,
+/// met with a plan (K bins x samples), or not met and the closest reached.
+fn plan_verdict(
+    app: &App,
+    selection: &Selection,
+    plan: &ProfilePlan,
+    t: &Theme,
+) -> Vec<Line<'static>> {
+    // The plan's own target: while a new one is computed, the verdict shown stays its own.
+    let target = match plan.rule {
+        PlanRule::Target(t) => t,
+        _ => app.settings.target_pct,
+    };
+    let k = selection.bins();
+    let widest = plan.projection.worst_half_width_pct();
+    if let Some(shortfall) = plan_shortfall(selection, plan) {
+        return vec![Line::styled(
+            format!("✗ target {target}% not met: {shortfall}"),
+            t.bad(),
+        )];
+    }
+    let most = plan.bins.iter().map(|b| b.samples()).max().unwrap_or(1);
+    let how = if most == 1 {
+        format!("K = {k}, one sample per SeqPoint")
+    } else {
+        format!(
+            "a plan: K = {k} x 1-{most} samples = {} iterations",
+            plan.iterations()
+        )
+    };
+    vec![Line::from(vec![
+        Span::styled("✓ ", t.good()),
+        Span::raw(format!("target {target}% met (±{widest:.2}%) with {how}")),
+    ])]
 }
 
 /// Each advice as the `:` command that follows it (the CLI's advice names the flags).

@@ -36,7 +36,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     if below > 2 {
         super::projection::render(frame, projection_area, app, t, false);
     } else if let Some(shown) = &app.shown {
-        let lines = super::projection::summary(app, &shown.selection, t);
+        let lines = super::projection::summary(app, shown, t);
         let width = projection_area.width as usize;
         let lines: Vec<Line> = lines
             .into_iter()
