@@ -35,7 +35,8 @@ pub struct Session {
     /// The run as named on the command line (or the bundled sample's name).
     pub run: String,
     pub load: LoadOptions,
-    pub log: RunLog,
+    /// Shared by the sessions a restart makes (`:samples 2` …): a restart copies no rows.
+    pub log: Arc<RunLog>,
     pub strata: StrataGroups,
     /// The whole run's key groups when strata split it; otherwise the one stratum's serve.
     whole_run: Option<KeyGroups>,
@@ -55,9 +56,10 @@ impl Session {
     pub fn new(
         run: String,
         load: LoadOptions,
-        log: RunLog,
+        log: impl Into<Arc<RunLog>>,
         base: SelectOptions,
     ) -> Result<Self, SelectError> {
+        let log = log.into();
         check_options(&log, &base)?;
         // The session's key groups leave out `--exclude`'s iterations, as `select`'s do.
         let strata = StrataGroups::for_options(&log, &base)?;
@@ -87,9 +89,15 @@ impl Session {
     }
 
     /// The same run with other session options (a `:samples`, `:strata` … command): the
-    /// log is copied, not read again, so a run read from a pipe can be restarted too.
+    /// log is shared, not read again, so a run read from a pipe can be restarted too.
     pub fn with_options(&self, base: SelectOptions, ask: PlanAsk) -> Result<Session, SelectError> {
-        Ok(Session::new(self.run.clone(), self.load.clone(), self.log.clone(), base)?.asking(ask))
+        Ok(Session::new(
+            self.run.clone(),
+            self.load.clone(),
+            Arc::clone(&self.log),
+            base,
+        )?
+        .asking(ask))
     }
 
     /// The run read again with other load options (`:metric NAME`), then these options.

@@ -83,7 +83,8 @@ pub fn run(session: Session) -> io::Result<Ended> {
     loop {
         if let Some((base, ask)) = app.restart.take() {
             // A session option changed (`:samples 2` …): the same log, new options. The old
-            // session stays (leaked) since a worker may still hold it; its job was cancelled.
+            // session's key groups stay (leaked) since a worker may still hold them; its job
+            // was cancelled. The log itself is shared between the two, not copied.
             let next = match app.reload.take() {
                 Some(load) => app.session.reloaded(load, base, ask),
                 None => app

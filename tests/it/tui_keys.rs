@@ -1116,8 +1116,10 @@ fn a_session_option_restarts_over_the_same_log_keeping_the_settings() {
     let (base, ask) = app.restart.clone().expect("a restart with the new options");
     assert_eq!(base.samples, 2);
     assert_eq!(ask.samples, Some(2));
-    // What the run loop does with it.
+    // What the run loop does with it. The restarted session reads the same rows: the log is
+    // shared, not copied, so restarts do not grow memory by a run each.
     let next = session.with_options(base, ask).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&session.log, &next.log));
     let mut fresh = App::new(&next, false);
     fresh.carry_from(&app);
     // M changes every interval of the curve: it is prepared again.
