@@ -96,7 +96,7 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         (None, Some(n)) => RunLength::Iterations(n),
         (None, None) => RunLength::Logged,
     };
-    let report = project_measurements(
+    let mut report = project_measurements(
         &cmd.seqpoints,
         &doc,
         &measured,
@@ -105,6 +105,7 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
             run_length,
         },
     )?;
+    report.excluded = exclude.texts();
     let text = match format {
         ProjectFormat::Table => projection_table(&report),
         ProjectFormat::Json => serde_json::to_string_pretty(&report)? + "\n",

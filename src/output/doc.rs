@@ -268,6 +268,9 @@ pub struct ProjectionReport {
     pub logged_iterations: u64,
     pub run_iterations: f64,
     pub scale: f64,
+    /// `--exclude`'s merged ranges, whose measured rows were left out (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<String>,
     pub metrics: Vec<MetricProjection>,
 }
 

@@ -308,6 +308,12 @@ pub fn projection_table(report: &ProjectionReport) -> String {
         first.samples,
         report.identified_by
     ));
+    if !report.excluded.is_empty() {
+        out.push_str(&format!(
+            "excluded: iterations {} (measured rows left out)\n",
+            report.excluded.join(", ")
+        ));
+    }
     if report.scale == 1.0 {
         out.push_str(&format!(
             "run: {} iterations, as logged\n",

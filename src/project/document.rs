@@ -376,6 +376,7 @@ pub fn project_measurements(
         logged_iterations: logged,
         run_iterations: run_weight,
         scale,
+        excluded: Vec::new(),
         metrics,
     })
 }

@@ -207,6 +207,12 @@ fn project_leaves_out_measured_rows_of_excluded_iterations() {
         all.stdout, fewer.stdout,
         "the left-out sample changes the projection"
     );
+    // The projection records what it left out; one without --exclude records nothing.
+    let json = |out: &std::process::Output| -> serde_json::Value {
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(json(&fewer)["excluded"], serde_json::json!([range]));
+    assert!(json(&all).get("excluded").is_none());
     // Rows that do not say which iteration they measured cannot be excluded.
     let by_id = dir.path().join("by_id.csv");
     std::fs::write(&by_id, "seqpoint,time_ms\n0,700\n1,800\n2,900\n3,1000\n").unwrap();
