@@ -97,7 +97,7 @@ pub struct SeqPoint {
     pub bin: BinSummary,
     /// `[metric]`: the picked key's noise and offset from its bin on the baseline (what the
     /// projection's interval is computed from).
-    pub key_noise: Vec<crate::project::KeyNoise>,
+    pub key_noise: Vec<crate::project::estimate::KeyNoise>,
 }
 
 /// Per key group, its eligible rows nearest the group's median first (at most 1 + ALTERNATES).
@@ -506,7 +506,7 @@ impl<'a> Selector<'a> {
             key_noise: {
                 let picked = groups.group_of(self.log.key(row)).unwrap_or(members[0]);
                 (0..groups.moments[0].len())
-                    .map(|m| crate::project::KeyNoise::of(groups, members, picked, m))
+                    .map(|m| crate::project::estimate::KeyNoise::of(groups, members, picked, m))
                     .collect()
             },
         }

@@ -18,7 +18,7 @@
 //! Nothing is skipped that could tie or beat the best, so the answer is the plain DP's: the
 //! least `c(i)`, ties going to the smallest `i`.
 
-use super::optimal::RangeCost;
+use super::range_cost::RangeCost;
 
 /// Starts on each side of the hint tried one by one before blocks are bounded.
 const NEAR: usize = 24;

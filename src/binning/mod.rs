@@ -4,6 +4,7 @@
 mod bounded;
 mod kmeans;
 mod optimal;
+mod range_cost;
 mod simple;
 
 pub use kmeans::{kmeans_bins, weighted_lloyd};

@@ -11,6 +11,7 @@
 // Index loops mirror the DP's recurrences; iterator chains would hide them.
 #![allow(clippy::needless_range_loop)]
 
+use super::range_cost::RangeCost;
 use std::ops::ControlFlow;
 
 use super::Bins;
@@ -35,53 +36,6 @@ const PARALLEL_BLOCK: usize = 128;
 /// `Auto` leaves the bounded search for the plain DP once a level costs more than this
 /// fraction of the plain DP's splits (both are exact: only the time differs).
 const BOUNDED_GIVES_UP: u64 = 8;
-
-/// Prefix sums that give any contiguous range's weighted sum of squares in O(1).
-pub(super) struct RangeCost {
-    /// Prefix sums of weight, weighted value and weighted square, side by side so that one
-    /// range's cost reads two cache lines.
-    sums: Vec<[f64; 3]>,
-}
-
-impl RangeCost {
-    fn new(counts: &[u64], values: &[f64]) -> Self {
-        // Centre the values: the squares then stay small and the subtraction below exact-ish.
-        let total: f64 = counts.iter().map(|&c| c as f64).sum();
-        let centre = counts
-            .iter()
-            .zip(values)
-            .map(|(&c, &v)| c as f64 * v)
-            .sum::<f64>()
-            / total.max(1.0);
-        let mut sums = Vec::with_capacity(counts.len() + 1);
-        let mut running = [0.0; 3];
-        sums.push(running);
-        for (&c, &v) in counts.iter().zip(values) {
-            let (n, x) = (c as f64, v - centre);
-            running = [running[0] + n, running[1] + n * x, running[2] + n * x * x];
-            sums.push(running);
-        }
-        RangeCost { sums }
-    }
-
-    /// The weighted sum of squares of all groups around their mean: the size of the costs,
-    /// by which rounding room is measured.
-    pub(super) fn scale(&self) -> f64 {
-        self.sums.last().map_or(0.0, |s| s[2])
-    }
-
-    /// Cost of groups `i..j` (half-open) forming one bin.
-    pub(super) fn cost(&self, i: usize, j: usize) -> f64 {
-        let (from, to) = (&self.sums[i], &self.sums[j]);
-        let w = to[0] - from[0];
-        if w <= 0.0 {
-            return 0.0;
-        }
-        let s = to[1] - from[1];
-        let q = to[2] - from[2];
-        (q - s * s / w).max(0.0)
-    }
-}
 
 /// The DP table: `best[k-1][j]` is the least cost of the first `j` groups in `k` bins and
 /// `split[k-1][j]` where its last bin starts.

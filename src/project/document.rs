@@ -12,37 +12,9 @@ use crate::project::measured::Measurements;
 use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::{new_total, paired_speedup, stratum_variance, Estimate, KeyNoise, PickedBin};
 use crate::runlog::{ConfigRole, LoadError};
+
+pub use super::request::{ProjectError, ProjectOptions, RunLength};
 use crate::stats::{interval, variance_of_half_width};
-
-/// How long the projected run is, against the logged part the SeqPoints were chosen from.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum RunLength {
-    /// As logged.
-    #[default]
-    Logged,
-    /// `--run-epochs E`: the log covers its own epochs of an E-epoch run.
-    Epochs(f64),
-    /// `--run-iterations N`.
-    Iterations(u64),
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct ProjectOptions {
-    pub allow_missing: bool,
-    pub run_length: RunLength,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum ProjectError {
-    #[error(transparent)]
-    Load(#[from] LoadError),
-    #[error("{}: {message}", crate::output::shown::shown_path(path))]
-    Document { path: String, message: String },
-    #[error("{0}")]
-    Missing(String),
-    #[error("{0}")]
-    Invalid(String),
-}
 
 /// Read and check a `seqpoint/1` document.
 pub fn read_select_doc(path: &str) -> Result<SelectDoc, ProjectError> {

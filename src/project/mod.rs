@@ -8,6 +8,7 @@ pub mod baselines;
 pub mod document;
 pub mod estimate;
 pub mod measured;
+pub mod request;
 pub mod stratified;
 pub mod validate;
 

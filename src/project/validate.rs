@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::output::doc::SelectDoc;
-use crate::project::document::{ProjectError, RunLength};
+use crate::project::request::{ProjectError, RunLength};
 
 /// The longest run projected: 2^53 iterations, the largest count an f64 holds exactly (and
 /// about 285 years of training at a million iterations a second).

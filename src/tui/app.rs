@@ -29,6 +29,11 @@ pub const TARGETS: [f64; 12] = [
 /// Prepared selectors kept at once (each may hold an exact DP table).
 const PREPARED_KEPT: usize = 4;
 
+/// The smallest terminal the explorer lays out; below it only the too-small message shows
+/// and only quitting acts (the state needs it for that, the layout for drawing).
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+
 /// What stays fixed while the explorer runs: the run, its key groups and the command line's
 /// options (warm-up, seed, samples, strata, target rule) that no key changes.
 pub struct Session {
@@ -112,6 +117,15 @@ impl Session {
         Session::new(self.run.clone(), load, log, base)
             .map(|s| s.asking(ask))
             .map_err(|e| e.to_string())
+    }
+
+    /// First-N and random-N worst errors at `budget` profiled iterations, when already
+    /// computed (the screen reads them without computing).
+    pub fn kept_baseline_errors(&self, budget: usize) -> Option<(f64, f64)> {
+        self.baselines_by_budget
+            .lock()
+            .ok()
+            .and_then(|kept| kept.get(&budget).copied())
     }
 
     /// The same session with the profiling the command line asked for (`--samples 1` forces
@@ -565,7 +579,7 @@ impl<'a> App<'a> {
     /// Whether the terminal is below the smallest layout (only the message shows).
     pub fn too_small(&self) -> bool {
         self.size
-            .is_some_and(|(w, h)| w < super::ui::MIN_WIDTH || h < super::ui::MIN_HEIGHT)
+            .is_some_and(|(w, h)| w < MIN_WIDTH || h < MIN_HEIGHT)
     }
 
     /// The run and compare logs as given: never an export target.

@@ -247,7 +247,7 @@ pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineS
 /// First-N's and random-N's worst errors profiling `budget` iterations, with the warm-up and
 /// seed `select` uses; kept in the session by budget (they depend on nothing else).
 pub fn baseline_errors(session: &Session, budget: usize) -> (f64, f64) {
-    if let Some(kept) = kept_baseline_errors(session, budget) {
+    if let Some(kept) = session.kept_baseline_errors(budget) {
         return kept;
     }
     let baselines = session.baselines();
@@ -267,13 +267,4 @@ pub fn baseline_errors(session: &Session, budget: usize) -> (f64, f64) {
         kept.insert(budget, errors);
     }
     errors
-}
-
-/// `baseline_errors` when already computed (the screen reads them without computing).
-pub fn kept_baseline_errors(session: &Session, budget: usize) -> Option<(f64, f64)> {
-    session
-        .baselines_by_budget
-        .lock()
-        .ok()
-        .and_then(|kept| kept.get(&budget).copied())
 }

@@ -31,8 +31,7 @@ use heatmap::HeatMap;
 use histogram::Histogram;
 use theme::Theme;
 
-pub const MIN_WIDTH: u16 = 60;
-pub const MIN_HEIGHT: u16 = 16;
+pub use crate::tui::app::{MIN_HEIGHT, MIN_WIDTH};
 /// From this width the error curve sits beside the projection.
 pub const CURVE_FROM_WIDTH: u16 = 80;
 
@@ -324,9 +323,7 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // The baselines' errors at the current K (or the plan's budget): data, not keys (usually
     // far above the axis, so said in words).
     let mut legend: Vec<Span> = Vec::new();
-    let plan_errors = plan.and_then(|p| {
-        crate::tui::compute::kept_baseline_errors(app.session, p.iterations() as usize)
-    });
+    let plan_errors = plan.and_then(|p| app.session.kept_baseline_errors(p.iterations() as usize));
     for b in baselines {
         let error = match (plan, plan_errors) {
             // `baseline_errors` gives (first-N, random-N), the series' glyphs `f` and `r`.
