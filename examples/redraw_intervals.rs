@@ -6,10 +6,7 @@
 //! Goal per case: coverage of the total and the speedup in 93-97%, and a mean half-width at
 //! most 1.5x the 95th-percentile error. Run: `cargo run --release --example redraw_intervals [TRIALS]`.
 
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
-use seqpoint::runlog::{load_bytes, with_compare, InputFormat};
-use seqpoint::select::coverage::{redraw_coverage, GeneratedCase, Redraws, GENERATED_CASES};
+use seqpoint::select::coverage::{redraw_coverage, Redraws, GENERATED_CASES};
 use seqpoint::select::{run_selection, BinCount, SelectOptions};
 use seqpoint::{load_run, LoadOptions, RunLog};
 
@@ -40,23 +37,6 @@ fn select(log: &RunLog, k: usize) -> anyhow::Result<seqpoint::select::Selection>
     )?)
 }
 
-fn generated(case: &GeneratedCase) -> anyhow::Result<(RunLog, Vec<u32>)> {
-    let lengths = case.lengths(7);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-    let base = GeneratedCase::csv(&lengths, &case.times(&lengths, 0, &mut rng));
-    let new = GeneratedCase::csv(&lengths, &case.times(&lengths, 1, &mut rng));
-    let load = |name: &str, text: &str| {
-        load_bytes(
-            name,
-            text.as_bytes(),
-            InputFormat::Csv,
-            &LoadOptions::default(),
-        )
-    };
-    let log = with_compare(load("base.csv", &base)?, load("new.csv", &new)?)?;
-    Ok((log, lengths))
-}
-
 fn main() -> anyhow::Result<()> {
     let trials: u32 = std::env::args()
         .nth(1)
@@ -79,7 +59,7 @@ fn main() -> anyhow::Result<()> {
         row("speech", k, &r);
     }
     for case in &GENERATED_CASES {
-        let (log, lengths) = generated(case)?;
+        let (log, lengths) = case.run_log()?;
         for k in KS {
             let selection = select(&log, k)?;
             let r = redraw_coverage(&log, &selection, 1, trials, 1, &mut |rng| {

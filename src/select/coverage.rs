@@ -356,4 +356,24 @@ impl GeneratedCase {
         }
         text
     }
+
+    /// The case's run: seeded lengths, a baseline and one realisation of the new
+    /// configuration, loaded as one log with `--compare`; and the lengths.
+    pub fn run_log(&self) -> Result<(RunLog, Vec<u32>), crate::runlog::LoadError> {
+        use crate::runlog::{load_bytes, with_compare, InputFormat, LoadOptions};
+        let lengths = self.lengths(7);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let base = Self::csv(&lengths, &self.times(&lengths, 0, &mut rng));
+        let new = Self::csv(&lengths, &self.times(&lengths, 1, &mut rng));
+        let load = |name: &str, text: &str| {
+            load_bytes(
+                name,
+                text.as_bytes(),
+                InputFormat::Csv,
+                &LoadOptions::default(),
+            )
+        };
+        let log = with_compare(load("base.csv", &base)?, load("new.csv", &new)?)?;
+        Ok((log, lengths))
+    }
 }

@@ -110,38 +110,14 @@ fn the_check_is_seeded_and_more_samples_narrow_the_interval() {
 /// SeqPoint's new-configuration measurement redrawn from its picked key in a fresh
 /// realisation of the new configuration, K = 8..64 pooled (4 x 200 trials).
 mod redraws {
-    use rand::SeedableRng;
-    use rand_xoshiro::Xoshiro256PlusPlus;
-    use seqpoint::runlog::{load_bytes, with_compare, InputFormat};
     use seqpoint::select::coverage::{redraw_coverage, GeneratedCase, Redraws, GENERATED_CASES};
     use seqpoint::select::{run_selection, BinCount, SelectOptions};
-    use seqpoint::{LoadOptions, RunLog};
 
     const TRIALS: u32 = 200;
     const KS: [usize; 4] = [8, 16, 32, 64];
 
-    fn generated(case: &GeneratedCase) -> (RunLog, Vec<u32>) {
-        let lengths = case.lengths(7);
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-        let base = GeneratedCase::csv(&lengths, &case.times(&lengths, 0, &mut rng));
-        let new = GeneratedCase::csv(&lengths, &case.times(&lengths, 1, &mut rng));
-        let load = |name: &str, text: &str| {
-            load_bytes(
-                name,
-                text.as_bytes(),
-                InputFormat::Csv,
-                &LoadOptions::default(),
-            )
-            .unwrap()
-        };
-        (
-            with_compare(load("base.csv", &base), load("new.csv", &new)).unwrap(),
-            lengths,
-        )
-    }
-
     fn redraws(case: &GeneratedCase) -> Vec<Redraws> {
-        let (log, lengths) = generated(case);
+        let (log, lengths) = case.run_log().unwrap();
         KS.iter()
             .map(|&k| {
                 let options = SelectOptions {

@@ -219,11 +219,18 @@ fn printed_exit(screen: &str) -> bool {
     screen.lines().any(|l| l.starts_with("exit="))
 }
 
-/// Start the explorer so its process id is known (the shell execs it in a subshell).
+/// Start the explorer so its process id is known (the shell execs it in a subshell); the
+/// shell prints its exit status when it ends.
 fn start_with_pid(pane: &Pane, dir: &Path) -> u32 {
+    launch_with_pid(pane, dir, "; echo \"exit=$?\"")
+}
+
+/// Start the explorer as `start_with_pid` does, with `after` run by the shell once it ends
+/// (or stops: job control keeps the rest of the line).
+fn launch_with_pid(pane: &Pane, dir: &Path, after: &str) -> u32 {
     let pid_file = dir.join("pid");
     pane.run(&format!(
-        "sh -c 'echo $$ > {}; exec {BIN} --bins 5'; echo \"exit=$?\"",
+        "sh -c 'echo $$ > {}; exec {BIN} --bins 5'{after}",
         pid_file.display()
     ));
     pane.wait_for("the explorer", |s| s.contains("K = 5 ·"));
@@ -617,17 +624,7 @@ fn ctrl_z_and_sigtstp_give_the_terminal_back_and_fg_resumes_in_raw_mode() {
     }
     let dir = tempfile::tempdir().unwrap();
     let pane = Pane::start(100, 30, dir.path());
-    let pid_file = dir.path().join("pid");
-    pane.run(&format!(
-        "sh -c 'echo $$ > {}; exec {BIN} --bins 5'",
-        pid_file.display()
-    ));
-    pane.wait_for("the explorer", |s| s.contains("K = 5 ·"));
-    let pid: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pid = launch_with_pid(&pane, dir.path(), "");
     for (k, stop) in [(6, "ctrl-z"), (7, "sigtstp")] {
         match stop {
             "ctrl-z" => pane.keys(&["C-z"]),
@@ -762,17 +759,7 @@ fn resumed_in_the_background_it_leaves_the_terminal_alone_and_sigterm_ends_it() 
     }
     let dir = tempfile::tempdir().unwrap();
     let pane = Pane::start(100, 30, dir.path());
-    let pid_file = dir.path().join("pid");
-    pane.run(&format!(
-        "sh -c 'echo $$ > {}; exec {BIN} --bins 5'",
-        pid_file.display()
-    ));
-    pane.wait_for("the explorer", |s| s.contains("K = 5 ·"));
-    let pid: u32 = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pid = launch_with_pid(&pane, dir.path(), "");
     pane.keys(&["C-z"]);
     pane.wait_for("the shell", |s| s.contains("Stopped"));
     pane.run("clear; bg");
