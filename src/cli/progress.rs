@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use seqpoint::runlog::{load_run_with_progress, LoadProgress};
-use seqpoint::select::{run_selection_with_progress, SelectError};
+use seqpoint::select::{run_selection_on_with_progress, SelectError, StrataGroups};
 use seqpoint::{LoadError, LoadOptions, RunLog, SelectOptions, Selection};
 
 /// Inputs smaller than this load in well under a second: no bar.
@@ -63,12 +63,16 @@ fn stage_text(label: &str, done: usize, total: usize) -> String {
 /// `run_selection` with progress on stderr once it has taken a moment: k-means fits and
 /// the exact DP over many key groups can take seconds. On a terminal a bar (a spinner while
 /// a stage's total is unknown); otherwise a plain status line now and then.
-pub fn select_with_bar(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
+pub fn select_with_bar(
+    log: &RunLog,
+    strata: &StrataGroups,
+    options: &SelectOptions,
+) -> Result<Selection, SelectError> {
     let stage: Mutex<(&'static str, usize, usize)> = Mutex::new(("", 0, 0));
     let terminal = std::io::stderr().is_terminal();
     std::thread::scope(|scope| {
         let selecting = scope.spawn(|| {
-            run_selection_with_progress(log, options, &mut |label, done, total| {
+            run_selection_on_with_progress(log, strata, options, &mut |label, done, total| {
                 if let Ok(mut stage) = stage.lock() {
                     *stage = (label, done, total);
                 }

@@ -14,7 +14,8 @@ use seqpoint::output::table::{baselines_table, plan_table};
 use seqpoint::output::table::{selection_table_planned, skipped_note};
 use seqpoint::output::{csv::select_csv, json::select_json};
 use seqpoint::project::baselines::{Baselines, RANDOM_DRAWS};
-use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanRule};
+use seqpoint::select::plan::{cheapest_plan, plan_selection_on, PlanRule};
+use seqpoint::select::{check_options, StrataGroups};
 
 #[derive(Debug, Args)]
 pub struct SelectCommand {
@@ -42,12 +43,16 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
             let (selection, plan) = cheapest_plan(&log, &options, target)?;
             (selection, Some(plan))
         }
-        Some(rule) => {
-            let selection = super::progress::select_with_bar(&log, &options)?;
-            let plan = plan_selection(&log, &selection, rule)?;
-            (selection, Some(plan))
+        rule => {
+            // Grouped once: the selection and its plan share the key groups.
+            check_options(&log, &options)?;
+            let strata = StrataGroups::for_options(&log, &options)?;
+            let selection = super::progress::select_with_bar(&log, &strata, &options)?;
+            let plan = rule
+                .map(|rule| plan_selection_on(&log, &strata, &selection, rule))
+                .transpose()?;
+            (selection, plan)
         }
-        None => (super::progress::select_with_bar(&log, &options)?, None),
     };
     select.note_fewer_bins(&selection);
     let profiled = plan

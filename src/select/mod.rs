@@ -232,8 +232,19 @@ pub fn run_selection_on(
     strata: &StrataGroups,
     options: &SelectOptions,
 ) -> Result<Selection, SelectError> {
+    run_selection_on_with_progress(log, strata, options, &mut |_, _, _| {})
+}
+
+/// `run_selection_with_progress` over key groups prepared earlier: `select` groups once and
+/// hands the same groups to its plan.
+pub fn run_selection_on_with_progress(
+    log: &RunLog,
+    strata: &StrataGroups,
+    options: &SelectOptions,
+    report: &mut dyn FnMut(&'static str, usize, usize),
+) -> Result<Selection, SelectError> {
     check_options(log, options)?;
-    select_on(log, strata, options, &mut |_, _, _| {})
+    select_on(log, strata, options, report)
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::{
-    check_options, kept_strata_rows, BinCount, SelectError, SelectOptions, Selection, Selectors,
-    StrataGroups, TargetRule,
+    check_options, kept_strata_rows, BinCount, Progress, SelectError, SelectOptions, Selection,
+    Selectors, StrataGroups, TargetRule,
 };
 use crate::groups::KeyGroups;
 use crate::pick::SeqPoint;
@@ -502,29 +502,71 @@ pub fn cheapest_plan(
     options: &SelectOptions,
     target_pct: f64,
 ) -> Result<(Selection, ProfilePlan), SelectError> {
-    let searched = SelectOptions {
+    check_options(log, &searched_options(options, target_pct))?;
+    let strata = StrataGroups::for_options(log, options)?;
+    cheapest_plan_on(log, &strata, options, target_pct)
+}
+
+/// `cheapest_plan` over key groups prepared earlier (same strata, warm-up and exclusion):
+/// no pass over the rows, and a DP table kept in `strata` is reused.
+pub fn cheapest_plan_on(
+    log: &RunLog,
+    strata: &StrataGroups,
+    options: &SelectOptions,
+    target_pct: f64,
+) -> Result<(Selection, ProfilePlan), SelectError> {
+    let mut go_on = |_, _| ControlFlow::Continue(());
+    let found = cheapest_plan_with_progress(log, strata, options, target_pct, &mut go_on)?;
+    Ok(found.expect("never stopped"))
+}
+
+/// The options the cheapest plan searches K with: the error target, K up to `--max-bins`.
+fn searched_options(options: &SelectOptions, target_pct: f64) -> SelectOptions {
+    SelectOptions {
         bins: BinCount::Target(target_pct),
         ..options.clone()
-    };
+    }
+}
+
+/// `cheapest_plan_on`, telling `progress` `(done, total)` as the DP table is built and as
+/// each K is costed; `None` when it answered `Break` (the explorer's cancel).
+pub fn cheapest_plan_with_progress(
+    log: &RunLog,
+    strata: &StrataGroups,
+    options: &SelectOptions,
+    target_pct: f64,
+    progress: Progress,
+) -> Result<Option<(Selection, ProfilePlan)>, SelectError> {
+    let searched = searched_options(options, target_pct);
     check_options(log, &searched)?;
-    let strata = StrataGroups::for_options(log, options)?;
-    let selectors = Selectors::new(log, &strata, &searched)?;
+    let Some(selectors) = Selectors::new_with_progress(log, strata, &searched, progress)? else {
+        return Ok(None);
+    };
     let largest = options.max_bins.max(1).min(strata.largest());
-    let mut best: Option<(u64, usize)> = None;
-    for k in 1..=largest {
+    // Each K's cost on every core, folded in K order: the first K of the least cost wins.
+    let cost_at = |k: usize| -> Result<Option<u64>, SelectError> {
         let seqpoints = selectors.seqpoints(k)?;
         let caps: Vec<u64> = seqpoints
             .iter()
             .map(|sp| cap_of(&strata.groups[sp.stratum.unwrap_or(0)], sp, options.warmup))
             .collect();
         let caps = representative_caps(&seqpoints, &caps);
-        let Some(samples) = samples_for_target(log, &seqpoints, &caps, target_pct) else {
-            continue;
-        };
-        let cost: u64 = samples.iter().sum();
-        if best.is_none_or(|(c, _)| cost < c) {
-            best = Some((cost, k));
-        }
+        Ok(samples_for_target(log, &seqpoints, &caps, target_pct).map(|s| s.iter().sum()))
+    };
+    let mut best: Option<(u64, usize)> = None;
+    let mut k = 0;
+    let finished =
+        crate::parallel::visit_in_order(largest, |i| cost_at(i + 1), &mut |cost: Option<u64>| {
+            k += 1;
+            if let Some(cost) = cost {
+                if best.is_none_or(|(c, _)| cost < c) {
+                    best = Some((cost, k));
+                }
+            }
+            progress(k, largest)
+        })?;
+    if !finished {
+        return Ok(None);
     }
     // No K can meet it: the largest K, whose plan then says it is not met.
     let k = best.map_or(largest, |(_, k)| k);
@@ -537,8 +579,8 @@ pub fn cheapest_plan(
     let selection = selectors
         .choose(&fixed, curve, &mut go_on)?
         .expect("never stopped");
-    let plan = plan_selection_on(log, &strata, &selection, PlanRule::Target(target_pct))?;
-    Ok((selection, plan))
+    let plan = plan_selection_on(log, strata, &selection, PlanRule::Target(target_pct))?;
+    Ok(Some((selection, plan)))
 }
 
 #[cfg(test)]

@@ -270,16 +270,32 @@ impl<'a> Selectors<'a> {
             MoreBins::Unneeded
         } else {
             let limit = options.max_bins.saturating_mul(2).min(unique);
+            // One exact DP table reaching `limit` answers every K past `--max-bins` (a table
+            // per K would be built otherwise: seconds on many key groups).
+            let wider = Selectors::new(
+                self.log,
+                self.strata,
+                &SelectOptions {
+                    method: Some(self.method),
+                    pick: Some(self.pick),
+                    bins: BinCount::Target(target),
+                    max_bins: limit,
+                    ..options.clone()
+                },
+            )?;
+            let first = options.max_bins + 1;
             let mut found = MoreBins::NoneUpTo(limit);
-            for k in options.max_bins + 1..=limit {
-                if self
-                    .curve_point(k, options.samples)?
-                    .meets(target, options.target_by)
-                {
-                    found = MoreBins::Allow(k);
-                    break;
-                }
-            }
+            crate::parallel::visit_in_order(
+                (limit + 1).saturating_sub(first),
+                |i| wider.curve_point(first + i, options.samples),
+                &mut |point: CurvePoint| {
+                    if point.meets(target, options.target_by) {
+                        found = MoreBins::Allow(point.k);
+                        return ControlFlow::Break(());
+                    }
+                    ControlFlow::Continue(())
+                },
+            )?;
             found
         };
         Ok(Advice {
