@@ -162,6 +162,12 @@ impl<'a> Baselines<'a> {
         }
     }
 
+    /// The iterations a baseline of `n` profiles: `n`, at least one and at most those that
+    /// may be profiled (so every budget from there on gives the same baselines).
+    pub fn budget(&self, n: usize, warmup: u64) -> usize {
+        n.clamp(1, self.eligible(warmup).len())
+    }
+
     /// Iterations a baseline's total stands for.
     fn iterations(&self) -> usize {
         self.kept.as_ref().map_or(self.log.len(), Vec::len)
@@ -170,7 +176,7 @@ impl<'a> Baselines<'a> {
     /// The first `n` iterations after warm-up ("profile iterations 100-110").
     pub fn first_n(&self, n: usize, warmup: u64) -> Baseline {
         let range = self.eligible(warmup);
-        let n = n.clamp(1, range.len());
+        let n = self.budget(n, warmup);
         let rows: Vec<usize> = (0..n).map(|i| range.get(i)).collect();
         self.baseline("first-n", n, &[rows])
     }
@@ -179,7 +185,7 @@ impl<'a> Baselines<'a> {
     /// worst absolute error over the draws.
     pub fn random_n(&self, n: usize, warmup: u64, draws: u32, seed: u64) -> Baseline {
         let range = self.eligible(warmup);
-        let n = n.clamp(1, range.len());
+        let n = self.budget(n, warmup);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let all: Vec<Vec<usize>> = (0..draws.max(1))
             .map(|_| {
@@ -195,7 +201,7 @@ impl<'a> Baselines<'a> {
     /// Every (len/n)-th iteration after warm-up, starting at the first.
     pub fn systematic(&self, n: usize, warmup: u64) -> Baseline {
         let range = self.eligible(warmup);
-        let n = n.clamp(1, range.len());
+        let n = self.budget(n, warmup);
         let rows: Vec<usize> = (0..n).map(|i| range.get(i * range.len() / n)).collect();
         self.baseline("systematic", n, &[rows])
     }

@@ -54,6 +54,18 @@ pub struct Session {
     /// First-N and random-N worst errors by profiled iterations: they depend on the budget
     /// alone, not on the method or pick, so a new method's curve reuses them.
     pub baselines_by_budget: std::sync::Mutex<std::collections::HashMap<usize, (f64, f64)>>,
+    /// The most iterations a baseline can profile: every larger budget gives its baselines.
+    baseline_cap: usize,
+}
+
+/// The naive baselines as `select` makes them: over the kept iterations when some are left
+/// out (`--exclude`), else from the key groups' totals without another pass.
+fn baselines_of<'l>(log: &'l RunLog, strata: &StrataGroups, base: &SelectOptions) -> Baselines<'l> {
+    if base.exclude.is_empty() {
+        Baselines::with_actual(log, strata.actual().to_vec())
+    } else {
+        Baselines::excluding(log, &base.exclude)
+    }
 }
 
 impl Session {
@@ -76,7 +88,9 @@ impl Session {
                 .map(Path::to_path_buf)
                 .unwrap_or_default()
         };
+        let baseline_cap = baselines_of(&log, &strata, &base).budget(usize::MAX, base.warmup);
         Ok(Session {
+            baseline_cap,
             ask: PlanAsk {
                 samples: (base.samples > 1).then_some(base.samples),
                 ..PlanAsk::default()
@@ -125,7 +139,13 @@ impl Session {
         self.baselines_by_budget
             .lock()
             .ok()
-            .and_then(|kept| kept.get(&budget).copied())
+            .and_then(|kept| kept.get(&self.baseline_budget(budget)).copied())
+    }
+
+    /// The iterations the naive baselines of `budget` profile (see `Baselines::budget`): what
+    /// their errors are kept by.
+    pub fn baseline_budget(&self, budget: usize) -> usize {
+        budget.clamp(1, self.baseline_cap.max(1))
     }
 
     /// The same session with the profiling the command line asked for (`--samples 1` forces
@@ -154,11 +174,7 @@ impl Session {
     /// The naive baselines as `select` makes them: over the kept iterations when some are
     /// left out (`--exclude`), else from the session's totals without another pass.
     pub fn baselines(&self) -> Baselines<'_> {
-        if self.base.exclude.is_empty() {
-            Baselines::with_actual(&self.log, self.strata.actual().to_vec())
-        } else {
-            Baselines::excluding(&self.log, &self.base.exclude)
-        }
+        baselines_of(&self.log, &self.strata, &self.base)
     }
 
     /// The whole run's key groups: what the distribution panels draw.
@@ -457,8 +473,6 @@ pub struct BaselineSeries {
 pub struct Prepared<'a> {
     pub selectors: Arc<Selectors<'a>>,
     pub curve: Arc<Vec<CurvePoint>>,
-    /// First-N and random-N at the budget of each K of the curve.
-    pub baselines: Arc<Vec<BaselineSeries>>,
 }
 
 impl Prepared<'_> {
@@ -495,6 +509,9 @@ pub struct App<'a> {
     pub last_message: Option<String>,
     pub shown: Option<Shown>,
     pub pending: Option<Pending>,
+    /// The finished job's worker still filling in the curve's naive baselines: cancelled
+    /// when a new job starts, so that it never competes with it.
+    pub filling: Option<Arc<AtomicBool>>,
     pub exporting: Option<Exporting>,
     /// False under NO_COLOR: no colour at all, only characters and bold/reverse.
     pub colour: bool,
@@ -532,6 +549,7 @@ impl<'a> App<'a> {
             last_message: None,
             shown: None,
             pending: None,
+            filling: None,
             exporting: None,
             colour,
             ascii: false,
@@ -614,10 +632,12 @@ impl<'a> App<'a> {
             .map(|p| p.curve.as_slice())
     }
 
-    /// The naive baselines beside the current curve, when built.
-    pub fn baselines(&self) -> &[BaselineSeries] {
-        self.prepared(self.settings.method, self.settings.pick)
-            .map_or(&[], |p| p.baselines.as_slice())
+    /// The naive baselines beside the current curve, as far as computed (they are filled in
+    /// after the result is shown).
+    pub fn baselines(&self) -> Vec<BaselineSeries> {
+        self.curve().map_or_else(Vec::new, |curve| {
+            super::compute::baseline_curves(self.session, curve)
+        })
     }
 
     /// The shown selection when it matches the current settings (an export needs that).

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::app::{BaselineSeries, Prepared, Session, Settings};
 use crate::project::baselines::{Baseline, RANDOM_DRAWS};
-use crate::select::plan::{cheapest_plan, plan_selection_on, PlanRule, ProfilePlan};
+use crate::select::plan::{cheapest_plan_with_progress, plan_selection_on, PlanRule, ProfilePlan};
 use crate::select::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 
 /// One recomputation: everything missing for `settings`, reusing `prepared` when given.
@@ -90,12 +90,22 @@ impl<'a> Job<'a> {
             None => {
                 if let Some(PlanRule::Target(target)) = rule {
                     report(PLANNING, 0, 0);
-                    match cheapest_plan(&session.log, &session.options(&settings), target) {
-                        Ok((selection, plan)) => {
+                    match cheapest_plan_with_progress(
+                        &session.log,
+                        &session.strata,
+                        &session.options(&settings),
+                        target,
+                        &mut |done, total| {
+                            report(PLANNING, done, total);
+                            go_on()
+                        },
+                    ) {
+                        Ok(Some((selection, plan))) => {
                             baseline_errors(session, plan.iterations() as usize);
                             interim(selection.clone(), Some(plan.clone()));
                             planned = Some((selection, plan));
                         }
+                        Ok(None) => return None,
                         Err(e) => return Some(fail(None, e)),
                     }
                     if go_on().is_break() {
@@ -139,8 +149,9 @@ impl<'a> Job<'a> {
                     Ok(None) => return None,
                     Err(e) => return Some(fail(None, e)),
                 };
+                // The naive baselines beside the curve are filled in after the result is
+                // shown (`fill_baselines`): with many samples per SeqPoint they take seconds.
                 Prepared {
-                    baselines: Arc::new(baseline_curves(session, &curve)),
                     selectors: Arc::new(selectors),
                     curve: Arc::new(curve),
                 }
@@ -154,11 +165,21 @@ impl<'a> Job<'a> {
             }
             let options = session.options(&settings);
             let made = match planned {
-                Some(made) => Ok(made),
-                None => cheapest_plan(&session.log, &options, target),
+                Some(made) => Ok(Some(made)),
+                None => cheapest_plan_with_progress(
+                    &session.log,
+                    &session.strata,
+                    &options,
+                    target,
+                    &mut |done, total| {
+                        report(PLANNING, done, total);
+                        go_on()
+                    },
+                ),
             };
             return Some(match made {
-                Ok((selection, plan)) => {
+                Ok(None) => return None,
+                Ok(Some((selection, plan))) => {
                     // The naive baselines at the plan's budget, for the curve's legend.
                     baseline_errors(session, plan.iterations() as usize);
                     Done {
@@ -216,18 +237,21 @@ pub fn table_options(session: &Session, settings: &Settings) -> SelectOptions {
     }
 }
 
-/// The naive baselines beside the curve: at each K, first-N and random-N (mean error over
-/// seeded draws) profiling as many iterations as the SeqPoints of that K would, with the
-/// warm-up and seed `select` uses. Kept in the session by budget.
+/// The profiling budget of a curve point: its SeqPoints times the session's samples.
+fn curve_budget(session: &Session, point: &CurvePoint) -> usize {
+    (point.bins as u64 * session.base.samples) as usize
+}
+
+/// The naive baselines beside the curve, as far as computed (`fill_baselines`): at each K,
+/// first-N and random-N (mean error over seeded draws) profiling as many iterations as the
+/// SeqPoints of that K would, with the warm-up and seed `select` uses.
 pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
-    let samples = session.base.samples;
     let errors: Vec<(usize, (f64, f64))> = curve
         .iter()
-        .map(|p| {
-            (
-                p.k,
-                baseline_errors(session, (p.bins as u64 * samples) as usize),
-            )
+        .filter_map(|p| {
+            session
+                .kept_baseline_errors(curve_budget(session, p))
+                .map(|e| (p.k, e))
         })
         .collect();
     vec![
@@ -244,12 +268,34 @@ pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineS
     ]
 }
 
+/// Compute the naive baselines of every K of `curve` not kept yet, in K order, telling
+/// `filled` after each; stops early once `cancel` is set (the settings moved on).
+pub fn fill_baselines(
+    session: &Session,
+    curve: &[CurvePoint],
+    cancel: &AtomicBool,
+    filled: &mut dyn FnMut(),
+) {
+    for point in curve {
+        if cancel.load(Ordering::Relaxed) {
+            return;
+        }
+        let budget = curve_budget(session, point);
+        if session.kept_baseline_errors(budget).is_none() {
+            baseline_errors(session, budget);
+            filled();
+        }
+    }
+}
+
 /// First-N's and random-N's worst errors profiling `budget` iterations, with the warm-up and
 /// seed `select` uses; kept in the session by budget (they depend on nothing else).
 pub fn baseline_errors(session: &Session, budget: usize) -> (f64, f64) {
     if let Some(kept) = session.kept_baseline_errors(budget) {
         return kept;
     }
+    // Every budget past what can be profiled gives the same baselines: kept once.
+    let budget = session.baseline_budget(budget);
     let baselines = session.baselines();
     let (warmup, seed) = (session.base.warmup, session.base.seed);
     let worst = |b: Baseline| {

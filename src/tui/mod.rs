@@ -62,6 +62,8 @@ enum Message<'a> {
         selection: Box<crate::select::Selection>,
         plan: Option<Box<crate::select::plan::ProfilePlan>>,
     },
+    /// More of the curve's naive baselines were computed: draw them.
+    Filled,
     /// An export's documents, ready to write (or why not).
     ExportMade {
         id: u64,
@@ -177,8 +179,14 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
     while let Some(effect) = next.take() {
         match effect {
             Effect::Compute(job) => {
+                let cancel = job.cancel.clone();
                 if let Some(done) = job.run(app.session, &mut |_, _, _| {}) {
+                    let curve = done.prepared.as_ref().map(|p| p.curve.clone());
                     next = update::finished(app, done);
+                    // As the worker does once the result is shown.
+                    if let Some(curve) = curve {
+                        compute::fill_baselines(app.session, &curve, &cancel, &mut || {});
+                    }
                 }
             }
             Effect::MakeExport(job) => {
@@ -239,6 +247,7 @@ fn receive(
                     next = Some(effect);
                 }
             }
+            Message::Filled => {}
             Message::ExportMade { id, made } => {
                 if let Some(effect) = update::export_made(app, id, *made) {
                     next = Some(effect);
@@ -283,12 +292,22 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
                 plan: plan.map(Box::new),
             });
         };
+        let cancel = job.cancel.clone();
         let done = match caught(|| job.run_with_interim(session, &mut report, &mut interim)) {
             Ok(Some(done)) => done,
             Ok(None) => return,
             Err(reason) => failed(reason),
         };
+        let curve = done.prepared.as_ref().map(|p| p.curve.clone());
         let _ = sender.send(Message::Done(Box::new(done)));
+        // The result is on screen: the curve's naive baselines follow, one redraw each.
+        if let Some(curve) = curve {
+            let _ = caught(|| {
+                compute::fill_baselines(session, &curve, &cancel, &mut || {
+                    let _ = sender.send(Message::Filled);
+                })
+            });
+        }
     };
     start_worker(&failure, worker, |reason| {
         Message::Done(Box::new(failed(reason)))

@@ -3,7 +3,7 @@
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::{
@@ -311,6 +311,9 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
             return None;
         }
     }
+    if let Some(filling) = app.filling.take() {
+        filling.store(true, Ordering::Relaxed);
+    }
     let job = Job {
         id: app.next_job_id(),
         settings,
@@ -366,7 +369,7 @@ pub fn finished<'a>(app: &mut App<'a>, done: Done<'a>) -> Option<Effect<'a>> {
     if app.pending.as_ref().is_none_or(|p| p.id != done.id) {
         return None;
     }
-    app.pending = None;
+    app.filling = app.pending.take().map(|p| p.cancel);
     match done.selection {
         Ok(selection) => show(app, done.settings, selection, done.plan),
         Err(e) => say_error(app, &e),

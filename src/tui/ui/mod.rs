@@ -324,7 +324,7 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // far above the axis, so said in words).
     let mut legend: Vec<Span> = Vec::new();
     let plan_errors = plan.and_then(|p| app.session.kept_baseline_errors(p.iterations() as usize));
-    for b in baselines {
+    for b in &baselines {
         let error = match (plan, plan_errors) {
             // `baseline_errors` gives (first-N, random-N), the series' glyphs `f` and `r`.
             (Some(_), Some((first, random))) => Some(if b.glyph == 'f' { first } else { random }),
@@ -360,7 +360,7 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             curve,
             target: app.settings.target_pct,
             current_k,
-            baselines,
+            baselines: &baselines,
             theme: *t,
         },
         inner,
