@@ -587,7 +587,7 @@ pub fn cheapest_plan_with_progress(
 mod tests {
     use super::*;
     use crate::project::{picked_bins, stratum_variance, total_of};
-    use crate::select::run_selection;
+    use crate::select::{run_selection, Strata};
     use crate::stats::Z95;
 
     use crate::runlog::test_log as log;
@@ -782,6 +782,135 @@ mod tests {
         // The planned rows' own values give the projection; its interval assumes 1, 4, 1.
         let row = &plan.projection.totals[0];
         assert!(row.interval[1] > row.projected);
+    }
+
+    /// A generated run: `keys` lengths drawn by a seeded hash, a cost growing with the length
+    /// and a spread within each length.
+    fn generated(rows: u32, keys: u32, seed: u32) -> RunLog {
+        let text: String = (0..rows)
+            .map(|i| {
+                let h = i
+                    .wrapping_mul(2_654_435_761)
+                    .wrapping_add(seed.wrapping_mul(40_503));
+                let key = 10 + (h >> 7) % keys;
+                let noise = f64::from((h >> 3) % 13) / 50.0;
+                let cost = f64::from(key).powf(1.3) * (1.0 + noise);
+                format!("{key},{cost:.3}\n")
+            })
+            .collect();
+        log(&format!("seq_len,time_ms\n{text}"))
+    }
+
+    /// The cheapest plan found the slow, plain way: a fresh selection (its own grouping and a
+    /// DP table sized for that K) per K, its bins' rows listed to count what can be profiled,
+    /// one K after another.
+    fn brute_force_cheapest(
+        log: &RunLog,
+        options: &SelectOptions,
+        target: f64,
+    ) -> (Selection, ProfilePlan) {
+        let strata = StrataGroups::for_options(log, options).unwrap();
+        let largest = options.max_bins.max(1).min(strata.largest());
+        let fixed = |k| SelectOptions {
+            bins: BinCount::Fixed(k),
+            max_bins: k,
+            ..options.clone()
+        };
+        let mut best: Option<(u64, usize)> = None;
+        for k in 1..=largest {
+            let selection = run_selection(log, &fixed(k)).unwrap();
+            let rows = bin_rows(log, &selection).unwrap();
+            let caps: Vec<u64> = selection
+                .seqpoints
+                .iter()
+                .zip(&rows)
+                .map(|(sp, rows)| extra_candidates(rows, sp, options.warmup).len() as u64 + 1)
+                .collect();
+            let caps = representative_caps(&selection.seqpoints, &caps);
+            if let Some(samples) = samples_for_target(log, &selection.seqpoints, &caps, target) {
+                let cost = samples.iter().sum();
+                if best.is_none_or(|(c, _)| cost < c) {
+                    best = Some((cost, k));
+                }
+            }
+        }
+        let k = best.map_or(largest, |(_, k)| k);
+        let selection = run_selection(
+            log,
+            &SelectOptions {
+                bins: BinCount::Fixed(k),
+                ..options.clone()
+            },
+        )
+        .unwrap();
+        let plan = plan_selection(log, &selection, PlanRule::Target(target)).unwrap();
+        (selection, plan)
+    }
+
+    #[test]
+    fn the_cheapest_plan_equals_a_brute_force_over_k_and_reuses_prepared_groups() {
+        let speech = crate::runlog::load_run(
+            "tests/data/speech_t1.csv",
+            &crate::runlog::LoadOptions {
+                compare: Some("tests/data/speech_t2.csv".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let mut cases: Vec<(RunLog, SelectOptions)> = vec![(
+            speech,
+            SelectOptions {
+                max_bins: 12,
+                ..SelectOptions::default()
+            },
+        )];
+        for seed in 0..4u32 {
+            let options = SelectOptions {
+                max_bins: 10,
+                warmup: u64::from(seed) * 7,
+                strata: if seed == 3 {
+                    Strata::Phases(2)
+                } else {
+                    Strata::None
+                },
+                ..SelectOptions::default()
+            };
+            cases.push((generated(400, 30 + seed * 9, seed), options));
+        }
+        for (n, (log, options)) in cases.iter().enumerate() {
+            // One set of key groups serves several targets, its DP table built once.
+            let strata = StrataGroups::for_options(log, options).unwrap();
+            for target in [5.0, 3.0, 2.0, 1.0] {
+                let case = format!("case {n}, target {target}");
+                let (selection, plan) = cheapest_plan(log, options, target).unwrap();
+                let (want_selection, want_plan) = brute_force_cheapest(log, options, target);
+                assert_eq!(selection.seqpoints, want_selection.seqpoints, "{case}");
+                assert_eq!(plan, want_plan, "{case}");
+                let (reused, reused_plan) =
+                    cheapest_plan_on(log, &strata, options, target).unwrap();
+                assert_eq!(reused.seqpoints, selection.seqpoints, "{case}");
+                assert_eq!(reused_plan, plan, "{case}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stopped_cheapest_plan_gives_nothing() {
+        let log = generated(300, 25, 1);
+        let options = SelectOptions::default();
+        let strata = StrataGroups::for_options(&log, &options).unwrap();
+        let mut told = 0;
+        let stopped = cheapest_plan_with_progress(&log, &strata, &options, 1.0, &mut |_, _| {
+            told += 1;
+            if told > 3 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .unwrap();
+        assert!(stopped.is_none());
+        assert_eq!(told, 4, "it stops at the first Break");
     }
 
     #[test]

@@ -420,6 +420,58 @@ mod tests {
     use crate::select::{run_selection_on, Strata};
 
     #[test]
+    fn advised_bins_equal_the_smallest_fixed_k_that_meets_the_target() {
+        // 90 lengths, each costing its square: more bins keep bringing the error down.
+        let rows: String = (0..900u32)
+            .map(|i| {
+                let key = 10 + (i.wrapping_mul(2_654_435_761) >> 9) % 90;
+                let cost = f64::from(key * key);
+                format!("{key},{cost}\n")
+            })
+            .collect();
+        let log = log(&format!("seq_len,time_ms\n{rows}"));
+        let mut advised = Vec::new();
+        for method in [Method::Optimal, Method::Quantile] {
+            let cases = [2.0, 1.0, 0.5, 0.2, 0.05, 0.001]
+                .into_iter()
+                .flat_map(|t| [(t, 2), (t, 3), (t, 5)]);
+            for (target, max_bins) in cases {
+                let options = SelectOptions {
+                    method: Some(method),
+                    bins: BinCount::Target(target),
+                    max_bins,
+                    ..SelectOptions::default()
+                };
+                let case = format!("{} target {target} max {max_bins}", method.name());
+                let selection = crate::select::run_selection(&log, &options).unwrap();
+                let Some(advice) = selection.target.unwrap().advice else {
+                    continue; // met within --max-bins: nothing advised
+                };
+                // Brute force: each K past the limit selected on its own (a DP table of its
+                // own size), judged by its own projection.
+                let limit = (2 * max_bins).min(90);
+                let want = (max_bins + 1..=limit)
+                    .find(|&k| {
+                        let fixed = SelectOptions {
+                            bins: BinCount::Fixed(k),
+                            max_bins: k,
+                            ..options.clone()
+                        };
+                        let s = crate::select::run_selection(&log, &fixed).unwrap();
+                        let actual = crate::project::actual_totals(&log);
+                        CurvePoint::of(&log, &actual, k, &s.seqpoints, 1)
+                            .meets(target, options.target_by)
+                    })
+                    .map_or(MoreBins::NoneUpTo(limit), MoreBins::Allow);
+                assert_eq!(advice.bins, want, "{case}");
+                advised.push(advice.bins);
+            }
+        }
+        assert!(advised.iter().any(|b| matches!(b, MoreBins::Allow(_))));
+        assert!(advised.iter().any(|b| matches!(b, MoreBins::NoneUpTo(_))));
+    }
+
+    #[test]
     fn preparing_selectors_reports_and_can_be_stopped_without_keeping_a_table() {
         let log = log("seq_len,time_ms\n1,1\n2,4\n3,9\n4,16\n5,25\n6,36\n");
         let strata = StrataGroups::new(&log, Strata::None, 0).unwrap();
