@@ -36,6 +36,7 @@ pub const CURVE: &str = crate::select::ERROR_CURVE;
 pub const SEARCH: &str = "auto-K search";
 pub const SELECTING: &str = "selecting";
 pub const PLANNING: &str = "cheapest plan";
+pub const PLAN: &str = "profiling plan";
 
 impl<'a> Job<'a> {
     /// The label shown before the first progress report.
@@ -204,6 +205,9 @@ impl<'a> Job<'a> {
         );
         match selection {
             Ok(Some(selection)) => {
+                if rule.is_some() {
+                    report(PLAN, 0, 0);
+                }
                 let plan = rule
                     .map(|rule| plan_selection_on(&session.log, &session.strata, &selection, rule))
                     .transpose();

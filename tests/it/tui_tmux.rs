@@ -788,3 +788,50 @@ fn resumed_in_the_background_it_leaves_the_terminal_alone_and_sigterm_ends_it() 
     );
     pane.assert_restored();
 }
+
+#[test]
+fn a_huge_samples_plan_is_shown_and_keys_work_meanwhile() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 30,000 iterations over 400 lengths: profiling 20,000 per SeqPoint is most of the run,
+    // the largest plan there can be.
+    let rows: String = (0..30_000u32)
+        .map(|i| {
+            let key = 20 + (i.wrapping_mul(2_654_435_761) >> 11) % 400;
+            format!(
+                "{key},{}\n",
+                f64::from(key) * (1.0 + f64::from(i % 7) / 30.0)
+            )
+        })
+        .collect();
+    std::fs::write(
+        dir.path().join("run.csv"),
+        format!("seq_len,time_ms\n{rows}"),
+    )
+    .unwrap();
+    let pane = Pane::start(120, 40, dir.path());
+    pane.run(&format!("{BIN} run.csv --samples 20000; echo \"exit=$?\""));
+    pane.wait_for("the explorer", |s| s.contains("SL distribution"));
+    // A key while the plan is made is handled at once.
+    pane.keys(&["?"]);
+    pane.wait_for("the keys overlay", |s| s.contains(" Keys "));
+    pane.keys(&["Escape"]);
+    let screen = pane.wait_for("the plan", |s| {
+        !s.contains(" Keys ")
+            && s.contains("plan ")
+            && s.contains(" iterations")
+            && !s.contains("⟳")
+    });
+    assert!(screen.contains("K = "), "{screen}");
+    // A new K makes a new plan, shown as the first was.
+    pane.keys(&["l"]);
+    pane.wait_for("the new K's plan", |s| {
+        s.contains("K = 2 ·") && s.contains("plan ") && !s.contains("⟳")
+    });
+    pane.keys(&["q"]);
+    let screen = pane.wait_for("the exit status", printed_exit);
+    assert!(screen.contains("exit=0"), "{screen}");
+    pane.assert_restored();
+}
