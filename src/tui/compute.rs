@@ -40,8 +40,11 @@ pub const PLAN: &str = "profiling plan";
 
 impl<'a> Job<'a> {
     /// The label shown before the first progress report.
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self, session: &Session) -> &'static str {
+        let target_plan = matches!(session.rule(&self.settings), Some(PlanRule::Target(_)));
         match (&self.prepared, self.settings.auto) {
+            // The target's plan comes first when the selectors are to be built too.
+            (None, _) if target_plan => PLANNING,
             (None, _) => PREPARING,
             (Some(_), true) => SEARCH,
             (Some(_), false) => SELECTING,

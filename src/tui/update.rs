@@ -11,7 +11,7 @@ use super::app::{
     Shown, SortBy, Status, View, TARGETS,
 };
 use super::command_line::{self, Command};
-use super::compute::{Done, Job};
+use super::compute::{self, Done, Job};
 use super::keymap::Action;
 use super::save::{ExportJob, ExportOutcome};
 use crate::output::protect::refuse_input_target;
@@ -285,10 +285,13 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     }
     let prepared = app.prepared(settings.method, settings.pick).cloned();
     let wanted = Some((settings.method, settings.pick));
-    if prepared.is_none() && app.pending.as_ref().is_some_and(|p| p.prepares == wanted) {
+    let building = |p: &Pending| p.prepares == wanted && p.label != compute::PLANNING;
+    if prepared.is_none() && app.pending.as_ref().is_some_and(building) {
         // The running job builds exactly the selectors these settings need (k-means fits,
         // the exact DP table: seconds on large runs). Cancelling it would start that work
         // over; it runs on, and `finished` recomputes for the settings of that moment.
+        // While it is still making the target's plan (before those selectors; the DP table
+        // it builds is kept with the key groups) it is superseded like any other job.
         return None;
     }
     if let Some(pending) = app.pending.take() {
@@ -326,7 +329,7 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
             .prepared
             .is_none()
             .then_some((settings.method, settings.pick)),
-        label: job.label(),
+        label: job.label(app.session),
         done: 0,
         total: 0,
         cancel: job.cancel.clone(),

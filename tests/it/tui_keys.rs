@@ -1435,3 +1435,27 @@ fn on_opening_the_targets_plan_is_shown_before_the_curve_is_built() {
     assert!(app.curve().is_some());
     assert_matches_select(&app);
 }
+
+#[test]
+fn a_target_change_while_the_first_plan_is_made_supersedes_it() {
+    let session = sample_session(SelectOptions::default());
+    let mut app = App::new(&session, false);
+    let Some(tui::update::Effect::Compute(first)) = tui::update::recompute(&mut app) else {
+        panic!("the first result is a job")
+    };
+    assert_eq!(app.pending.as_ref().unwrap().label, tui::compute::PLANNING);
+    // The plan for the old target is not worth finishing: the job is told to stop, and a
+    // stopped job gives nothing.
+    let Some(tui::update::Effect::Compute(second)) = tui::press(&mut app, ch('T')) else {
+        panic!("the new target's plan is a new job")
+    };
+    assert!(first.cancel.load(std::sync::atomic::Ordering::Relaxed));
+    assert!(first.run(&session, &mut |_, _, _| {}).is_none());
+    assert_eq!(app.pending.as_ref().unwrap().id, second.id);
+    tui::settle(&mut app, Some(tui::update::Effect::Compute(second)));
+    assert!(app.pending.is_none());
+    assert_ne!(app.settings.target_pct, 1.0);
+    // The plan shown is the new target's, as `select` makes it.
+    assert!(app.current_shown().unwrap().plan.is_some());
+    assert_matches_select(&app);
+}
