@@ -275,6 +275,15 @@ pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineS
     ]
 }
 
+/// Whether some K of `curve` has no naive baselines kept yet.
+pub fn lacks_baselines(session: &Session, curve: &[CurvePoint]) -> bool {
+    curve.iter().any(|p| {
+        session
+            .kept_baseline_errors(curve_budget(session, p))
+            .is_none()
+    })
+}
+
 /// Compute the naive baselines of every K of `curve` not kept yet, in K order, telling
 /// `filled` after each; stops early once `cancel` is set (the settings moved on).
 pub fn fill_baselines(

@@ -17,7 +17,9 @@ pub mod update;
 
 use std::io;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{self, Event, KeyEvent};
@@ -96,6 +98,10 @@ pub fn run(session: Session) -> io::Result<Ended> {
             };
             match next {
                 Ok(next) => {
+                    // The old session's baselines are of no use to the new one.
+                    if let Some(filling) = app.filling.take() {
+                        filling.store(true, Ordering::Relaxed);
+                    }
                     let next: &'static Session = Box::leak(Box::new(next));
                     let mut fresh = App::new(next, app.colour);
                     fresh.ascii = app.ascii;
@@ -197,6 +203,9 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
             Effect::Export(plan) => update::exported(app, save::write_export(plan)),
             // No terminal here: the popup shows the command.
             Effect::Clipboard(_) => {}
+            Effect::FillBaselines(curve) => {
+                compute::fill_baselines(app.session, &curve, &AtomicBool::new(false), &mut || {})
+            }
         }
     }
 }
@@ -205,6 +214,25 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Me
     match effect {
         Effect::Compute(job) => spawn(job, app.session, sender.clone()),
         Effect::MakeExport(job) => spawn_export(job, app.session, sender.clone()),
+        Effect::FillBaselines(curve) => {
+            let cancel = Arc::new(AtomicBool::new(false));
+            if let Some(filling) = app.filling.replace(cancel.clone()) {
+                filling.store(true, Ordering::Relaxed);
+            }
+            let (session, sender) = (app.session, sender.clone());
+            let failure = sender.clone();
+            start_worker(
+                &failure,
+                move || {
+                    let _ = caught(|| {
+                        compute::fill_baselines(session, &curve, &cancel, &mut || {
+                            let _ = sender.send(Message::Filled);
+                        })
+                    });
+                },
+                |_| Message::Filled,
+            );
+        }
         // The documents are made: writing them is quick, and stays here so that quitting
         // never cuts a write short.
         Effect::Export(plan) => update::exported(app, save::write_export(plan)),

@@ -17,7 +17,7 @@ use super::save::{ExportJob, ExportOutcome};
 use crate::output::protect::refuse_input_target;
 use crate::pick::Pick;
 use crate::select::plan::{PlanAsk, ProfilePlan};
-use crate::select::Selection;
+use crate::select::{CurvePoint, Selection};
 
 /// Work the run loop carries out for `update`.
 pub enum Effect<'a> {
@@ -30,6 +30,9 @@ pub enum Effect<'a> {
     Export(ExportPlan),
     /// Put this text on the terminal's clipboard (OSC 52).
     Clipboard(String),
+    /// Compute the naive baselines this curve still lacks, off the UI thread (a curve shown
+    /// without a job: prepared earlier, or carried over a restart).
+    FillBaselines(Arc<Vec<CurvePoint>>),
 }
 
 /// Rows a page key moves before the table has been drawn (then: its visible height).
@@ -311,7 +314,10 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
                 Ok(None) => {}
                 Err(e) => say_error(app, &e.to_string()),
             }
-            return None;
+            // A curve no worker is filling in (prepared before a restart) gets its baselines.
+            let curve = &prepared.curve;
+            let unfilled = app.filling.is_none() && compute::lacks_baselines(app.session, curve);
+            return unfilled.then(|| Effect::FillBaselines(curve.clone()));
         }
     }
     if let Some(filling) = app.filling.take() {

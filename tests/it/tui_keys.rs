@@ -1459,3 +1459,35 @@ fn a_target_change_while_the_first_plan_is_made_supersedes_it() {
     assert!(app.current_shown().unwrap().plan.is_some());
     assert_matches_select(&app);
 }
+
+#[test]
+fn a_curve_carried_over_a_restart_gets_its_naive_baselines() {
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Fixed(8),
+        ..SelectOptions::default()
+    });
+    let app = started(&session);
+    let full = |app: &App| {
+        let len = app.curve().unwrap().len();
+        let series = app.baselines();
+        series.len() == 2 && series.iter().all(|s| s.points.len() == len)
+    };
+    assert!(full(&app));
+    // The same log and options again (as `:plan` off and on would): the prepared curve is
+    // carried over at once, and its baselines, kept per session, are made again.
+    let next = session
+        .with_options(session.base.clone(), session.ask)
+        .unwrap();
+    let mut fresh = App::new(&next, false);
+    fresh.carry_from(&app);
+    let effect = tui::update::recompute(&mut fresh);
+    assert!(matches!(
+        effect,
+        Some(tui::update::Effect::FillBaselines(_))
+    ));
+    assert!(fresh.current().is_some(), "the result is shown before them");
+    assert!(!full(&fresh));
+    tui::settle(&mut fresh, effect);
+    assert!(full(&fresh));
+    assert_eq!(fresh.baselines(), app.baselines());
+}
