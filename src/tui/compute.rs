@@ -105,7 +105,6 @@ impl<'a> Job<'a> {
                         },
                     ) {
                         Ok(Some((selection, plan))) => {
-                            baseline_errors(session, plan.iterations() as usize);
                             interim(selection.clone(), Some(plan.clone()));
                             planned = Some((selection, plan));
                         }
@@ -183,17 +182,13 @@ impl<'a> Job<'a> {
             };
             return Some(match made {
                 Ok(None) => return None,
-                Ok(Some((selection, plan))) => {
-                    // The naive baselines at the plan's budget, for the curve's legend.
-                    baseline_errors(session, plan.iterations() as usize);
-                    Done {
-                        id,
-                        settings,
-                        prepared: Some(prepared),
-                        selection: Ok(selection),
-                        plan: Some(plan),
-                    }
-                }
+                Ok(Some((selection, plan))) => Done {
+                    id,
+                    settings,
+                    prepared: Some(prepared),
+                    selection: Ok(selection),
+                    plan: Some(plan),
+                },
                 Err(e) => fail(Some(prepared), e),
             });
         }
@@ -214,9 +209,6 @@ impl<'a> Job<'a> {
                 let plan = rule
                     .map(|rule| plan_selection_on(&session.log, &session.strata, &selection, rule))
                     .transpose();
-                if let Ok(Some(plan)) = &plan {
-                    baseline_errors(session, plan.iterations() as usize);
-                }
                 Some(match plan {
                     Ok(plan) => Done {
                         id,
@@ -275,28 +267,40 @@ pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineS
     ]
 }
 
-/// Whether some K of `curve` has no naive baselines kept yet.
-pub fn lacks_baselines(session: &Session, curve: &[CurvePoint]) -> bool {
-    curve.iter().any(|p| {
-        session
-            .kept_baseline_errors(curve_budget(session, p))
-            .is_none()
-    })
+/// The budgets whose naive baselines a result shows: the plan's (the curve's legend), then
+/// each K's of the curve.
+pub fn shown_budgets(
+    session: &Session,
+    plan: Option<&ProfilePlan>,
+    curve: Option<&[CurvePoint]>,
+) -> Vec<usize> {
+    let plan = plan.map(|p| p.iterations() as usize);
+    let curve = curve.unwrap_or_default().iter();
+    plan.into_iter()
+        .chain(curve.map(|p| curve_budget(session, p)))
+        .collect()
 }
 
-/// Compute the naive baselines of every K of `curve` not kept yet, in K order, telling
-/// `filled` after each; stops early once `cancel` is set (the settings moved on).
+/// Whether some of these budgets has no naive baselines kept yet.
+pub fn lacks_baselines(session: &Session, budgets: &[usize]) -> bool {
+    budgets
+        .iter()
+        .any(|&b| session.kept_baseline_errors(b).is_none())
+}
+
+/// Compute the naive baselines of each budget not kept yet, in order, telling `filled`
+/// after each; stops early once `cancel` is set (the settings moved on). They are made after
+/// the result is shown: at large budgets they take longer than the plan itself.
 pub fn fill_baselines(
     session: &Session,
-    curve: &[CurvePoint],
+    budgets: &[usize],
     cancel: &AtomicBool,
     filled: &mut dyn FnMut(),
 ) {
-    for point in curve {
+    for &budget in budgets {
         if cancel.load(Ordering::Relaxed) {
             return;
         }
-        let budget = curve_budget(session, point);
         if session.kept_baseline_errors(budget).is_none() {
             baseline_errors(session, budget);
             filled();

@@ -187,12 +187,10 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
             Effect::Compute(job) => {
                 let cancel = job.cancel.clone();
                 if let Some(done) = job.run(app.session, &mut |_, _, _| {}) {
-                    let curve = done.prepared.as_ref().map(|p| p.curve.clone());
+                    let budgets = shown_budgets(app.session, &done);
                     next = update::finished(app, done);
                     // As the worker does once the result is shown.
-                    if let Some(curve) = curve {
-                        compute::fill_baselines(app.session, &curve, &cancel, &mut || {});
-                    }
+                    compute::fill_baselines(app.session, &budgets, &cancel, &mut || {});
                 }
             }
             Effect::MakeExport(job) => {
@@ -203,8 +201,8 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
             Effect::Export(plan) => update::exported(app, save::write_export(plan)),
             // No terminal here: the popup shows the command.
             Effect::Clipboard(_) => {}
-            Effect::FillBaselines(curve) => {
-                compute::fill_baselines(app.session, &curve, &AtomicBool::new(false), &mut || {})
+            Effect::FillBaselines(budgets) => {
+                compute::fill_baselines(app.session, &budgets, &AtomicBool::new(false), &mut || {})
             }
         }
     }
@@ -214,7 +212,7 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Me
     match effect {
         Effect::Compute(job) => spawn(job, app.session, sender.clone()),
         Effect::MakeExport(job) => spawn_export(job, app.session, sender.clone()),
-        Effect::FillBaselines(curve) => {
+        Effect::FillBaselines(budgets) => {
             let cancel = Arc::new(AtomicBool::new(false));
             if let Some(filling) = app.filling.replace(cancel.clone()) {
                 filling.store(true, Ordering::Relaxed);
@@ -225,7 +223,7 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Me
                 &failure,
                 move || {
                     let _ = caught(|| {
-                        compute::fill_baselines(session, &curve, &cancel, &mut || {
+                        compute::fill_baselines(session, &budgets, &cancel, &mut || {
                             let _ = sender.send(Message::Filled);
                         })
                     });
@@ -326,20 +324,24 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
             Ok(None) => return,
             Err(reason) => failed(reason),
         };
-        let curve = done.prepared.as_ref().map(|p| p.curve.clone());
+        let budgets = shown_budgets(session, &done);
         let _ = sender.send(Message::Done(Box::new(done)));
-        // The result is on screen: the curve's naive baselines follow, one redraw each.
-        if let Some(curve) = curve {
-            let _ = caught(|| {
-                compute::fill_baselines(session, &curve, &cancel, &mut || {
-                    let _ = sender.send(Message::Filled);
-                })
-            });
-        }
+        // The result is on screen: its naive baselines follow, one redraw each.
+        let _ = caught(|| {
+            compute::fill_baselines(session, &budgets, &cancel, &mut || {
+                let _ = sender.send(Message::Filled);
+            })
+        });
     };
     start_worker(&failure, worker, |reason| {
         Message::Done(Box::new(failed(reason)))
     });
+}
+
+/// The budgets whose naive baselines a finished job's result shows.
+fn shown_budgets(session: &Session, done: &Done) -> Vec<usize> {
+    let curve = done.prepared.as_ref().map(|p| p.curve.as_slice());
+    compute::shown_budgets(session, done.plan.as_ref(), curve)
 }
 
 /// Make an export's documents on a worker; they come back as `Message::ExportMade`.

@@ -17,7 +17,7 @@ use super::save::{ExportJob, ExportOutcome};
 use crate::output::protect::refuse_input_target;
 use crate::pick::Pick;
 use crate::select::plan::{PlanAsk, ProfilePlan};
-use crate::select::{CurvePoint, Selection};
+use crate::select::Selection;
 
 /// Work the run loop carries out for `update`.
 pub enum Effect<'a> {
@@ -30,9 +30,9 @@ pub enum Effect<'a> {
     Export(ExportPlan),
     /// Put this text on the terminal's clipboard (OSC 52).
     Clipboard(String),
-    /// Compute the naive baselines this curve still lacks, off the UI thread (a curve shown
-    /// without a job: prepared earlier, or carried over a restart).
-    FillBaselines(Arc<Vec<CurvePoint>>),
+    /// Compute the naive baselines of these budgets not kept yet, off the UI thread (a curve
+    /// shown without a job: prepared earlier, or carried over a restart).
+    FillBaselines(Vec<usize>),
 }
 
 /// Rows a page key moves before the table has been drawn (then: its visible height).
@@ -315,9 +315,9 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
                 Err(e) => say_error(app, &e.to_string()),
             }
             // A curve no worker is filling in (prepared before a restart) gets its baselines.
-            let curve = &prepared.curve;
-            let unfilled = app.filling.is_none() && compute::lacks_baselines(app.session, curve);
-            return unfilled.then(|| Effect::FillBaselines(curve.clone()));
+            let budgets = compute::shown_budgets(app.session, None, Some(&prepared.curve));
+            let unfilled = app.filling.is_none() && compute::lacks_baselines(app.session, &budgets);
+            return unfilled.then_some(Effect::FillBaselines(budgets));
         }
     }
     if let Some(filling) = app.filling.take() {
