@@ -64,8 +64,8 @@ fn explorer_until_usable(log: &std::sync::Arc<RunLog>, options: &SelectOptions, 
     .expect("valid options")
     .asking(ask);
     let mut app = App::new(&session, true);
-    // As the worker runs it, up to the result on screen (the curve's naive baselines are
-    // filled in after that, while the screen is in use).
+    // As the worker runs it, up to the result on screen (the naive baselines beside the curve
+    // and at the plan's budget are filled in after that, while the screen is in use).
     let mut effect = tui::update::recompute(&mut app);
     while let Some(Effect::Compute(job)) = effect.take() {
         if let Some(done) = job.run(&session, &mut |_, _, _| {}) {
