@@ -604,6 +604,23 @@ mod tests {
         assert_eq!(candidates.rows(0), [7, 4, 12, 2, 10, 6, 14, 1, 9]);
     }
 
+    #[test]
+    fn a_skewed_keys_samples_do_not_lean_to_its_median() {
+        // One key: twelve iterations at 10, four at 20 (mean 12.5, median 10). The nine
+        // iterations nearest the median would all be 10s; spread over the quantiles they
+        // hold two 20s, and their mean is 12.2.
+        let text: String = (0..16)
+            .map(|i| format!("7,{}\n", if i % 4 == 3 { 20 } else { 10 }))
+            .collect();
+        let log = log(&format!("seq_len,time_ms\n{text}"));
+        let groups = KeyGroups::from_log(&log);
+        let rows = Candidates::new(&log, &groups, 0).rows(0).to_vec();
+        let values = &log.configs[0].metrics[0].values;
+        assert_eq!(values[rows[0] as usize], 10.0, "the pick is a median");
+        let mean = rows.iter().map(|&r| values[r as usize]).sum::<f64>() / rows.len() as f64;
+        assert!((mean - 110.0 / 9.0).abs() < 1e-12, "{rows:?}: {mean}");
+    }
+
     proptest::proptest! {
         #[test]
         fn candidates_split_over_threads_equal_one_pass(
