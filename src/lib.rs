@@ -6,7 +6,7 @@
 //! 1. [`runlog`] reads a run log (CSV, TSV, JSON Lines, gzip) into a columnar [`RunLog`].
 //! 2. [`select::StrataGroups`] cuts it into strata (`--strata`) and, in one pass over the rows,
 //!    builds each stratum's [`groups::KeyGroups`] (per-key counts and moments) and the
-//!    [`pick::Candidates`] (each key's iterations, nearest its median first).
+//!    [`pick::Candidates`] (each key's iterations spread over its values, its median first).
 //! 3. [`select::Selectors`] fixes a [`binning`] method and a [`pick`] rule per stratum; asked
 //!    for K, it bins the key groups and picks one SeqPoint per bin, in O(key groups).
 //! 4. [`project`] projects the run from those SeqPoints (totals, speedups, 95% intervals; the

@@ -100,99 +100,94 @@ pub struct SeqPoint {
     pub key_noise: Vec<crate::project::estimate::KeyNoise>,
 }
 
-/// Per key group, its eligible rows nearest the group's median first (at most 1 + ALTERNATES).
-/// Built once per warm-up setting, so picking per K costs O(groups), not O(rows).
+/// Per key group, the eligible rows to profile (at most 1 + ALTERNATES): spread over the key's
+/// distribution of baseline values, the median first (`SPREAD`). Built once per warm-up
+/// setting, so picking per K costs O(groups), not O(rows).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidates {
     best_rows: Vec<Vec<u32>>,
 }
 
-/// The closest rows of one group so far, by (distance to the median, row).
-#[derive(Debug, Clone, Default)]
-struct Nearest {
-    best: Vec<(f64, u32)>,
+/// Quantiles of a key's baseline values at which its iterations are profiled, in the order
+/// they are taken: the median, then the middles of the gaps left (van der Corput), so that any
+/// number of samples spreads over the key's distribution instead of crowding its median (the
+/// mean of a skewed key's samples would lean to its median).
+const SPREAD: [f64; 1 + ALTERNATES] = [0.5, 0.25, 0.75, 0.125, 0.625, 0.375, 0.875, 0.0625, 0.5625];
+
+/// Ranks (in the order of `SPREAD`, distinct) of the iterations profiled among `n` sorted
+/// ones: rank `floor(q n)`, else the nearest rank not yet taken (the lower on a tie).
+fn spread_ranks(n: usize) -> Vec<usize> {
+    let mut taken = vec![false; n];
+    let mut ranks = Vec::with_capacity(n.min(SPREAD.len()));
+    for q in SPREAD.iter().take(n) {
+        let at = ((q * n as f64).floor() as usize).min(n - 1);
+        let free = (0..n)
+            .flat_map(|d| [at.checked_sub(d), Some(at + d)])
+            .flatten()
+            .find(|&r| r < n && !taken[r])
+            .expect("fewer ranks than rows");
+        taken[free] = true;
+        ranks.push(free);
+    }
+    ranks
 }
 
-impl Nearest {
-    /// Rows arrive in ascending order, so a tie in distance keeps the earlier row.
-    #[inline]
-    fn offer(&mut self, distance: f64, row: u32) {
-        if self.best.len() > ALTERNATES {
-            if distance >= self.best[ALTERNATES].0 {
-                return;
+/// The rows of one key to profile, given its eligible `(value, row)` pairs: ordered by value
+/// and then by iteration, so that equal values (a proxy cost gives every iteration of a key
+/// the same) spread over the run instead of taking the key's first iterations, which run slow
+/// in real training (new shapes allocate).
+fn spread_rows(mut eligible: Vec<(f64, u32)>) -> Vec<u32> {
+    let order = |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+    let n = eligible.len();
+    let mut ranks = spread_ranks(n);
+    // An even count has two middles, equally near its median: the earlier iteration is picked.
+    let lower_middle = (n >= 2 && n.is_multiple_of(2)).then(|| n / 2 - 1);
+    // Only the ranks asked for are put in place: each selection splits the rest around it.
+    let mut ascending: Vec<usize> = ranks.iter().copied().chain(lower_middle).collect();
+    ascending.sort_unstable();
+    ascending.dedup();
+    let mut start = 0;
+    for &r in &ascending {
+        eligible[start..].select_nth_unstable_by(r - start, order);
+        start = r + 1;
+    }
+    if let Some(lower) = lower_middle {
+        if eligible[lower].1 < eligible[ranks[0]].1 {
+            match ranks.iter().position(|&r| r == lower) {
+                Some(at) => ranks.swap(0, at),
+                None => ranks[0] = lower,
             }
-            self.best.pop();
         }
-        let at = self.best.partition_point(|&(d, _)| d <= distance);
-        self.best.insert(at, (distance, row));
     }
-
-    /// The closest of both (`later` holds only rows after this one's).
-    fn merge(mut self, later: Nearest) -> Nearest {
-        for (d, r) in later.best {
-            self.offer(d, r);
-        }
-        self
-    }
+    ranks.iter().map(|&r| eligible[r].1).collect()
 }
 
 impl Candidates {
     pub fn new(log: &RunLog, groups: &KeyGroups, warmup: u64) -> Self {
-        Self::build(log, groups, warmup, 1 << 16, false)
+        Self::build(log, groups, warmup, 1 << 16)
     }
 
-    /// `min_rows_per_thread` and `per_group` let tests compare both ways of building.
-    fn build(
-        log: &RunLog,
-        groups: &KeyGroups,
-        warmup: u64,
-        min_rows_per_thread: usize,
-        per_group: bool,
-    ) -> Self {
+    /// `min_rows_per_thread` lets tests compare a split build with a whole one.
+    fn build(log: &RunLog, groups: &KeyGroups, warmup: u64, min_rows_per_thread: usize) -> Self {
         let values = &log.configs[0].metrics[0].values;
-        let medians: Vec<f64> = groups.moments[0][0].iter().map(|m| m.median).collect();
         let first = usize::try_from(warmup).unwrap_or(usize::MAX).min(log.len());
-        let covers_log = groups.iterations() == log.len() as u64;
-        let table = groups.length_table().filter(|_| !per_group);
-        let best_rows = if let (true, Some(table)) = (covers_log, table) {
-            // Every row, in order: one sequential pass per core, merged (rows of the second part
-            // come after the first's, so ties still keep the earlier row).
-            let parts =
-                crate::parallel::map_ranges(log.len() - first, min_rows_per_thread, |range| {
-                    let mut nearest = vec![Nearest::default(); groups.len()];
-                    let rows = first + range.start..first + range.end;
-                    for (row, (&key, &v)) in rows
-                        .clone()
-                        .zip(log.keys[rows.clone()].iter().zip(&values[rows]))
-                    {
-                        let g = table[key as usize] as usize;
-                        nearest[g].offer((v - medians[g]).abs(), row as u32);
-                    }
-                    nearest
-                });
-            let mut parts = parts.into_iter();
-            let mut all = parts.next().unwrap_or_default();
-            for part in parts {
-                all = all.into_iter().zip(part).map(|(a, b)| a.merge(b)).collect();
-            }
-            all.resize(groups.len(), Nearest::default());
-            all
-        } else {
-            (0..groups.len())
+        let rows = groups.iterations().max(1) as usize;
+        let min_groups = (groups.len().saturating_mul(min_rows_per_thread) / rows).max(1);
+        let parts = crate::parallel::map_ranges(groups.len(), min_groups, |range| {
+            range
                 .map(|g| {
-                    let mut nearest = Nearest::default();
-                    for &r in groups.rows_of(g).iter().filter(|&&r| r as usize >= first) {
-                        nearest.offer((values[r as usize] - medians[g]).abs(), r);
-                    }
-                    nearest
+                    let eligible: Vec<(f64, u32)> = groups
+                        .rows_of(g)
+                        .iter()
+                        .filter(|&&r| r as usize >= first)
+                        .map(|&r| (values[r as usize], r))
+                        .collect();
+                    spread_rows(eligible)
                 })
-                .collect()
-        };
+                .collect::<Vec<_>>()
+        });
         Candidates {
-            best_rows: best_rows
-                .into_iter()
-                .map(|n| n.best.into_iter().map(|(_, r)| r).collect())
-                .collect(),
+            best_rows: parts.into_iter().flatten().collect(),
         }
     }
 
@@ -578,9 +573,57 @@ mod tests {
         );
     }
 
+    #[test]
+    fn spread_ranks_by_hand() {
+        assert_eq!(spread_ranks(1), [0]);
+        assert_eq!(spread_ranks(2), [1, 0]);
+        assert_eq!(spread_ranks(4), [2, 1, 3, 0]);
+        // 16 sorted values: the median, the quartiles, the octiles, then two sixteenths.
+        assert_eq!(spread_ranks(16), [8, 4, 12, 2, 10, 6, 14, 1, 9]);
+        // 10: 0.5625 n = 5 is taken by the median; the nearest free rank below is 4.
+        assert_eq!(spread_ranks(10), [5, 2, 7, 1, 6, 3, 8, 0, 4]);
+        for n in 1..40 {
+            let ranks = spread_ranks(n);
+            assert_eq!(ranks.len(), n.min(1 + ALTERNATES));
+            let mut distinct = ranks.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert_eq!(distinct.len(), ranks.len(), "n = {n}: {ranks:?}");
+        }
+    }
+
+    #[test]
+    fn tied_values_spread_over_the_run_not_its_first_iterations() {
+        // A proxy cost: every iteration of the one key costs the same. The pick is the
+        // middle of its iterations in run order (the earlier of the two middles), then the
+        // quartiles, and so on.
+        let text: String = (0..16).map(|_| "7,49\n").collect();
+        let log = log(&format!("seq_len,time_ms\n{text}"));
+        let groups = KeyGroups::from_log(&log);
+        let candidates = Candidates::new(&log, &groups, 0);
+        assert_eq!(candidates.rows(0), [7, 4, 12, 2, 10, 6, 14, 1, 9]);
+    }
+
+    #[test]
+    fn a_skewed_keys_samples_do_not_lean_to_its_median() {
+        // One key: twelve iterations at 10, four at 20 (mean 12.5, median 10). The nine
+        // iterations nearest the median would all be 10s; spread over the quantiles they
+        // hold two 20s, and their mean is 12.2.
+        let text: String = (0..16)
+            .map(|i| format!("7,{}\n", if i % 4 == 3 { 20 } else { 10 }))
+            .collect();
+        let log = log(&format!("seq_len,time_ms\n{text}"));
+        let groups = KeyGroups::from_log(&log);
+        let rows = Candidates::new(&log, &groups, 0).rows(0).to_vec();
+        let values = &log.configs[0].metrics[0].values;
+        assert_eq!(values[rows[0] as usize], 10.0, "the pick is a median");
+        let mean = rows.iter().map(|&r| values[r as usize]).sum::<f64>() / rows.len() as f64;
+        assert!((mean - 110.0 / 9.0).abs() < 1e-12, "{rows:?}: {mean}");
+    }
+
     proptest::proptest! {
         #[test]
-        fn candidates_by_scan_equal_candidates_by_group(
+        fn candidates_split_over_threads_equal_one_pass(
             rows in proptest::collection::vec((1u32..6, 0u32..8), 1..300),
             warmup in 0u64..40,
         ) {
@@ -590,13 +633,24 @@ mod tests {
             }
             let log = log(&text);
             let groups = KeyGroups::from_log(&log);
-            let by_group = Candidates::build(&log, &groups, warmup, 1, true);
+            let whole = Candidates::build(&log, &groups, warmup, usize::MAX);
             for per_thread in [1, 7, 1 << 16] {
-                proptest::prop_assert_eq!(&Candidates::build(&log, &groups, warmup, per_thread, false), &by_group);
+                proptest::prop_assert_eq!(&Candidates::build(&log, &groups, warmup, per_thread), &whole);
             }
             for g in 0..groups.len() {
-                proptest::prop_assert!(by_group.rows(g).len() <= ALTERNATES + 1);
-                proptest::prop_assert!(by_group.rows(g).iter().all(|&r| u64::from(r) >= warmup));
+                let picked = whole.rows(g);
+                proptest::prop_assert!(picked.len() <= ALTERNATES + 1);
+                proptest::prop_assert!(picked.iter().all(|&r| u64::from(r) >= warmup));
+                // Every eligible row is taken when there are few; the first is a median.
+                let eligible: Vec<u32> = groups.rows_of(g).iter().copied()
+                    .filter(|&r| u64::from(r) >= warmup).collect();
+                proptest::prop_assert_eq!(picked.len(), eligible.len().min(ALTERNATES + 1));
+                if let Some(&first) = picked.first() {
+                    let v = |r: u32| log.configs[0].metrics[0].values[r as usize];
+                    let below = eligible.iter().filter(|&&r| v(r) < v(first)).count();
+                    let above = eligible.iter().filter(|&&r| v(r) > v(first)).count();
+                    proptest::prop_assert!(below <= eligible.len() / 2 && above <= eligible.len() / 2);
+                }
             }
         }
     }

@@ -414,9 +414,9 @@ mod tests {
         // Paired: (4 * 1 + 2 * 6) / (4 * 0.5 + 2 * 3) = 16 / 8.
         assert_eq!(m.speedup, Some(2.0));
         // No key varies within itself (cv 0): only the representation error is left, key 10
-        // standing 1 below its bin's mean 2, carried at the pick's ratio 0.5:
-        // Var = (4 * 0.5)^2 (-1 / 1)^2 = 4.
-        let half = Z95 * 2.0;
+        // standing 1 below its bin's mean 2, carried at the pick's ratio 0.5: a known bias of
+        // 4 * 0.5 * (-1 / 1) = -2, and nothing random, so the half-width is exactly 2.
+        let half = 2.0;
         assert!(
             (m.interval[1] - (8.0 + half)).abs() < 1e-9,
             "{:?}",

@@ -1,23 +1,26 @@
 //! The one variance of a projected total and of a speedup, for the design the tool uses: a
-//! representative key per bin (nearest-mean, median, centroid or mode) and the iteration
-//! nearest that key's centre, profiled `s` times (the pick, then its alternates). Every
-//! interval `select` and `project` print comes from here; `docs/intervals.md` derives it.
+//! representative key per bin (nearest-mean, median, centroid or mode) and iterations of that
+//! key spread over its values (the median first), profiled `s` times (the pick, then its
+//! alternates). Every interval `select` and `project` print comes from here;
+//! `docs/intervals.md` derives it.
 //!
-//! Per bin `b` of weight `w`, with the value `v` measured at the pick (mean of `s`):
-//! `Var(w v) = w^2 v^2 [ cv^2 (1/s - 1/w)+ + (d/x)^2 + cv^2 / n (1 - n/w) ]`
-//! - `cv`: the within-key noise of one iteration, pooled over the bin's key groups (the
-//!   baseline log's; scaled for a new configuration by what its measurements show);
-//! - `d`: how far the picked key's mean stands from the bin's mean on the baseline (`x` the
-//!   baseline value at the pick), the representation error;
-//! - `n`: iterations of the picked key; `cv^2 / n` is the noise of its mean, which a new
-//!   configuration draws afresh.
+//! Per bin `b` of weight `w`, with the value `v` measured at the pick (mean of `s`), the error
+//! is a known bias plus noise:
+//! - bias `w v d/x`: how far the picked key's mean stands from the bin's mean on the baseline
+//!   (`x` the baseline value at the pick), known, so the bins' offsets add with their signs;
+//! - noise `(w v)^2 cv^2 (1/s - 1/w)+`, `cv` the within-key noise of one iteration pooled over
+//!   the bin's key groups (the baseline log's; scaled for a new configuration by what its
+//!   measurements show, with Student's t for the few degrees of freedom that rests on); on a
+//!   new configuration also `cv_B^2 / n (1 - n/w)`, the noise of the picked key's baseline
+//!   mean the carried offset rests on.
 //!
+//! The 95% half-width holds `|bias + noise|` 95% of the time (`stats::half_width_with_bias`).
 //! The speedup is the paired ratio `sum w x / sum w y` (baseline and new values at the same
-//! picks), whose offsets `d` cancel; its variance keeps the new pick's noise and both keys'
-//! mean noise.
+//! picks), whose offsets `d` cancel; its bias is how far the baseline's values at the picks
+//! stand from their keys' means, its noise the new pick's and both keys' means'.
 
 use crate::groups::{KeyGroups, Moments};
-use crate::stats::{compensated_sum, half_width_pct, interval};
+use crate::stats::{compensated_sum, half_width_pct, half_width_with_bias, interval, t95, Z95};
 
 /// A projected total (or ratio) with its variance.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -172,17 +175,19 @@ impl PickedBin {
 
 /// A figure's variance as `sum_b per_sample[b] / s_b + rest`, `s_b` the distinct iterations
 /// profiled for bin `b`: what a plan can shrink (the noise of the picks) and what it cannot
-/// (the keys' offsets and the noise of their means).
+/// (the noise of the keys' means); and the known error of these picks, `bias` (their offsets
+/// added with their signs), which the interval covers as a bias, not as noise.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VarianceParts {
     pub value: f64,
     pub per_sample: Vec<f64>,
     pub rest: f64,
+    pub bias: f64,
 }
 
 impl VarianceParts {
-    /// The variance with `samples[b]` distinct iterations profiled per bin.
-    pub fn variance(&self, samples: &[u64]) -> f64 {
+    /// The variance of the noise alone with `samples[b]` distinct iterations per bin.
+    fn spread(&self, samples: &[u64]) -> f64 {
         let noise: f64 = self
             .per_sample
             .iter()
@@ -190,6 +195,48 @@ impl VarianceParts {
             .map(|(a, &s)| a / s.max(1) as f64)
             .sum();
         (noise + self.rest).max(0.0)
+    }
+
+    /// The variance whose normal 95% interval, `Z95 sqrt(variance)`, is this figure's with
+    /// `samples[b]` distinct iterations per bin: the noise's, or with a bias `b` the
+    /// `(h / Z95)^2` of the half-width `h` that holds `|b + noise|` 95% of the time
+    /// (`stats::half_width_with_bias`). It falls as the samples grow.
+    pub fn variance(&self, samples: &[u64]) -> f64 {
+        let spread = self.spread(samples);
+        if self.bias == 0.0 {
+            return spread;
+        }
+        (half_width_with_bias(self.bias, spread.sqrt()) / Z95).powi(2)
+    }
+
+    /// The parts scaled so that `Z95 sqrt(variance)` is the 95% half-width when the noise
+    /// (`per_sample`) was estimated from `dof` degrees of freedom: Student's t at the
+    /// Welch-Satterthwaite degrees of the noise's variance, `V^2 / (N^2 / dof)` with `N` the
+    /// part estimated from the new configuration's values at the bins' profiled iterations
+    /// (the rest is known from the baseline).
+    fn widened_for(mut self, bins: &[PickedBin], dof: f64) -> VarianceParts {
+        if !dof.is_finite() {
+            return self;
+        }
+        let samples: Vec<u64> = bins.iter().map(|b| b.distinct.max(1)).collect();
+        let noise: f64 = self
+            .per_sample
+            .iter()
+            .zip(&samples)
+            .map(|(a, &s)| a / s as f64)
+            .sum();
+        let total = self.spread(&samples);
+        if noise <= 0.0 || total <= 0.0 {
+            return self;
+        }
+        // Never fewer than the noise's own (the finite-population part may make `V < N`).
+        let effective = (total.powi(2) / (noise.powi(2) / dof)).max(dof);
+        let factor = (t95(effective) / Z95).powi(2);
+        for a in &mut self.per_sample {
+            *a *= factor;
+        }
+        self.rest *= factor;
+        self
     }
 
     fn estimate(&self, bins: &[PickedBin]) -> Estimate {
@@ -202,59 +249,80 @@ impl VarianceParts {
 }
 
 /// Parts of a total whose bin values are `value(b)` with one iteration's squared noise
-/// `cv2[b]`: `(w v)^2 [cv^2 (1/s - 1/w) + (d/x)^2 + cv^2/n (1 - n/w)]`.
+/// `cv2[b]`: `sum (w v)^2 cv^2 (1/s - 1/w)` for the noise, and the picks' offsets summed with
+/// their signs, `sum w v d/x`, as the bias. The offsets are known on the baseline (and carried
+/// at each pick's own ratio to a new configuration, `carried`, with the noise of the picked
+/// key's baseline mean they rest on): they add up as a bias of these picks, not as
+/// independent draws.
 fn total_parts_with(
     bins: &[PickedBin],
     value: impl Fn(&PickedBin) -> f64,
-    cv2: &[f64],
+    noise: &NewNoise,
+    carried: bool,
 ) -> VarianceParts {
     let mut per_sample = Vec::with_capacity(bins.len());
     let mut rest = 0.0;
-    for (b, &c) in bins.iter().zip(cv2) {
-        let scale = (b.weight * value(b)).powi(2);
+    let mut offsets = 0.0;
+    for (b, &c) in bins.iter().zip(&noise.cv2) {
+        let share = b.weight * value(b);
+        let scale = share.powi(2);
         // A bin profiled whole has no noise left: `1/s - 1/w` is then 0.
         per_sample.push(scale * c);
-        rest += scale * (b.offset_rel().powi(2) - c / b.weight.max(1.0));
+        rest -= scale * c / b.weight.max(1.0);
+        if carried {
+            // The offset carried to another configuration is the baseline's realised one: the
+            // picked key's baseline mean is noisy, and the pick favours keys whose noise
+            // brought them near their bin's mean, so its noise is the offset's uncertainty.
+            rest += scale * b.key_mean_noise(b.key.cv.powi(2));
+        }
+        offsets += share * b.offset_rel();
     }
     VarianceParts {
         value: compensated_sum(bins.iter().map(|b| b.weight * value(b))),
         per_sample,
         rest,
+        bias: offsets,
     }
 }
 
 /// Variance parts of the baseline total `sum w x`.
 pub fn baseline_parts(bins: &[PickedBin]) -> VarianceParts {
-    let cv2: Vec<f64> = bins.iter().map(|b| b.key.cv.powi(2)).collect();
-    total_parts_with(bins, PickedBin::x, &cv2)
+    total_parts_with(bins, PickedBin::x, &NewNoise::baseline(bins), false)
 }
 
 /// Variance parts of the new configuration's total `sum w y`.
 pub fn new_parts(bins: &[PickedBin]) -> VarianceParts {
-    total_parts_with(bins, PickedBin::y, &new_noise(bins))
+    let noise = NewNoise::of(bins);
+    total_parts_with(bins, PickedBin::y, &noise, true).widened_for(bins, noise.dof)
 }
 
 /// Variance parts of the paired speedup `sum w x / sum w y` (delta method): per bin the new
-/// pick's noise and the noise of both keys' means; the representation offsets cancel.
+/// pick's noise and the noise of both keys' means; the representation offsets cancel. How far
+/// the baseline's values at the picks stand from their keys' means is known: the new
+/// configuration does not share it under independent noise, so it enters as its signed sum
+/// (a bias of these picks), squared.
 pub fn speedup_parts(bins: &[PickedBin]) -> VarianceParts {
-    let noise = new_noise(bins);
+    let noise = NewNoise::of(bins);
     let x = compensated_sum(bins.iter().map(|b| b.weight * b.x()));
     let y = compensated_sum(bins.iter().map(|b| b.weight * b.y()));
     let ratio = x / y;
     let mut per_sample = Vec::with_capacity(bins.len());
     let mut rest = 0.0;
-    for (b, &c) in bins.iter().zip(&noise) {
-        let scale = (ratio * b.weight * b.y() / y).powi(2);
+    let mut known = 0.0;
+    for (b, &c) in bins.iter().zip(&noise.cv2) {
+        let share = ratio * b.weight * b.y() / y;
+        let scale = share.powi(2);
         per_sample.push(scale * c);
-        rest += scale
-            * (b.pick_offset_rel().powi(2) + b.key_mean_noise(b.key.cv.powi(2))
-                - c / b.weight.max(1.0));
+        rest += scale * (b.key_mean_noise(b.key.cv.powi(2)) - c / b.weight.max(1.0));
+        known += share * b.pick_offset_rel();
     }
-    VarianceParts {
+    let parts = VarianceParts {
         value: ratio,
         per_sample,
         rest,
-    }
+        bias: known,
+    };
+    parts.widened_for(bins, noise.dof)
 }
 
 /// The baseline total `sum w x` and its variance.
@@ -262,33 +330,66 @@ pub fn baseline_total(bins: &[PickedBin]) -> Estimate {
     baseline_parts(bins).estimate(bins)
 }
 
-/// Squared noise of one iteration on the new configuration, per bin: the baseline's, scaled
-/// up when the measurements show the new configuration is noisier (never down: a quieter
-/// configuration is not assumed from a few picks).
-///
-/// With two or more values in every bin, the pooled within-bin variance of `ln(y / x)` (the
-/// paired ratios; the pairing removes the keys' differences). With one, the residual variance
-/// of `ln(y / x)` across SeqPoints after a straight line in `ln x` (the speedup may vary with
-/// length; what is left is noise, and any curvature, which only widens), fitted per stratum
-/// (a mean alone with two or three SeqPoints). With nothing to fit, the baseline's noise stands.
-pub fn new_noise(bins: &[PickedBin]) -> Vec<f64> {
-    let base: Vec<f64> = bins.iter().map(|b| b.key.cv.powi(2)).collect();
-    let mean_base = base.iter().sum::<f64>() / base.len().max(1) as f64;
-    let Some(observed) = observed_new_noise(bins) else {
-        return base;
-    };
-    if mean_base <= 0.0 {
-        return vec![observed; bins.len()];
+/// Squared noise of one iteration on the new configuration, per bin, and the degrees of
+/// freedom it was estimated from (infinite when the baseline's noise stands).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewNoise {
+    pub cv2: Vec<f64>,
+    pub dof: f64,
+}
+
+impl NewNoise {
+    /// The baseline's own noise, taken as known (pooled over the log's key groups).
+    fn baseline(bins: &[PickedBin]) -> NewNoise {
+        NewNoise {
+            cv2: bins.iter().map(|b| b.key.cv.powi(2)).collect(),
+            dof: f64::INFINITY,
+        }
     }
-    let factor = (observed / mean_base).max(1.0);
-    base.iter().map(|c| c * factor).collect()
+
+    /// The baseline's noise, scaled up when the measurements show the new configuration is
+    /// noisier (never down: a quieter configuration is not assumed from a few picks).
+    ///
+    /// With two or more values in every bin, the pooled within-bin variance of `ln(y / x)`
+    /// (the paired ratios; the pairing removes the keys' differences). With one, the residual
+    /// variance of `ln(y / x)` across SeqPoints after a straight line in `ln x` (the speedup
+    /// may vary with length; what is left is noise, and any curvature, which only widens),
+    /// fitted per stratum (a mean alone with two or three SeqPoints). With nothing to fit, the
+    /// baseline's noise stands. A scaled noise carries the degrees of freedom of its fit.
+    pub fn of(bins: &[PickedBin]) -> NewNoise {
+        let base = NewNoise::baseline(bins);
+        let mean_base = base.cv2.iter().sum::<f64>() / base.cv2.len().max(1) as f64;
+        let Some((observed, dof)) = observed_new_noise(bins) else {
+            return base;
+        };
+        if mean_base <= 0.0 {
+            return NewNoise {
+                cv2: vec![observed; bins.len()],
+                dof,
+            };
+        }
+        if observed <= mean_base {
+            return base;
+        }
+        let factor = observed / mean_base;
+        NewNoise {
+            cv2: base.cv2.iter().map(|c| c * factor).collect(),
+            dof,
+        }
+    }
+}
+
+/// Squared noise of one iteration on the new configuration, per bin (`NewNoise::of`).
+pub fn new_noise(bins: &[PickedBin]) -> Vec<f64> {
+    NewNoise::of(bins).cv2
 }
 
 fn log_ratio(x: f64, y: f64) -> Option<f64> {
     (x > 0.0 && y > 0.0).then(|| (y / x).ln())
 }
 
-fn observed_new_noise(bins: &[PickedBin]) -> Option<f64> {
+/// The new configuration's observed squared noise and its degrees of freedom.
+fn observed_new_noise(bins: &[PickedBin]) -> Option<(f64, f64)> {
     if bins.iter().all(|b| b.new.len() >= 2) {
         let (mut squares, mut dof) = (0.0, 0.0);
         for b in bins {
@@ -304,7 +405,7 @@ fn observed_new_noise(bins: &[PickedBin]) -> Option<f64> {
                 dof += (ratios.len() - 1) as f64;
             }
         }
-        return (dof > 0.0).then(|| squares / dof);
+        return (dof > 0.0).then(|| (squares / dof, dof));
     }
     // Against the picked key's baseline mean, not the pick's own value: the pick is one
     // noisy iteration, its key's mean much less so. Per stratum, pooled.
@@ -330,7 +431,7 @@ fn observed_new_noise(bins: &[PickedBin]) -> Option<f64> {
         squares += residual_variance(points, degree) * free;
         dof += free;
     }
-    (dof > 0.0).then(|| squares / dof)
+    (dof > 0.0).then(|| (squares / dof, dof))
 }
 
 /// Residual variance of a least-squares polynomial of `degree` (0 to 2) through `points`.
@@ -402,6 +503,7 @@ pub fn paired_speedup(bins: &[PickedBin]) -> Estimate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::half_width_with_bias;
 
     fn bin(weight: f64, x: f64, y: f64, key: KeyNoise) -> PickedBin {
         PickedBin {
@@ -432,19 +534,83 @@ mod tests {
         ];
         let b = baseline_total(&bins);
         assert_eq!(b.value, 80.0);
-        // (10 * 4)^2 [0.01 (1 - 1/10) + (1/4)^2] = 1600 * (0.009 + 0.0625) = 114.4.
-        assert!((b.variance - 114.4).abs() < 1e-9, "{b:?}");
+        // Noise (10 * 4)^2 0.01 (1 - 1/10) = 14.4; the known offset 10 * -1 = -10 a bias.
+        let half = |bias: f64, variance: f64| half_width_with_bias(bias, variance.sqrt());
+        let width = |e: Estimate| (e.interval()[1] - e.interval()[0]) / 2.0;
+        assert!((width(b) - half(10.0, 14.4)).abs() < 1e-9, "{b:?}");
         // New: the same relative terms at the new values (fewer than four SeqPoints: the
-        // baseline's noise stands): (10 * 2)^2 * 0.0715 = 28.6.
+        // baseline's noise stands), (10 * 2)^2 * 0.009 = 3.6, the carried offset's own noise,
+        // the picked key's mean: 400 * 0.01 / 3 (1 - 3/10) = 0.93333, and the offset carried
+        // at the pick's ratio, 20 * -1/4 = -5, the bias.
         let n = new_total(&bins);
         assert_eq!(n.value, 40.0);
-        assert!((n.variance - 28.6).abs() < 1e-9, "{n:?}");
+        assert!((width(n) - half(5.0, 4.533_333_333)).abs() < 1e-7, "{n:?}");
         // Speedup 80 / 40 = 2; the offset cancels; left: the new pick's noise 0.01 (1 - 1/10)
         // and the baseline key mean's 0.01 / 3 (1 - 3/10), on the bin's share 20/40 of the
         // new total: 2^2 (1/2)^2 (0.009 + 0.0023333) = 0.0113333.
         let s = paired_speedup(&bins);
         assert_eq!(s.value, 2.0);
         assert!((s.variance - 0.011_333_333).abs() < 1e-8, "{s:?}");
+    }
+
+    #[test]
+    fn offsets_add_with_their_signs() {
+        // Two noiseless bins of weight 10 at x = 4, offsets +1 and -1: the picks' errors
+        // cancel exactly, and the interval says so; offsets +1 and +1 add to 20, exactly the
+        // interval's half-width.
+        let opposite = [
+            bin(10.0, 4.0, 2.0, key(0.0, 1.0, 3, 4.0)),
+            bin(10.0, 4.0, 2.0, key(0.0, -1.0, 3, 4.0)),
+        ];
+        assert_eq!(baseline_total(&opposite).variance, 0.0);
+        let same = [
+            bin(10.0, 4.0, 2.0, key(0.0, 1.0, 3, 4.0)),
+            bin(10.0, 4.0, 2.0, key(0.0, 1.0, 3, 4.0)),
+        ];
+        let same = baseline_total(&same);
+        assert!(((same.interval()[1] - same.interval()[0]) / 2.0 - 20.0).abs() < 1e-9);
+        // The speedup: baseline values 10% above their keys' means in both bins (a known
+        // lean the new configuration does not share) add up too: ratio 4.4 / 2, shares 1/2
+        // each, 2.2 (0.5 * 0.1/1.1 + 0.5 * 0.1/1.1).
+        let lean = [
+            bin(10.0, 4.4, 2.0, key(0.0, 0.0, 3, 4.0)),
+            bin(10.0, 4.4, 2.0, key(0.0, 0.0, 3, 4.0)),
+        ];
+        let s = paired_speedup(&lean);
+        let half = (s.interval()[1] - s.interval()[0]) / 2.0;
+        assert!((half - 2.2 * 0.1 / 1.1).abs() < 1e-12, "{s:?}");
+    }
+
+    #[test]
+    fn noise_from_few_degrees_of_freedom_widens_by_student_t() {
+        // Four SeqPoints, no offsets, the new configuration visibly noisier than the
+        // baseline: its noise rests on the 2 degrees of freedom a line through four points
+        // leaves, and the whole variance is noise, so the interval is t(2) wide, not z.
+        let scatter = [1.2, 0.8, 0.8, 1.2];
+        let bins: Vec<PickedBin> = (0..4)
+            .map(|i| {
+                let x = 10.0 * (i + 1) as f64;
+                bin(1000.0, x, x / 2.0 * scatter[i], key(0.001, 0.0, 2, x))
+            })
+            .collect();
+        let noise = NewNoise::of(&bins);
+        assert_eq!(noise.dof, 2.0);
+        let raw = total_parts_with(&bins, PickedBin::y, &noise, true);
+        let plain: f64 = raw.per_sample.iter().sum::<f64>() + raw.rest;
+        let widened = new_parts(&bins).variance(&[1; 4]);
+        let ratio = (t95(2.0) / Z95).powi(2);
+        // The carried key-mean noise (tiny here) makes the degrees a little more than 2.
+        assert!(widened > 0.97 * ratio * plain, "{widened} {plain} {ratio}");
+        assert!(
+            widened <= ratio * plain * 1.001,
+            "{widened} {plain} {ratio}"
+        );
+        // The baseline's noise is taken as known: no widening.
+        let b = baseline_parts(&bins);
+        assert_eq!(
+            b.variance(&[1; 4]),
+            b.per_sample.iter().sum::<f64>() + b.rest
+        );
     }
 
     #[test]

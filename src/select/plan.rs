@@ -634,6 +634,7 @@ mod tests {
             value: 1.0,
             per_sample: vec![4.0, 1.0],
             rest: 0.0,
+            bias: 0.0,
         };
         assert_eq!(fewest_samples(&parts, &[9, 9], 3.0), Some(vec![2, 1]));
         assert!(parts.variance(&[1, 1]) > 3.0);

@@ -189,7 +189,7 @@ fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
 pub struct StrataGroups {
     pub names: Vec<String>,
     pub groups: Vec<KeyGroups>,
-    /// Per stratum: each key group's iterations after warm-up, nearest its median first.
+    /// Per stratum: each key group's iterations after warm-up to profile, its median first.
     pub candidates: Vec<Candidates>,
     pub warmup: u64,
     /// The iterations left out before grouping.
