@@ -1,6 +1,7 @@
 //! Binning: partitioning key groups into K bins, one method per file behind `Method`.
 //! A bin is a list of group indices; bins never share a group and together hold all groups.
 
+mod blocked;
 mod bounded;
 mod kmeans;
 mod optimal;
@@ -8,7 +9,7 @@ mod range_cost;
 mod simple;
 
 pub use kmeans::{kmeans_bins, weighted_lloyd};
-pub use optimal::{is_monotone, OptimalTable, Solver};
+pub use optimal::{is_monotone, OptimalTable, Solver, EXACT_UP_TO, FALLBACK_BLOCKS};
 pub use simple::{quantile_bins, uniform_bins};
 
 use crate::groups::KeyGroups;
