@@ -38,11 +38,11 @@ pub enum Solver {
 
 /// Groups up to which `Auto` solves noisy (not monotone) values exactly; past it the exact
 /// DP's time grows as the square of the groups and the `Blocked` fallback is used.
-pub const EXACT_UP_TO: usize = 12_000;
+pub const EXACT_UP_TO: usize = 20_000;
 
 /// Blocks of the `Blocked` fallback under `Auto`: its time is about that of the exact DP on
 /// this many groups; its gap shrinks as they grow.
-pub const FALLBACK_BLOCKS: usize = 4096;
+pub const FALLBACK_BLOCKS: usize = 8192;
 
 /// Groups from which the plain DP spreads each level over the cores, and its block of ends.
 const PARALLEL_GROUPS: usize = 1024;
