@@ -67,10 +67,29 @@ fn assign(points: &Array2<f64>, centroids: &Array2<f64>) -> Vec<usize> {
     if points.ncols() == 1 {
         return assign_one_dim(points.column(0), centroids.column(0));
     }
-    points
-        .rows()
-        .into_iter()
-        .map(|p| nearest(p, centroids))
+    // Flat rows: a Lloyd round over many thousand groups is this loop.
+    let (Some(flat_points), Some(flat_centroids)) = (points.as_slice(), centroids.as_slice())
+    else {
+        return points
+            .rows()
+            .into_iter()
+            .map(|p| nearest(p, centroids))
+            .collect();
+    };
+    let d = points.ncols();
+    flat_points
+        .chunks_exact(d)
+        .map(|p| {
+            let (mut best, mut best_c) = (f64::INFINITY, 0);
+            for (c, centroid) in flat_centroids.chunks_exact(d).enumerate() {
+                let distance: f64 = p.iter().zip(centroid).map(|(a, b)| (a - b) * (a - b)).sum();
+                if distance < best {
+                    best = distance;
+                    best_c = c;
+                }
+            }
+            best_c
+        })
         .collect()
 }
 
@@ -115,10 +134,27 @@ fn assign_one_dim(
 pub fn weighted_lloyd(
     points: &Array2<f64>,
     weights: &[u64],
+    centroids: Array2<f64>,
+) -> (Array2<f64>, Vec<usize>) {
+    lloyd(points, weights, centroids, 0.0)
+}
+
+/// Relative fall of the sum of squares in one round below which the chain's Lloyd rounds
+/// stop: over many thousand groups the last rounds move a few groups at a time and change
+/// the objective by less than this.
+const CHAIN_TOLERANCE: f64 = 1e-5;
+
+/// `weighted_lloyd`, also stopping once a round lowers the weighted sum of squares by no
+/// more than `tolerance` times itself (0: only when no point changes cluster).
+fn lloyd(
+    points: &Array2<f64>,
+    weights: &[u64],
     mut centroids: Array2<f64>,
+    tolerance: f64,
 ) -> (Array2<f64>, Vec<usize>) {
     let k = centroids.nrows();
     let mut assignment = assign(points, &centroids);
+    let mut sse = f64::INFINITY;
     for _ in 0..LLOYD_ROUNDS {
         let mut sums = Array2::<f64>::zeros(centroids.raw_dim());
         let mut mass = vec![0.0; k];
@@ -139,6 +175,13 @@ pub fn weighted_lloyd(
             break;
         }
         assignment = next;
+        if tolerance > 0.0 {
+            let now = weighted_sse(points, weights, &centroids, &assignment);
+            if sse - now <= tolerance * now {
+                break;
+            }
+            sse = now;
+        }
     }
     (centroids, assignment)
 }
@@ -308,7 +351,7 @@ impl KmeansChain {
                 );
             }
             let start = centroids_of(points, counts, &line.bins(k));
-            weighted_lloyd(points, counts, start)
+            lloyd(points, counts, start, CHAIN_TOLERANCE)
         } else {
             let warm = match self.fits.last() {
                 Some((previous, _)) => add_centroid(points, counts, previous, self.seed + k as u64),
@@ -318,7 +361,7 @@ impl KmeansChain {
             [warm, cold]
                 .into_iter()
                 .map(|start| {
-                    let (centroids, assignment) = weighted_lloyd(points, counts, start);
+                    let (centroids, assignment) = lloyd(points, counts, start, CHAIN_TOLERANCE);
                     let sse = weighted_sse(points, counts, &centroids, &assignment);
                     (sse, (centroids, assignment))
                 })
