@@ -67,10 +67,29 @@ fn assign(points: &Array2<f64>, centroids: &Array2<f64>) -> Vec<usize> {
     if points.ncols() == 1 {
         return assign_one_dim(points.column(0), centroids.column(0));
     }
-    points
-        .rows()
-        .into_iter()
-        .map(|p| nearest(p, centroids))
+    // Flat rows: a Lloyd round over many thousand groups is this loop.
+    let (Some(flat_points), Some(flat_centroids)) = (points.as_slice(), centroids.as_slice())
+    else {
+        return points
+            .rows()
+            .into_iter()
+            .map(|p| nearest(p, centroids))
+            .collect();
+    };
+    let d = points.ncols();
+    flat_points
+        .chunks_exact(d)
+        .map(|p| {
+            let (mut best, mut best_c) = (f64::INFINITY, 0);
+            for (c, centroid) in flat_centroids.chunks_exact(d).enumerate() {
+                let distance: f64 = p.iter().zip(centroid).map(|(a, b)| (a - b) * (a - b)).sum();
+                if distance < best {
+                    best = distance;
+                    best_c = c;
+                }
+            }
+            best_c
+        })
         .collect()
 }
 
@@ -115,10 +134,27 @@ fn assign_one_dim(
 pub fn weighted_lloyd(
     points: &Array2<f64>,
     weights: &[u64],
+    centroids: Array2<f64>,
+) -> (Array2<f64>, Vec<usize>) {
+    lloyd(points, weights, centroids, 0.0)
+}
+
+/// Relative fall of the sum of squares in one round below which the chain's Lloyd rounds
+/// stop: over many thousand groups the last rounds move a few groups at a time and change
+/// the objective by less than this.
+const CHAIN_TOLERANCE: f64 = 1e-5;
+
+/// `weighted_lloyd`, also stopping once a round lowers the weighted sum of squares by no
+/// more than `tolerance` times itself (0: only when no point changes cluster).
+fn lloyd(
+    points: &Array2<f64>,
+    weights: &[u64],
     mut centroids: Array2<f64>,
+    tolerance: f64,
 ) -> (Array2<f64>, Vec<usize>) {
     let k = centroids.nrows();
     let mut assignment = assign(points, &centroids);
+    let mut sse = f64::INFINITY;
     for _ in 0..LLOYD_ROUNDS {
         let mut sums = Array2::<f64>::zeros(centroids.raw_dim());
         let mut mass = vec![0.0; k];
@@ -139,6 +175,13 @@ pub fn weighted_lloyd(
             break;
         }
         assignment = next;
+        if tolerance > 0.0 {
+            let now = weighted_sse(points, weights, &centroids, &assignment);
+            if sse - now <= tolerance * now {
+                break;
+            }
+            sse = now;
+        }
     }
     (centroids, assignment)
 }
@@ -204,20 +247,25 @@ fn weighted_sse(
         .sum()
 }
 
-/// k-means over the key groups, each weighted by its iterations. Two starts, each refined by
-/// the weighted Lloyd iteration: linfa's fit (seeded, unweighted) and a weighted k-means++
-/// seeding; the one with the smaller weighted sum of squares wins (ties: linfa's).
+/// Group indices per cluster: empty clusters dropped, ordered by their first group.
+fn bins_of(assignment: &[usize], k: usize) -> Bins {
+    let mut bins: Bins = vec![Vec::new(); k];
+    for (g, &c) in assignment.iter().enumerate() {
+        bins[c].push(g);
+    }
+    bins.retain(|b| !b.is_empty());
+    bins.sort_by_key(|b| b[0]);
+    bins
+}
+
+/// k-means over the key groups, each weighted by its iterations, fitted cold (no earlier fit
+/// to start from). Two kinds of start, each refined by the weighted Lloyd iteration: linfa's
+/// fit (seeded, unweighted) and weighted k-means++ seedings; the one with the smallest
+/// weighted sum of squares wins (ties: linfa's).
 pub fn kmeans_bins(groups: &KeyGroups, k: usize, seed: u64) -> Result<Bins, BinningError> {
     let points = scaled_points(groups);
     let k = k.min(groups.len());
-    let fitted = KMeans::params_with_rng(k, Xoshiro256Plus::seed_from_u64(seed))
-        .n_runs(1)
-        .max_n_iterations(50)
-        .fit(&DatasetBase::from(points.clone()))
-        .map_err(|e| BinningError::Kmeans(e.to_string()))?;
-    let starts = std::iter::once(fitted.centroids().clone()).chain(
-        (0..WEIGHTED_STARTS).map(|s| weighted_plus_plus(&points, &groups.counts, k, seed + s)),
-    );
+    let starts = cold_starts(&points, &groups.counts, k, seed)?;
     let (_, assignment) = starts
         .into_iter()
         .map(|start| {
@@ -227,13 +275,211 @@ pub fn kmeans_bins(groups: &KeyGroups, k: usize, seed: u64) -> Result<Bins, Binn
         })
         .reduce(|best, next| if next.0 < best.0 { next } else { best })
         .expect("two starts");
-    let mut bins: Bins = vec![Vec::new(); k];
-    for (g, &c) in assignment.iter().enumerate() {
-        bins[c].push(g);
+    Ok(bins_of(&assignment, k))
+}
+
+/// The cold fit's starts: linfa's fit (seeded, unweighted), then weighted k-means++ seedings.
+fn cold_starts(
+    points: &Array2<f64>,
+    counts: &[u64],
+    k: usize,
+    seed: u64,
+) -> Result<Vec<Array2<f64>>, BinningError> {
+    let fitted = KMeans::params_with_rng(k, Xoshiro256Plus::seed_from_u64(seed))
+        .n_runs(1)
+        .max_n_iterations(50)
+        .fit(&DatasetBase::from(points.clone()))
+        .map_err(|e| BinningError::Kmeans(e.to_string()))?;
+    Ok(std::iter::once(fitted.centroids().clone())
+        .chain((0..WEIGHTED_STARTS).map(|s| weighted_plus_plus(points, counts, k, seed + s)))
+        .collect())
+}
+
+/// Groups up to which the chain's 2-D fits also try every start of the cold fit (then they
+/// are never worse than it); past it, one cold k-means++ start beside the warm one.
+const EVERY_START_UP_TO: usize = 20_000;
+
+/// k-means fits for K = 1, 2, 3, ... in turn, each started from the one before: what the
+/// error curve and auto-K ask for, much sooner than a cold fit per K.
+///
+/// - 1-D keys: weighted k-means on a line is solved exactly by the DP over the sorted keys
+///   (monotone values: divide and conquer, one table for every K), so each K starts from
+///   that optimum; the Lloyd iteration then leaves it as it is (an optimum is a fixed
+///   point), and no cold fit can do better.
+/// - 2-D keys: K starts from K - 1's centroids plus one drawn as k-means++ draws (weight
+///   times squared distance to the nearest centroid); beside it, up to `EVERY_START_UP_TO`
+///   groups, every start of the cold fit (so never worse than it), past it one cold
+///   weighted k-means++ start, with Lloyd rounds stopped at `CHAIN_TOLERANCE`. The smallest
+///   sum of squares wins (ties: the cold fit's).
+pub struct KmeansChain {
+    points: Array2<f64>,
+    counts: Vec<u64>,
+    seed: u64,
+    /// The exact table over the keys, for 1-D keys.
+    line: Option<super::OptimalTable>,
+    /// Centroids and bins of K = 1, 2, ... so far.
+    fits: Vec<(Array2<f64>, Bins)>,
+}
+
+impl KmeansChain {
+    pub fn new(groups: &KeyGroups, seed: u64) -> Self {
+        KmeansChain {
+            points: scaled_points(groups),
+            counts: groups.counts.clone(),
+            seed,
+            line: None,
+            fits: Vec::new(),
+        }
     }
-    bins.retain(|b| !b.is_empty());
-    bins.sort_by_key(|b| b[0]);
-    Ok(bins)
+
+    /// Fits made so far (K = 1..=this).
+    pub fn fitted(&self) -> usize {
+        self.fits.len()
+    }
+
+    /// The bins of `k` clusters (`k` at least 1, at most the groups), fitting every K up to
+    /// it that is not fitted yet.
+    pub fn bins(&mut self, k: usize) -> Bins {
+        let k = k.clamp(1, self.counts.len().max(1));
+        while self.fits.len() < k {
+            self.fit_next();
+        }
+        self.fits[k - 1].1.clone()
+    }
+
+    fn fit_next(&mut self) {
+        let k = self.fits.len() + 1;
+        let (points, counts) = (&self.points, &self.counts[..]);
+        let fit = if points.ncols() == 1 {
+            let groups = counts.len();
+            let line = self.line.get_or_insert_with(|| {
+                let keys: Vec<f64> = points.column(0).to_vec();
+                super::OptimalTable::build(counts, &keys, groups.min(64), super::Solver::Auto)
+            });
+            if k > line.max_bins() {
+                // Beyond the table built first: a larger one (rare: more than 64 clusters).
+                let keys: Vec<f64> = points.column(0).to_vec();
+                *line = super::OptimalTable::build(
+                    counts,
+                    &keys,
+                    (2 * k).min(groups),
+                    super::Solver::Auto,
+                );
+            }
+            let start = centroids_of(points, counts, &line.bins(k));
+            lloyd(points, counts, start, CHAIN_TOLERANCE)
+        } else {
+            let warm = match self.fits.last() {
+                Some((previous, _)) => add_centroid(points, counts, previous, self.seed + k as u64),
+                None => weighted_plus_plus(points, counts, 1, self.seed),
+            };
+            // Few groups: the cold fit's starts, fully converged, beside the warm one.
+            let few = counts.len() <= EVERY_START_UP_TO;
+            let cold = match cold_starts(points, counts, k, self.seed) {
+                Ok(starts) if few => starts,
+                _ => vec![weighted_plus_plus(points, counts, k, self.seed)],
+            };
+            let tolerance = if few { 0.0 } else { CHAIN_TOLERANCE };
+            cold.into_iter()
+                .chain([warm])
+                .map(|start| {
+                    let (centroids, assignment) = lloyd(points, counts, start, tolerance);
+                    let sse = weighted_sse(points, counts, &centroids, &assignment);
+                    (sse, (centroids, assignment))
+                })
+                .reduce(|best, next| if next.0 < best.0 { next } else { best })
+                .expect("two starts")
+                .1
+        };
+        let (centroids, assignment) = fit;
+        self.fits.push((centroids, bins_of(&assignment, k)));
+    }
+}
+
+/// The weighted mean of each bin's points.
+fn centroids_of(points: &Array2<f64>, counts: &[u64], bins: &Bins) -> Array2<f64> {
+    let mut centroids = Array2::<f64>::zeros((bins.len(), points.ncols()));
+    for (c, bin) in bins.iter().enumerate() {
+        let mass: f64 = bin.iter().map(|&g| counts[g] as f64).sum();
+        for &g in bin {
+            centroids
+                .row_mut(c)
+                .scaled_add(counts[g] as f64 / mass, &points.row(g));
+        }
+    }
+    centroids
+}
+
+/// Candidate points drawn for each centroid added to a warm start; the one that lowers the
+/// sum of squares most is kept (greedy k-means++).
+const ADD_CANDIDATES: usize = 4;
+
+/// `previous` plus one centroid: of `ADD_CANDIDATES` points drawn as k-means++ draws (with
+/// probability proportional to weight times squared distance to the nearest centroid), the
+/// one that leaves the least weighted sum of squares to the nearest centroid.
+fn add_centroid(
+    points: &Array2<f64>,
+    counts: &[u64],
+    previous: &Array2<f64>,
+    seed: u64,
+) -> Array2<f64> {
+    use rand::Rng;
+    let squared = |p: ndarray::ArrayView1<f64>, c: ndarray::ArrayView1<f64>| -> f64 {
+        c.iter().zip(p.iter()).map(|(a, b)| (a - b).powi(2)).sum()
+    };
+    let nearest: Vec<f64> = points
+        .rows()
+        .into_iter()
+        .map(|p| {
+            previous
+                .rows()
+                .into_iter()
+                .map(|c| squared(p, c))
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    let mass: Vec<f64> = nearest
+        .iter()
+        .zip(counts)
+        .map(|(d, &w)| w as f64 * d)
+        .collect();
+    let total: f64 = mass.iter().sum();
+    let mut rng = Xoshiro256Plus::seed_from_u64(seed);
+    let mut draw = || {
+        if total <= 0.0 {
+            return 0;
+        }
+        let mut target = rng.gen::<f64>() * total;
+        mass.iter()
+            .position(|&m| {
+                target -= m;
+                target < 0.0
+            })
+            .unwrap_or(points.nrows() - 1)
+    };
+    let left_with = |candidate: usize| -> f64 {
+        let c = points.row(candidate);
+        points
+            .rows()
+            .into_iter()
+            .zip(&nearest)
+            .zip(counts)
+            .map(|((p, &d), &w)| w as f64 * d.min(squared(p, c)))
+            .sum()
+    };
+    let chosen = (0..ADD_CANDIDATES)
+        .map(|_| draw())
+        .map(|c| (left_with(c), c))
+        .reduce(|best, next| if next.0 < best.0 { next } else { best })
+        .map_or(0, |(_, c)| c);
+    let mut centroids = Array2::<f64>::zeros((previous.nrows() + 1, points.ncols()));
+    centroids
+        .slice_mut(ndarray::s![..previous.nrows(), ..])
+        .assign(previous);
+    centroids
+        .row_mut(previous.nrows())
+        .assign(&points.row(chosen));
+    centroids
 }
 
 #[cfg(test)]
@@ -279,6 +525,118 @@ mod tests {
             // over the tail: 1.105 times the optimum here at K 16 (5.4 times at K 64 on the
             // 10M-row benchmark log). The weighted starts stay close to the optimum.
             assert!(ratio < 1.1, "K {k}: {ratio:.3} times the optimum");
+        }
+    }
+
+    /// The weighted within-cluster sum of squares of `bins` over the scaled keys.
+    fn scaled_objective(groups: &KeyGroups, bins: &Bins) -> f64 {
+        let points = scaled_points(groups);
+        let centroids = centroids_of(&points, &groups.counts, bins);
+        bins.iter()
+            .enumerate()
+            .flat_map(|(c, bin)| bin.iter().map(move |&g| (c, g)))
+            .map(|(c, g)| {
+                let d: f64 = points
+                    .row(g)
+                    .iter()
+                    .zip(centroids.row(c).iter())
+                    .map(|(a, b)| (a - b).powi(2))
+                    .sum();
+                groups.counts[g] as f64 * d
+            })
+            .sum()
+    }
+
+    /// Generated logs: `dims` key lengths per row, clustered around a few centres with a tail.
+    fn generated_groups(dims: usize, rows: usize, seed: u64) -> KeyGroups {
+        use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+        use rand::Rng;
+        let mut rng = Xoshiro256Plus::seed_from_u64(seed);
+        let names: Vec<String> = (0..dims).map(|d| format!("len{d}")).collect();
+        let mut text = names.join(",") + "\n";
+        for _ in 0..rows {
+            let centre = [20.0, 60.0, 150.0, 400.0][rng.gen_range(0..4)];
+            let row: Vec<String> = (0..dims)
+                .map(|_| {
+                    let spread = centre * 0.3 * (rng.gen::<f64>() - 0.5) * 2.0;
+                    format!(
+                        "{}",
+                        (centre + spread).max(1.0) as u32 + rng.gen_range(0..3)
+                    )
+                })
+                .collect();
+            text.push_str(&row.join(","));
+            text.push('\n');
+        }
+        let options = LoadOptions {
+            key: names,
+            ..LoadOptions::default()
+        };
+        let log = load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap();
+        KeyGroups::from_log(&log)
+    }
+
+    #[test]
+    fn one_dim_chain_is_never_worse_than_cold_fits() {
+        // The chain starts from the exact optimum: no cold fit beats it, at any K.
+        for seed in 0..3 {
+            let groups = generated_groups(1, 1500, seed);
+            let mut chain = KmeansChain::new(&groups, seed);
+            for k in 1..=12 {
+                let warm = scaled_objective(&groups, &chain.bins(k));
+                let cold = scaled_objective(&groups, &kmeans_bins(&groups, k, seed).unwrap());
+                assert!(
+                    warm <= cold * (1.0 + 1e-9) + 1e-12,
+                    "seed {seed} K {k}: {warm} > {cold}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn two_dim_chain_is_about_as_good_as_cold_fits() {
+        // Up to `EVERY_START_UP_TO` groups the chain tries the cold fit's starts beside the
+        // warm one: never worse than the cold fit, and better where the warm start wins.
+        let (mut worse, mut total_ratio, mut cases) = (0.0f64, 0.0, 0);
+        for seed in 0..3 {
+            let groups = generated_groups(2, 1000, seed);
+            let mut chain = KmeansChain::new(&groups, seed);
+            for k in 1..=12 {
+                let warm = scaled_objective(&groups, &chain.bins(k));
+                let cold = scaled_objective(&groups, &kmeans_bins(&groups, k, seed).unwrap());
+                let ratio = warm / cold;
+                worse = worse.max(ratio);
+                total_ratio += ratio;
+                cases += 1;
+            }
+        }
+        let mean = total_ratio / cases as f64;
+        eprintln!("2-D warm / cold objective: mean {mean:.4}, worst {worse:.4}");
+        assert!(mean <= 1.01, "warm starts are worse on average: {mean}");
+        assert!(
+            worse <= 1.10,
+            "warm starts are much worse at some K: {worse}"
+        );
+    }
+
+    #[test]
+    fn the_translation_log_chain_is_no_worse_than_cold_fits() {
+        use crate::runlog::{load_run, LoadOptions};
+        let options = LoadOptions {
+            key: vec!["src_len".into(), "tgt_len".into()],
+            ..LoadOptions::default()
+        };
+        let log = load_run(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/translation_2d.csv"),
+            &options,
+        )
+        .unwrap();
+        let groups = KeyGroups::from_log(&log);
+        let mut chain = KmeansChain::new(&groups, 0);
+        for k in 1..=8 {
+            let warm = scaled_objective(&groups, &chain.bins(k));
+            let cold = scaled_objective(&groups, &kmeans_bins(&groups, k, 0).unwrap());
+            assert!(warm <= cold * (1.0 + 1e-12), "K {k}: {warm} against {cold}");
         }
     }
 

@@ -1,14 +1,15 @@
 //! Binning: partitioning key groups into K bins, one method per file behind `Method`.
 //! A bin is a list of group indices; bins never share a group and together hold all groups.
 
+mod blocked;
 mod bounded;
 mod kmeans;
 mod optimal;
 mod range_cost;
 mod simple;
 
-pub use kmeans::{kmeans_bins, weighted_lloyd};
-pub use optimal::{is_monotone, OptimalTable, Solver};
+pub use kmeans::{kmeans_bins, weighted_lloyd, KmeansChain};
+pub use optimal::{is_monotone, OptimalTable, Solver, EXACT_UP_TO, FALLBACK_BLOCKS};
 pub use simple::{quantile_bins, uniform_bins};
 
 use crate::groups::KeyGroups;
@@ -69,9 +70,9 @@ pub struct Binner<'a> {
     method: Method,
     seed: u64,
     table: Option<std::sync::Arc<OptimalTable>>,
-    /// k-means bins by K: each is a fit of its own, so the error curve's fits are kept and a
-    /// later K change (the explorer's key press) is a lookup.
-    fitted: std::sync::Mutex<std::collections::HashMap<usize, Bins>>,
+    /// k-means fits by K, each started from the one before (made on first use): the error
+    /// curve's fits are kept and a later K change (the explorer's key press) is a lookup.
+    fitted: std::sync::Mutex<Option<KmeansChain>>,
 }
 
 impl<'a> Binner<'a> {
@@ -135,20 +136,22 @@ impl<'a> Binner<'a> {
         match self.method {
             Method::Optimal => self.table.as_ref().is_some_and(|t| k <= t.max_bins()),
             Method::Uniform | Method::Quantile => true,
-            Method::Kmeans => self.fitted.lock().is_ok_and(|f| f.contains_key(&k)),
+            Method::Kmeans => self
+                .fitted
+                .lock()
+                .is_ok_and(|f| f.as_ref().is_some_and(|chain| chain.fitted() >= k)),
         }
     }
 
     fn kmeans(&self, k: usize) -> Result<Bins, BinningError> {
-        if let Some(bins) = self.fitted.lock().ok().and_then(|f| f.get(&k).cloned()) {
-            return Ok(bins);
-        }
-        // Fitted without the lock held: the curve's workers fit different K at once.
-        let bins = kmeans_bins(self.groups, k, self.seed)?;
-        if let Ok(mut fitted) = self.fitted.lock() {
-            fitted.insert(k, bins.clone());
-        }
-        Ok(bins)
+        // One chain of fits, K after K: a second caller waits for the K it asks for (the
+        // curve's workers ask for consecutive K, so little waiting is lost).
+        let mut fitted = self
+            .fitted
+            .lock()
+            .map_err(|_| BinningError::Kmeans("an earlier fit failed".into()))?;
+        let chain = fitted.get_or_insert_with(|| KmeansChain::new(self.groups, self.seed));
+        Ok(chain.bins(k))
     }
 
     pub fn bins(&self, k: usize) -> Result<Bins, BinningError> {
@@ -200,9 +203,11 @@ mod tests {
         let groups = groups_from(&keys, &times);
         let binner = Binner::new(&groups, Method::Kmeans, 7, 16).unwrap();
         for k in [3, 9, 3, 16, 9] {
-            assert_eq!(binner.bins(k).unwrap(), kmeans_bins(&groups, k, 7).unwrap());
+            let mut fresh = KmeansChain::new(&groups, 7);
+            assert_eq!(binner.bins(k).unwrap(), fresh.bins(k));
         }
-        assert_eq!(binner.fitted.lock().unwrap().len(), 3);
+        let fitted = binner.fitted.lock().unwrap();
+        assert_eq!(fitted.as_ref().map(KmeansChain::fitted), Some(16));
     }
 
     fn groups_from(keys: &[u32], times: &[f64]) -> KeyGroups {

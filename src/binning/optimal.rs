@@ -6,7 +6,9 @@
 //! Monge and divide and conquer exact; noisy costs are not sorted and then the cost is not
 //! Monge (values 10, 0, 10: the two pairs cost 50 + 50, all three only 66.7, against the
 //! quadrangle inequality), so such values take the bounded search of `bounded`, which finds
-//! the plain DP's answer with far fewer splits tried.
+//! the plain DP's answer with far fewer splits tried. Past `EXACT_UP_TO` noisy groups even
+//! that grows as the square of the groups, and `Auto` takes the `blocked` fallback: not
+//! exact, but with a proven bound on how far from the optimum it is (`OptimalTable::gap`).
 
 // Index loops mirror the DP's recurrences; iterator chains would hide them.
 #![allow(clippy::needless_range_loop)]
@@ -19,7 +21,8 @@ use super::Bins;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Solver {
     /// Divide and conquer when the values are monotone in key order, else the bounded
-    /// search (the plain DP when the bounds rule out too little).
+    /// search (the plain DP when the bounds rule out too little) up to `EXACT_UP_TO` groups
+    /// and the `Blocked` fallback past it.
     Auto,
     /// O(K U^2): exact for any values.
     Plain,
@@ -27,7 +30,19 @@ pub enum Solver {
     DivideAndConquer,
     /// Exact for any values: the plain DP's answer, skipping blocks of splits by lower bounds.
     Bounded,
+    /// Not exact: bins cut only at the edges of this many blocks of consecutive groups, each
+    /// cut then moved to its best place, with a proven lower bound on the optimum beside it
+    /// (`OptimalTable::gap`). Time about that of the exact DP over this many groups.
+    Blocked(usize),
 }
+
+/// Groups up to which `Auto` solves noisy (not monotone) values exactly; past it the exact
+/// DP's time grows as the square of the groups and the `Blocked` fallback is used.
+pub const EXACT_UP_TO: usize = 20_000;
+
+/// Blocks of the `Blocked` fallback under `Auto`: its time is about that of the exact DP on
+/// this many groups; its gap shrinks as they grow.
+pub const FALLBACK_BLOCKS: usize = 8192;
 
 /// Groups from which the plain DP spreads each level over the cores, and its block of ends.
 const PARALLEL_GROUPS: usize = 1024;
@@ -44,6 +59,8 @@ pub struct OptimalTable {
     best: Vec<Vec<f64>>,
     split: Vec<Vec<u32>>,
     groups: usize,
+    /// Set instead of `best` and `split` when the keys were too many for the exact DP.
+    fallback: Option<super::blocked::Blocked>,
 }
 
 pub fn is_monotone(values: &[f64]) -> bool {
@@ -58,8 +75,9 @@ impl OptimalTable {
         .expect("never stopped")
     }
 
-    /// `build`, telling `progress` `(levels done, levels)` after each K; `None` when it
-    /// answered `Break` (the explorer's cancel: a plain DP over many groups takes seconds).
+    /// `build`, telling `progress` `(steps done, steps)` as it goes (a level of a DP each);
+    /// `None` when it answered `Break` (the explorer's cancel: a DP over many groups takes
+    /// seconds).
     pub fn build_with_progress(
         counts: &[u64],
         values: &[f64],
@@ -70,90 +88,79 @@ impl OptimalTable {
         let groups = counts.len();
         let max_bins = max_bins.clamp(1, groups.max(1));
         let costs = RangeCost::new(counts, values);
-        let auto = solver == Solver::Auto;
-        let mut solver = match solver {
+        let solver = match solver {
             Solver::Auto if is_monotone(values) => Solver::DivideAndConquer,
-            Solver::Auto => Solver::Bounded,
+            Solver::Auto if groups > EXACT_UP_TO => Solver::Blocked(FALLBACK_BLOCKS),
             other => other,
         };
-        let divide = solver == Solver::DivideAndConquer;
-        let mut best = vec![vec![f64::INFINITY; groups + 1]; max_bins];
-        let mut split = vec![vec![0u32; groups + 1]; max_bins];
-        for j in 1..=groups {
-            best[0][j] = costs.cost(0, j);
+        if let Solver::Blocked(blocks) = solver {
+            let fallback = super::blocked::solve(&costs, groups, max_bins, blocks, progress)?;
+            return Some(OptimalTable {
+                best: Vec::new(),
+                split: Vec::new(),
+                groups,
+                fallback: Some(fallback),
+            });
         }
-        for k in 1..max_bins {
-            let (done, rest) = best.split_at_mut(k);
-            let previous = &done[k - 1];
-            let current = &mut rest[0];
-            let splits = &mut split[k];
-            if divide {
-                fill_divide(
-                    previous,
-                    current,
-                    splits,
-                    &costs,
-                    k,
-                    k + 1,
-                    groups,
-                    k,
-                    groups - 1,
-                );
-            } else if solver == Solver::Bounded {
-                let work = super::bounded::fill_level(previous, current, splits, &costs, k, groups);
-                // Values with no trend to speak of (pure noise) leave the bounds nothing to
-                // rule out: the plain DP, on every core, then does the same work sooner.
-                let splits_tried = (groups * groups.saturating_sub(k)) as u64 / 2;
-                if auto && work > splits_tried / BOUNDED_GIVES_UP {
-                    solver = Solver::Plain;
-                }
-            } else if groups < PARALLEL_GROUPS {
-                for j in (k + 1)..=groups {
-                    let (best_cost, best_i) = best_split(previous, &costs, k, j);
-                    current[j] = best_cost;
-                    splits[j] = best_i as u32;
-                }
-            } else {
-                // Each j of a level is independent: blocks of j go to the cores.
-                let jobs: Vec<(usize, &mut [f64], &mut [u32])> = current[k + 1..]
-                    .chunks_mut(PARALLEL_BLOCK)
-                    .zip(splits[k + 1..].chunks_mut(PARALLEL_BLOCK))
-                    .enumerate()
-                    .map(|(b, (c, s))| (k + 1 + b * PARALLEL_BLOCK, c, s))
-                    .collect();
-                let costs = &costs;
-                crate::parallel::run_jobs(jobs, crate::parallel::threads(), |(first, c, s), _| {
-                    for (offset, (cost, split)) in c.iter_mut().zip(s.iter_mut()).enumerate() {
-                        let (best_cost, best_i) = best_split(previous, costs, k, first + offset);
-                        *cost = best_cost;
-                        *split = best_i as u32;
-                    }
-                    Some(())
-                });
-            }
-            if progress(k + 1, max_bins).is_break() {
-                return None;
-            }
-        }
+        let (best, split) = levels(&costs, groups, max_bins, solver, &mut |done| {
+            progress(done, max_bins)
+        })?;
         Some(OptimalTable {
             best,
             split,
             groups,
+            fallback: None,
         })
     }
 
     pub fn max_bins(&self) -> usize {
-        self.best.len()
+        match &self.fallback {
+            Some(f) => f.max_bins(),
+            None => self.best.len(),
+        }
     }
 
-    /// The least objective with `k` bins.
+    /// The least objective with `k` bins (for the fallback: the objective of `bins(k)`).
     pub fn cost(&self, k: usize) -> f64 {
-        self.best[k.clamp(1, self.max_bins()) - 1][self.groups]
+        let k = k.clamp(1, self.max_bins());
+        match &self.fallback {
+            Some(f) => f.cost(k),
+            None => self.best[k - 1][self.groups],
+        }
+    }
+
+    /// Whether every K's bins are the exact optimum (false for the `Blocked` fallback, whose
+    /// distance from the optimum is bounded by `gap`).
+    pub fn is_exact(&self) -> bool {
+        self.fallback.is_none()
+    }
+
+    /// A proven lower bound on the least objective with `k` bins: the least objective itself
+    /// when the table is exact.
+    pub fn lower_bound(&self, k: usize) -> f64 {
+        let k = k.clamp(1, self.max_bins());
+        match &self.fallback {
+            Some(f) => f.lower_bound(k),
+            None => self.cost(k),
+        }
+    }
+
+    /// How much above the optimum `bins(k)` may be, as a share of its objective:
+    /// `(cost - lower_bound) / cost`, 0 when exact.
+    pub fn gap(&self, k: usize) -> f64 {
+        let cost = self.cost(k);
+        if cost <= 0.0 {
+            return 0.0;
+        }
+        ((cost - self.lower_bound(k)) / cost).max(0.0)
     }
 
     /// The optimal partition into `k` bins (`k` at most `max_bins`).
     pub fn bins(&self, k: usize) -> Bins {
         let k = k.clamp(1, self.max_bins());
+        if let Some(f) = &self.fallback {
+            return f.bins(k);
+        }
         let mut bins = Vec::with_capacity(k);
         let mut end = self.groups;
         for level in (0..k).rev() {
@@ -168,6 +175,83 @@ impl OptimalTable {
         bins.reverse();
         bins
     }
+}
+
+/// The least cost of the first `j` groups in `k` bins (`best[k-1][j]`) and where its last bin
+/// starts (`split[k-1][j]`), for every `k` up to `max_bins`, by one exact solver; `progress`
+/// is told the levels done after each and stops the work when it answers `Break`.
+#[allow(clippy::type_complexity)]
+pub(super) fn levels(
+    costs: &RangeCost,
+    groups: usize,
+    max_bins: usize,
+    solver: Solver,
+    progress: &mut dyn FnMut(usize) -> ControlFlow<()>,
+) -> Option<(Vec<Vec<f64>>, Vec<Vec<u32>>)> {
+    let auto = solver == Solver::Auto;
+    let mut solver = match solver {
+        Solver::Auto => Solver::Bounded,
+        other => other,
+    };
+    let divide = solver == Solver::DivideAndConquer;
+    let mut best = vec![vec![f64::INFINITY; groups + 1]; max_bins];
+    let mut split = vec![vec![0u32; groups + 1]; max_bins];
+    for j in 1..=groups {
+        best[0][j] = costs.cost(0, j);
+    }
+    for k in 1..max_bins {
+        let (done, rest) = best.split_at_mut(k);
+        let previous = &done[k - 1];
+        let current = &mut rest[0];
+        let splits = &mut split[k];
+        if divide {
+            fill_divide(
+                previous,
+                current,
+                splits,
+                costs,
+                k,
+                k + 1,
+                groups,
+                k,
+                groups - 1,
+            );
+        } else if solver == Solver::Bounded {
+            let work = super::bounded::fill_level(previous, current, splits, costs, k, groups);
+            // Values with no trend to speak of (pure noise) leave the bounds nothing to
+            // rule out: the plain DP, on every core, then does the same work sooner.
+            let splits_tried = (groups * groups.saturating_sub(k)) as u64 / 2;
+            if auto && work > splits_tried / BOUNDED_GIVES_UP {
+                solver = Solver::Plain;
+            }
+        } else if groups < PARALLEL_GROUPS {
+            for j in (k + 1)..=groups {
+                let (best_cost, best_i) = best_split(previous, costs, k, j);
+                current[j] = best_cost;
+                splits[j] = best_i as u32;
+            }
+        } else {
+            // Each j of a level is independent: blocks of j go to the cores.
+            let jobs: Vec<(usize, &mut [f64], &mut [u32])> = current[k + 1..]
+                .chunks_mut(PARALLEL_BLOCK)
+                .zip(splits[k + 1..].chunks_mut(PARALLEL_BLOCK))
+                .enumerate()
+                .map(|(b, (c, s))| (k + 1 + b * PARALLEL_BLOCK, c, s))
+                .collect();
+            crate::parallel::run_jobs(jobs, crate::parallel::threads(), |(first, c, s), _| {
+                for (offset, (cost, split)) in c.iter_mut().zip(s.iter_mut()).enumerate() {
+                    let (best_cost, best_i) = best_split(previous, costs, k, first + offset);
+                    *cost = best_cost;
+                    *split = best_i as u32;
+                }
+                Some(())
+            });
+        }
+        if progress(k + 1).is_break() {
+            return None;
+        }
+    }
+    Some((best, split))
 }
 
 /// The best start `i` (in `k..j`) of the last bin of the first `j` groups, and its cost.

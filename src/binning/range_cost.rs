@@ -36,6 +36,14 @@ impl RangeCost {
         self.sums.last().map_or(0.0, |s| s[2])
     }
 
+    /// The same costs over blocks of consecutive groups: group `b` of the result is groups
+    /// `edges[b]..edges[b + 1]` here (`edges` rising from 0 to the number of groups).
+    pub(super) fn at_edges(&self, edges: &[usize]) -> RangeCost {
+        RangeCost {
+            sums: edges.iter().map(|&e| self.sums[e]).collect(),
+        }
+    }
+
     /// Cost of groups `i..j` (half-open) forming one bin.
     pub(super) fn cost(&self, i: usize, j: usize) -> f64 {
         let (from, to) = (&self.sums[i], &self.sums[j]);

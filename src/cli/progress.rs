@@ -48,6 +48,9 @@ const SELECT_BAR_AFTER: Duration = Duration::from_millis(500);
 /// Off a terminal, a long selection writes a plain status line after this long, then again
 /// at each stage change or this often.
 const STATUS_LINE_AFTER: Duration = Duration::from_secs(2);
+/// Overrides `STATUS_LINE_AFTER`, in milliseconds: how the tests see the status lines of a
+/// selection that takes less than two seconds.
+const STATUS_LINE_AFTER_VAR: &str = "SEQPOINT_STATUS_AFTER_MS";
 const STATUS_LINE_EVERY: Duration = Duration::from_secs(10);
 
 /// What the selection is doing; a stage whose total is not known yet shows no count.
@@ -79,6 +82,10 @@ pub fn select_with_bar(
             })
         });
         let started = Instant::now();
+        let first_line_after = std::env::var(STATUS_LINE_AFTER_VAR)
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map_or(STATUS_LINE_AFTER, Duration::from_millis);
         let mut bar: Option<(ProgressBar, bool)> = None;
         let mut last_line: Option<(Instant, &'static str)> = None;
         while !selecting.is_finished() {
@@ -88,7 +95,7 @@ pub fn select_with_bar(
             };
             if !terminal {
                 let due = match last_line {
-                    None => started.elapsed() >= STATUS_LINE_AFTER,
+                    None => started.elapsed() >= first_line_after,
                     Some((at, was)) => was != label || at.elapsed() >= STATUS_LINE_EVERY,
                 };
                 if due {

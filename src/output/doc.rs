@@ -31,6 +31,10 @@ pub struct InputDoc {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SelectionDoc {
     pub method: String,
+    /// How far above the optimum `optimal`'s bins may be, in % of their objective, when too
+    /// many distinct noisy keys made it use the blocked fallback (absent when exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binning_gap_pct: Option<f64>,
     pub pick: String,
     pub bins: usize,
     pub target_error_pct: Option<f64>,

@@ -99,6 +99,7 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
         },
         selection: SelectionDoc {
             method: selection.method.name().to_string(),
+            binning_gap_pct: selection.binning_gap.map(|g| 100.0 * g),
             pick: selection.pick.name().to_string(),
             bins: selection.bins(),
             target_error_pct: match selection.options.bins {

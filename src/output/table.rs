@@ -172,8 +172,14 @@ pub fn selection_table_planned(
         }
         _ => String::new(),
     };
+    let gap = selection.binning_gap.map_or(String::new(), |g| {
+        format!(
+            " (too many distinct keys for the exact DP: bins within {:.2}% of the optimum)",
+            100.0 * g
+        )
+    });
     out.push_str(&format!(
-        "{}: {} iterations, {} SeqPoints{requested}, method {}, pick {}{proxy}\n",
+        "{}: {} iterations, {} SeqPoints{requested}, method {}{gap}, pick {}{proxy}\n",
         shown_path(&log.source),
         log.len(),
         selection.bins(),

@@ -103,6 +103,10 @@ pub struct Selection {
     pub curve: Vec<CurvePoint>,
     /// Distinct keys in the whole run.
     pub unique_keys: usize,
+    /// How far above the optimum the `optimal` bins may be, as a share of their objective
+    /// (against a proven lower bound), where too many distinct noisy keys made the exact DP
+    /// give way to its blocked fallback; `None` when the bins are exact.
+    pub binning_gap: Option<f64>,
 }
 
 impl Selection {

@@ -400,6 +400,14 @@ impl<'a> Selectors<'a> {
             sp.id = id;
         }
         let projection = project(log, &strata.actual, &seqpoints, options.samples);
+        let binning_gap = self
+            .selectors
+            .iter()
+            .zip(&ks)
+            .filter_map(|(selector, &k)| {
+                selector.table().filter(|t| !t.is_exact()).map(|t| t.gap(k))
+            })
+            .reduce(f64::max);
         Ok(Some(Selection {
             method: self.method,
             pick: self.pick,
@@ -410,6 +418,7 @@ impl<'a> Selectors<'a> {
             strata: outcomes,
             curve,
             unique_keys: strata.unique_keys(),
+            binning_gap,
         }))
     }
 }

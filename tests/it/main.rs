@@ -13,6 +13,7 @@ mod hardening_cli;
 mod independent_check;
 mod interval_coverage;
 mod large_numbers;
+mod many_keys_cli;
 mod profile_e2e;
 mod project_cli;
 mod properties;
