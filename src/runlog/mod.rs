@@ -4,7 +4,8 @@
 //! `load` holds the entry points and `input` gets the bytes. `fast` reads large plain logs in
 //! parallel and leaves anything unusual to `careful`, the record-by-record reader whose messages
 //! name line and column; both use the field parsers in `parse`, which the measurements reader
-//! (`project::measured`) shares with `input`, `columns` and `error`. `align` attaches `--compare`.
+//! (`project::measured`) shares with `input`, `columns`, `jsonl` (JSON Lines as a table: every
+//! line's keys) and `error`. `align` attaches `--compare`.
 //! `limits` bounds what one input may cost; `gunzip` names what follows gzip data.
 
 mod align;
@@ -17,6 +18,7 @@ mod fast;
 mod format;
 mod gunzip;
 pub(crate) mod input;
+pub(crate) mod jsonl;
 pub mod limits;
 mod load;
 pub(crate) mod parse;
