@@ -8,6 +8,7 @@ use super::output::{Destination, ReplaceArgs};
 use super::RunArgs;
 use seqpoint::output::json::report_document;
 use seqpoint::report::{findings_table, run_checks, ReportOptions};
+use seqpoint::select::{parse_iteration_range, Exclusion, IterationRange};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -29,6 +30,10 @@ pub struct ReportCommand {
     /// Contiguous phases compared for drift when the log has fewer than two epochs
     #[arg(long, value_name = "P", default_value_t = 4)]
     pub phases: usize,
+    /// Leave iterations A-B (inclusive, the run's iteration numbers) out of every check, as
+    /// `select --exclude` leaves them out (repeatable), e.g. a window another process slowed
+    #[arg(long, value_name = "A-B", value_parser = parse_iteration_range)]
+    pub exclude: Vec<IterationRange>,
     /// Write to this file (atomically) instead of standard output (`-`: standard output)
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
@@ -50,6 +55,7 @@ impl ReportCommand {
         Ok(ReportOptions {
             drift_max: self.drift_threshold / 100.0,
             phases: self.phases,
+            exclude: Exclusion::new(self.exclude.iter().copied()),
             ..ReportOptions::default()
         })
     }
@@ -59,7 +65,8 @@ impl ReportCommand {
 pub fn render(cmd: &ReportCommand, format: ReportFormat) -> anyhow::Result<String> {
     let options = cmd.options()?;
     let log = cmd.run.load()?;
-    let doc = report_document(&log, run_checks(&log, &options));
+    options.exclude.check(&log)?;
+    let doc = report_document(&log, &options.exclude, run_checks(&log, &options));
     Ok(match format {
         ReportFormat::Table => findings_table(&doc),
         ReportFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",

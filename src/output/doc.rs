@@ -285,7 +285,14 @@ pub const REPORT_SCHEMA: &str = "seqpoint-report/1";
 pub struct ReportInput {
     pub path: String,
     pub compare: Option<String>,
+    /// Iterations checked: the log's rows less the excluded ones.
     pub iterations: u64,
+    /// Rows of the log left out by `--exclude` (0, and not written, without it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub excluded_iterations: u64,
+    /// The `--exclude` ranges, merged, as "A-B" (not written without them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
     pub epochs: Option<u32>,
     pub key: Vec<String>,
     pub metrics: Vec<String>,

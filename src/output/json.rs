@@ -13,7 +13,7 @@ use crate::project::{SpeedupRow, TotalRow};
 use crate::report::Finding;
 use crate::runlog::RunLog;
 use crate::select::plan::{PlanRule, ProfilePlan};
-use crate::select::{BinCount, Selection};
+use crate::select::{BinCount, Exclusion, Selection};
 
 fn metric_map(names: &[String], values: &[f64]) -> BTreeMap<String, f64> {
     names.iter().cloned().zip(values.iter().copied()).collect()
@@ -89,7 +89,7 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
         schema: SCHEMA.to_string(),
         input: InputDoc {
             path: log.source.clone(),
-            iterations: log.len() as u64 - excluded,
+            iterations: selection.kept_iterations(log),
             excluded_iterations: excluded,
             epochs: log.epoch_count(),
             key: log.key_names.clone(),
@@ -233,14 +233,18 @@ pub fn select_json(
     serde_json::to_string_pretty(&doc).expect("plain data serialises") + "\n"
 }
 
-/// The `seqpoint-report/1` document: the findings of `seqpoint report` and what they were made on.
-pub fn report_document(log: &RunLog, findings: Vec<Finding>) -> ReportDoc {
+/// The `seqpoint-report/1` document: the findings of `seqpoint report` and what they were made
+/// on: `log` less the `exclude`d iterations.
+pub fn report_document(log: &RunLog, exclude: &Exclusion, findings: Vec<Finding>) -> ReportDoc {
+    let excluded = exclude.excluded_rows(log);
     ReportDoc {
         schema: REPORT_SCHEMA.to_string(),
         input: ReportInput {
             path: log.source.clone(),
             compare: log.compare().map(|c| c.source.clone()),
-            iterations: log.len() as u64,
+            iterations: log.len() as u64 - excluded,
+            excluded_iterations: excluded,
+            exclude: exclude.texts(),
             epochs: log.epoch_count(),
             key: log.key_names.clone(),
             metrics: log.metric_names(),

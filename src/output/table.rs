@@ -120,9 +120,15 @@ pub fn selection_table(log: &RunLog, selection: &Selection) -> String {
     selection_table_planned(log, selection, None)
 }
 
-/// The one cost figure: "profile 64 of 450 iterations (7.0x fewer), 14% of the run's time".
-pub fn cost_line(log: &RunLog, projection: &Projection, iterations: u64) -> String {
-    let run = log.len() as u64;
+/// The one cost figure: "profile 64 of 450 iterations (7.0x fewer), 14% of the run's time",
+/// of the iterations the selection stands for (the run less `--exclude`'s).
+pub fn cost_line(
+    log: &RunLog,
+    selection: &Selection,
+    projection: &Projection,
+    iterations: u64,
+) -> String {
+    let run = selection.kept_iterations(log);
     let metric = log.metric_names().first().cloned().unwrap_or_default();
     let what = if projection.proxy {
         format!("the run's proxy cost ({metric})")
@@ -178,10 +184,20 @@ pub fn selection_table_planned(
             100.0 * g
         )
     });
+    // With --exclude, the iterations kept first, as the JSON's `input.iterations` counts them.
+    let kept = selection.kept_iterations(log);
+    let iterations = if kept == log.len() as u64 {
+        format!("{kept} iterations")
+    } else {
+        format!(
+            "{kept} of {} iterations ({} excluded)",
+            log.len(),
+            log.len() as u64 - kept
+        )
+    };
     out.push_str(&format!(
-        "{}: {} iterations, {} SeqPoints{requested}, method {}{gap}, pick {}{proxy}\n",
+        "{}: {iterations}, {} SeqPoints{requested}, method {}{gap}, pick {}{proxy}\n",
         shown_path(&log.source),
-        log.len(),
         selection.bins(),
         selection.method.name(),
         selection.pick.name()
@@ -243,7 +259,10 @@ pub fn selection_table_planned(
         None => (&selection.projection, selection.iterations_to_profile()),
     };
     out.push_str(&totals_rows(projection));
-    out.push_str(&format!("\n{}\n", cost_line(log, projection, iterations)));
+    out.push_str(&format!(
+        "\n{}\n",
+        cost_line(log, selection, projection, iterations)
+    ));
     if let Some(verdict) = plan.and_then(|p| plan_verdict(log, selection, p)) {
         out.push_str(&verdict);
     }

@@ -3,17 +3,23 @@
 //!
 //! Several rows for one SeqPoint are repeated samples (repeats of one iteration, or other
 //! iterations of its bin). Errors name file, line, column, the value found and what was
-//! expected, with the run-log reader's error type and field parsers.
+//! expected, with the run-log reader's error type and field parsers. The columns follow the
+//! run-log reader's rules, from its own code: JSON Lines columns are every line's keys, a key
+//! twice in one object and two columns that answer one name are errors naming both, and an
+//! unterminated CSV quote is refused.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::output::doc::SelectDoc;
-use crate::runlog::columns::{column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES};
+use crate::runlog::columns::{
+    check_header_unambiguous, column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES,
+};
 use crate::runlog::error::printable;
 use crate::runlog::input::{read_input, shown_path};
+use crate::runlog::jsonl::JsonlTable;
 use crate::runlog::parse::{
-    csv_error, csv_error_text, delimited_records, header_names, is_blank, json_field_column,
-    json_scalar_text, jsonl_lines, named, parse_count, parse_length, parse_metric, width_error,
+    check_quotes, csv_error, csv_error_text, delimited_records, header_names, is_blank,
+    missing_field, named, parse_count, parse_length, parse_metric, width_error,
 };
 use crate::runlog::{InputFormat, InputLimits, LoadError, KEY_ALIASES};
 
@@ -203,6 +209,56 @@ fn find(header: &[String], names: &[&str]) -> Option<usize> {
         .find_map(|n| header.iter().position(|h| h.trim().eq_ignore_ascii_case(n)))
 }
 
+/// The names a key column of the document is looked up by: its aliases for the default key.
+fn key_names(name: &str) -> Vec<&str> {
+    if KEY_ALIASES.iter().any(|a| a.eq_ignore_ascii_case(name)) {
+        KEY_ALIASES.to_vec()
+    } else {
+        vec![name]
+    }
+}
+
+/// The metric names to read: those asked for, else the document's metrics when the header has
+/// any of them, else the default metrics.
+fn metric_names_wanted(
+    header: &[String],
+    doc: &SelectDoc,
+    options: &MeasuredOptions,
+) -> Vec<String> {
+    if !options.metrics.is_empty() {
+        return options.metrics.clone();
+    }
+    let doc_metrics: Vec<&str> = doc.input.metrics.iter().map(String::as_str).collect();
+    let chosen = [doc_metrics.as_slice(), DEFAULT_METRICS]
+        .into_iter()
+        .find(|names| names.iter().any(|n| find(header, &[n]).is_some()))
+        .unwrap_or_default();
+    chosen.iter().map(|n| n.to_string()).collect()
+}
+
+/// Every name MEASURED's columns are looked up by, with what it is for, in the form the
+/// run-log reader's ambiguity rule takes (`columns::ambiguity`).
+fn wanted_names(
+    header: &[String],
+    doc: &SelectDoc,
+    options: &MeasuredOptions,
+) -> Vec<(&'static str, String)> {
+    let mut wanted: Vec<(&'static str, String)> = Vec::new();
+    let mut add = |what: &'static str, names: &[&str]| {
+        wanted.extend(names.iter().map(|n| (what, n.to_string())));
+    };
+    add("seqpoint", SEQPOINT_ALIASES);
+    add("iteration", ITERATION_ALIASES);
+    for name in &doc.input.key {
+        add("key", &key_names(name));
+    }
+    for name in metric_names_wanted(header, doc, options) {
+        add("metric", &[name.as_str()]);
+    }
+    wanted
+}
+
+/// Resolve the columns against a header already checked for ambiguous names.
 fn resolve(
     path: &str,
     header: &[String],
@@ -215,13 +271,7 @@ fn resolve(
         .input
         .key
         .iter()
-        .map(|name| {
-            if KEY_ALIASES.iter().any(|a| a.eq_ignore_ascii_case(name)) {
-                find(header, KEY_ALIASES)
-            } else {
-                find(header, &[name.as_str()])
-            }
-        })
+        .map(|name| find(header, &key_names(name)))
         .collect::<Option<_>>()
         .unwrap_or_default();
     let identified_by = if seqpoint.is_some() {
@@ -246,43 +296,29 @@ fn resolve(
     };
     let mut metrics = Vec::new();
     let mut metric_names = Vec::new();
-    if options.metrics.is_empty() {
-        let doc_metrics: Vec<&str> = doc.input.metrics.iter().map(String::as_str).collect();
-        for wanted in [doc_metrics.as_slice(), DEFAULT_METRICS] {
-            for name in wanted {
-                if let Some(col) = find(header, &[name]) {
-                    if !metrics.contains(&col) {
-                        metrics.push(col);
-                        metric_names.push(printable(header[col].trim()));
-                    }
-                }
-            }
-            if !metrics.is_empty() {
-                break;
-            }
+    for name in metric_names_wanted(header, doc, options) {
+        let col = match find(header, &[name.as_str()]) {
+            Some(col) => col,
+            None if options.metrics.is_empty() => continue,
+            None => return Err(missing_column(path, "metric", &name, header)),
+        };
+        if !metrics.contains(&col) {
+            metrics.push(col);
+            metric_names.push(printable(header[col].trim()));
         }
-        if metrics.is_empty() {
-            return Err(LoadError::at(
-                path,
-                1,
-                None,
-                format!(
-                    "no metric column; expected one of the SeqPoints file's metrics ({}) or \
-                     --metric COL; the columns are: {}",
-                    printable(&doc.input.metrics.join(", ")),
-                    column_list(header)
-                ),
-            ));
-        }
-    } else {
-        for name in &options.metrics {
-            let col = find(header, &[name.as_str()])
-                .ok_or_else(|| missing_column(path, "metric", name, header))?;
-            if !metrics.contains(&col) {
-                metrics.push(col);
-                metric_names.push(printable(header[col].trim()));
-            }
-        }
+    }
+    if metrics.is_empty() {
+        return Err(LoadError::at(
+            path,
+            1,
+            None,
+            format!(
+                "no metric column; expected one of the SeqPoints file's metrics ({}) or \
+                 --metric COL; the columns are: {}",
+                printable(&doc.input.metrics.join(", ")),
+                column_list(header)
+            ),
+        ));
     }
     Ok(Columns {
         seqpoint,
@@ -308,6 +344,10 @@ pub fn read_measured(
 trait Row {
     fn field(&self, col: usize) -> Option<&[u8]>;
     fn column(&self, col: usize) -> Option<u64>;
+    /// Why column `col` is absent from this row.
+    fn missing(&self, names: &[String], col: usize) -> String {
+        missing_field(names, col)
+    }
 }
 
 struct CsvRow<'a>(&'a csv::ByteRecord);
@@ -322,8 +362,9 @@ impl Row for CsvRow<'_> {
 }
 
 struct JsonRow<'a> {
+    line_no: u64,
     line: &'a [u8],
-    names: &'a [String],
+    table: &'a JsonlTable<'a>,
     values: Vec<Option<String>>,
 }
 
@@ -332,7 +373,12 @@ impl Row for JsonRow<'_> {
         self.values[col].as_deref().map(str::as_bytes)
     }
     fn column(&self, col: usize) -> Option<u64> {
-        json_field_column(self.line, &self.names[col])
+        self.table.column(self.line, col)
+    }
+    fn missing(&self, names: &[String], col: usize) -> String {
+        let mut message = missing_field(names, col);
+        message.extend(self.table.late_key_note(self.line_no, col));
+        message
     }
 }
 
@@ -401,6 +447,9 @@ impl Reader<'_> {
         delimiter: u8,
         options: &MeasuredOptions,
     ) -> Result<(), LoadError> {
+        if delimiter == b',' {
+            check_quotes(self.path, body, &options.limits)?;
+        }
         let mut records = delimited_records(body, delimiter);
         let header = match records.next() {
             Some(Ok(record)) => record,
@@ -408,6 +457,8 @@ impl Reader<'_> {
             None => return Ok(()),
         };
         self.header = header_names(self.path, &header)?;
+        let wanted = wanted_names(&self.header, self.doc, options);
+        check_header_unambiguous(self.path, &self.header, &wanted)?;
         self.columns = Some(resolve(self.path, &self.header, self.doc, options)?);
         for record in records {
             let record = record.map_err(|e| {
@@ -428,29 +479,32 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// JSON Lines as the run-log reader reads it: the columns are every line's keys.
     fn jsonl(&mut self, body: &[u8], options: &MeasuredOptions) -> Result<(), LoadError> {
-        for (line_no, line) in jsonl_lines(body) {
-            let object: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(line)
-                .map_err(|e| {
-                LoadError::at(
-                    self.path,
-                    line_no,
-                    Some(e.column() as u64),
-                    format!("expected one JSON object per line ({e})"),
-                )
-            })?;
-            if self.columns.is_none() {
-                self.header = object.keys().cloned().collect();
-                self.columns = Some(resolve(self.path, &self.header, self.doc, options)?);
-            }
+        let Some(table) = JsonlTable::scan(self.path, body)? else {
+            return Ok(());
+        };
+        table.check_unambiguous(self.path, &wanted_names(&table.names, self.doc, options))?;
+        self.header = table.names.clone();
+        let columns = resolve(self.path, &self.header, self.doc, options)?;
+        let used: Vec<usize> = columns
+            .seqpoint
+            .iter()
+            .chain(&columns.iteration)
+            .chain(&columns.keys)
+            .chain(&columns.metrics)
+            .copied()
+            .collect();
+        self.columns = Some(columns);
+        for (line_no, line) in table.lines() {
+            let values = table
+                .row(line, &used)
+                .map_err(|(message, column)| LoadError::at(self.path, line_no, column, message))?;
             let row = JsonRow {
+                line_no,
                 line,
-                names: &self.header,
-                values: self
-                    .header
-                    .iter()
-                    .map(|n| object.get(n).and_then(json_scalar_text))
-                    .collect(),
+                table: &table,
+                values,
             };
             let (seqpoint, sample) = self.parse_row(line_no, &row)?;
             self.samples[seqpoint].push(sample);
@@ -471,14 +525,8 @@ impl Reader<'_> {
             )
         };
         let get = |col: usize| {
-            row.field(col).ok_or_else(|| {
-                LoadError::at(
-                    self.path,
-                    line,
-                    None,
-                    format!("column '{}' is missing in this row", header[col]),
-                )
-            })
+            row.field(col)
+                .ok_or_else(|| LoadError::at(self.path, line, None, row.missing(header, col)))
         };
         let iteration = match columns.iteration {
             Some(col) => Some(parse_count(get(col)?).map_err(|m| at(col, m))?),

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::groups::KeyGroups;
 use crate::runlog::{ConfigRole, RunLog};
+use crate::select::Exclusion;
 
 /// The checks, in the order they are reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -162,6 +163,9 @@ pub struct ReportOptions {
     /// ... and it ran at least this much slower than the same keys elsewhere: another process
     /// slows a stretch by several percent at once, while a smaller rise is read as drift.
     pub neighbour_slowdown_min: f64,
+    /// Iterations left out of every check (`--exclude`), as `select --exclude` leaves them out;
+    /// must pass `Exclusion::check` against the log.
+    pub exclude: Exclusion,
 }
 
 impl Default for ReportOptions {
@@ -177,6 +181,7 @@ impl Default for ReportOptions {
             false_alarm: 0.01,
             neighbour_excess_min: 0.005,
             neighbour_slowdown_min: 0.04,
+            exclude: Exclusion::default(),
         }
     }
 }
@@ -199,7 +204,11 @@ impl Series<'_> {
 
 /// What the checks share: the log, its key groups, each row's group, the series.
 pub(crate) struct Context<'a> {
+    /// The log checked: the run less `--exclude`'s iterations.
     pub log: &'a RunLog,
+    /// With `--exclude`: each checked row's row in the whole run (what `select --warmup`
+    /// counts).
+    pub run_rows: Option<&'a [u32]>,
     pub groups: KeyGroups,
     pub group_of_row: Vec<u32>,
     pub series: Vec<Series<'a>>,
@@ -208,6 +217,11 @@ pub(crate) struct Context<'a> {
 
 impl<'a> Context<'a> {
     fn new(log: &'a RunLog, options: &ReportOptions) -> Self {
+        Self::checking(log, None, options)
+    }
+
+    /// The context of `log`, which holds rows `run_rows` of the whole run when given.
+    fn checking(log: &'a RunLog, run_rows: Option<&'a [u32]>, options: &ReportOptions) -> Self {
         let groups = KeyGroups::from_log(log);
         let group_of_row = group_of_row(&groups, log.len());
         let series = log
@@ -230,6 +244,7 @@ impl<'a> Context<'a> {
             .collect();
         Context {
             log,
+            run_rows,
             groups,
             group_of_row,
             series,
@@ -243,6 +258,39 @@ impl<'a> Context<'a> {
 
     fn key_name(&self) -> String {
         self.log.key_names.join(",")
+    }
+
+    /// The `--warmup` that skips the first `checked` rows of the checked log: rows of the
+    /// whole run, excluded ones included, as `select --warmup` counts them.
+    fn warmup_flag(&self, checked: usize) -> usize {
+        match self.run_rows {
+            Some(rows) if checked > 0 => rows[checked - 1] as usize + 1,
+            _ => checked,
+        }
+    }
+
+    /// How many checked rows `--warmup run_rows` skips (the inverse of `warmup_flag`).
+    fn checked_rows_before(&self, run_rows: usize) -> usize {
+        match self.run_rows {
+            Some(rows) => rows.partition_point(|&r| (r as usize) < run_rows),
+            None => run_rows,
+        }
+    }
+
+    /// `seqpoint select RUN [--compare NEW] [--exclude A-B]... FLAGS`: the run named as it was
+    /// read, with the iterations this report left out, so that advice followed checks the same
+    /// run.
+    fn select_command(&self, flags: &str) -> String {
+        use crate::output::command::shell_word;
+        let mut words = vec!["seqpoint select".to_string(), shell_word(&self.log.source)];
+        if let Some(compare) = self.log.compare() {
+            words.push(format!("--compare {}", shell_word(&compare.source)));
+        }
+        for range in self.options.exclude.texts() {
+            words.push(format!("--exclude {range}"));
+        }
+        words.push(flags.to_string());
+        words.join(" ")
     }
 }
 
@@ -259,8 +307,19 @@ pub fn group_of_row(groups: &KeyGroups, rows: usize) -> Vec<u32> {
 
 /// Run every check on a run log, in the order `explained`, `noise`, `warmup`, `drift`,
 /// `neighbours`, `outliers`, `shape`.
+/// With `options.exclude`, the checks read the run less those iterations (`Exclusion::kept_log`)
+/// and every `--warmup` they suggest counts rows of the whole run, as `select` does.
 pub fn run_checks(log: &RunLog, options: &ReportOptions) -> Vec<Finding> {
-    let ctx = Context::new(log, options);
+    if options.exclude.is_empty() {
+        return checks(&Context::new(log, options));
+    }
+    let rows = options.exclude.kept_rows(log, None);
+    let kept = log.subset(&rows);
+    checks(&Context::checking(&kept, Some(&rows), options))
+}
+
+fn checks(ctx: &Context) -> Vec<Finding> {
+    let log = ctx.log;
     if log.proxy.is_some() || ctx.series.is_empty() {
         let what = match log.proxy {
             Some(cost) => format!("only the {cost} proxy cost of its lengths"),
@@ -280,24 +339,25 @@ pub fn run_checks(log: &RunLog, options: &ReportOptions) -> Vec<Finding> {
                 details: Vec::new(),
             })
             .collect();
-        findings.push(shape::shape(&ctx));
+        findings.push(shape::shape(ctx));
         return findings;
     }
-    let mut warmup = robust::warmup(&ctx);
-    let warmup_rows = warmup.value.unwrap_or(0.0) as usize;
+    let mut warmup = robust::warmup(ctx);
+    // The finding's value is a `--warmup` (rows of the whole run); the checks count their own.
+    let warmup_rows = ctx.checked_rows_before(warmup.value.unwrap_or(0.0) as usize);
     // Slow windows first: they explain a slow start, a drifting epoch and a run of outliers,
     // which the other checks then leave to them.
-    let windows = neighbours::find_windows(&ctx, warmup_rows);
+    let windows = neighbours::find_windows(ctx, warmup_rows);
     let ranges: Vec<(usize, usize)> = windows.iter().map(|w| (w.0, w.1)).collect();
-    robust::within_slow_start(&ctx, &mut warmup, &ranges);
+    robust::within_slow_start(ctx, &mut warmup, &ranges);
     vec![
-        variance::explained_check(&ctx),
-        variance::noise_check(&ctx),
+        variance::explained_check(ctx),
+        variance::noise_check(ctx),
         warmup,
-        drift::drift(&ctx, &ranges),
-        neighbours::neighbours(&ctx, &windows),
-        robust::outliers(&ctx, warmup_rows, &ranges),
-        shape::shape(&ctx),
+        drift::drift(ctx, &ranges),
+        neighbours::neighbours(ctx, &windows),
+        robust::outliers(ctx, warmup_rows, &ranges),
+        shape::shape(ctx),
     ]
 }
 
@@ -333,7 +393,7 @@ mod tests {
         let findings = run_checks(&log, &ReportOptions::default());
         let checks: Vec<Check> = findings.iter().map(|f| f.check).collect();
         assert_eq!(checks, Check::ALL.to_vec());
-        let doc = report_document(&log, findings);
+        let doc = report_document(&log, &Exclusion::default(), findings);
         let json = serde_json::to_value(&doc).unwrap();
         assert_eq!(json["schema"], "seqpoint-report/1");
         let names: Vec<&str> = json["findings"]

@@ -287,17 +287,6 @@ pub(crate) fn find_windows(ctx: &Context, warmup: usize) -> Vec<(usize, usize, f
     merged
 }
 
-/// `seqpoint select RUN [--compare NEW] FLAGS`, the run named as it was read.
-fn select_command(ctx: &Context, flags: &str) -> String {
-    use crate::output::command::shell_word;
-    let mut words = vec!["seqpoint select".to_string(), shell_word(&ctx.log.source)];
-    if let Some(compare) = ctx.log.compare() {
-        words.push(format!("--compare {}", shell_word(&compare.source)));
-    }
-    words.push(flags.to_string());
-    words.join(" ")
-}
-
 /// "4.20% slower" or "0.10% faster".
 fn pace(slowdown: f64) -> String {
     let word = if slowdown < 0.0 { "faster" } else { "slower" };
@@ -444,7 +433,7 @@ pub(crate) fn neighbours(ctx: &Context, windows: &[(usize, usize, f64)]) -> Find
              outside it will not show it; re-measure those iterations on a quiet machine, or \
              leave them out of the selection: {}",
             pct(largest_bias),
-            select_command(ctx, &flags)
+            ctx.select_command(&flags)
         ),
         suggest: Some(flags),
         details,

@@ -42,14 +42,25 @@ const TABLE_WIDTH: usize = 96;
 /// The `report` table: one header line, then each finding in the checks' order.
 pub fn findings_table(doc: &ReportDoc) -> String {
     let input = &doc.input;
+    // With --exclude, the iterations checked first, as `select --exclude` says it.
+    let iterations = if input.excluded_iterations == 0 {
+        format!("{} iterations", input.iterations)
+    } else {
+        format!(
+            "{} of {} iterations ({} excluded: {})",
+            input.iterations,
+            input.iterations + input.excluded_iterations,
+            input.excluded_iterations,
+            input.exclude.join(", ")
+        )
+    };
     let mut out = format!(
-        "{}{}: {} iterations, key {}, metrics {}\n",
+        "{}{}: {iterations}, key {}, metrics {}\n",
         shown_path(&input.path),
         input
             .compare
             .as_ref()
             .map_or(String::new(), |c| format!(" vs {}", shown_path(c))),
-        input.iterations,
         input.key.join(","),
         input.metrics.join(", ")
     );

@@ -160,10 +160,12 @@ pub(crate) fn warmup(ctx: &Context) -> Finding {
         })
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .expect("a warm-up row is judged");
+    // As `select --warmup` counts: rows of the whole run, excluded ones included.
+    let flag = ctx.warmup_flag(length);
     Finding {
         check: Check::Warmup,
         verdict: Verdict::Warn,
-        value: Some(length as f64),
+        value: Some(flag as f64),
         figure: format!(
             "the first {length} iterations run slow: iteration {} is {:.2}x its key's median \
              (key {}, {}) ({rule}); {first_text}",
@@ -173,10 +175,10 @@ pub(crate) fn warmup(ctx: &Context) -> Finding {
             slowest.2.series.label()
         ),
         advice: format!(
-            "pass --warmup {length} so that no SeqPoint is a warm-up iteration (they still \
+            "pass --warmup {flag} so that no SeqPoint is a warm-up iteration (they still \
              count in the totals)"
         ),
-        suggest: Some(format!("--warmup {length}")),
+        suggest: Some(format!("--warmup {flag}")),
         details,
     }
 }
@@ -191,10 +193,13 @@ pub(crate) fn within_slow_start(ctx: &Context, warmup: &mut Finding, windows: &[
     if warmup.verdict != Verdict::Warn || warmup.value.is_none() {
         return;
     }
-    let length = warmup.value.unwrap_or(0.0) as usize;
+    let flag = warmup.value.unwrap_or(0.0) as usize;
+    let length = ctx.checked_rows_before(flag);
     let iterations = &ctx.log.iterations;
     warmup.advice = format!(
-        "the first {length} iterations are the start of a slow window (iterations {}-{}, see          neighbours): --warmup {length} would only keep them from being picked, while the          whole window still counts in every total; deal with the window instead",
+        "the first {length} iterations are the start of a slow window (iterations {}-{}, see \
+         neighbours): --warmup {flag} would only keep them from being picked, while the \
+         whole window still counts in every total; deal with the window instead",
         iterations.get(0),
         iterations.get(last)
     );
@@ -400,6 +405,28 @@ mod tests {
         assert_eq!(f.value, Some(1.0));
         assert_eq!(f.suggest.as_deref(), Some("--warmup 1"));
         assert!(f.figure.contains("iteration 0 is 1.98x"), "{}", f.figure);
+    }
+
+    #[test]
+    fn with_excluded_iterations_the_warmup_counts_rows_of_the_whole_run() {
+        // COLD after three rows that `--exclude 0-2` leaves out: the cold start is row 3 of
+        // the run, so `select --warmup 4 --exclude 0-2` is what skips it.
+        let text = COLD.replacen(
+            "seq_len,time_ms\n",
+            "seq_len,time_ms\n10,100\n20,200\n10,100\n",
+            1,
+        );
+        let log = log(&text);
+        let options = ReportOptions {
+            exclude: crate::select::Exclusion::parse(&["0-2"]).unwrap(),
+            ..ReportOptions::default()
+        };
+        let f = &crate::report::run_checks(&log, &options)[2];
+        assert_eq!(f.check, Check::Warmup);
+        assert_eq!(f.value, Some(4.0));
+        assert_eq!(f.suggest.as_deref(), Some("--warmup 4"));
+        assert!(f.advice.contains("pass --warmup 4 "), "{}", f.advice);
+        assert!(f.figure.contains("iteration 3 is 1.98x"), "{}", f.figure);
     }
 
     #[test]

@@ -1,14 +1,13 @@
 //! The careful reader: rows sorted by iteration, duplicates found, every bad field reported by
 //! line and column (or skipped under `--skip-bad`). Slower, so it reads what the fast one declines.
 
-use super::columns::{ambiguity, ColumnPlan};
-use super::error::shown_name;
+use super::columns::{wanted_names, ColumnPlan};
 use super::error::LoadError;
 use super::format::InputFormat;
+use super::jsonl::JsonlTable;
 use super::parse::{
     check_quotes, csv_error, csv_error_text, delimited_records, header_names, is_blank,
-    json_field_column, json_scalar_text, jsonl_lines, named, parse_count, parse_length,
-    parse_metric, width_error,
+    missing_field, named, parse_count, parse_length, parse_metric, width_error,
 };
 use super::{
     ConfigRole, Configuration, Epochs, Iterations, LoadOptions, MetricColumn, RunLog, SkippedRows,
@@ -66,14 +65,7 @@ impl RowSink {
     ) -> Result<(), FieldError> {
         let ordinal = self.data_rows_seen;
         self.data_rows_seen += 1;
-        let get = |col: usize| {
-            field(col).ok_or_else(|| {
-                (
-                    col,
-                    format!("column '{}' is missing in this row", names[col].trim()),
-                )
-            })
-        };
+        let get = |col: usize| field(col).ok_or_else(|| (col, missing_field(names, col)));
         let iteration = match plan.iteration {
             Some(col) => parse_count(get(col)?).map_err(|m| (col, named(names, col, m)))?,
             None => ordinal,
@@ -273,67 +265,6 @@ fn read_delimited(
     Ok(plan)
 }
 
-/// One JSON Lines object's members in the order written, duplicates kept, each value as
-/// written (a number's text is shown as the user wrote it, `1E+29` not `1e29`).
-struct Members<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
-
-impl<'de> serde::Deserialize<'de> for Members<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Members<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                // As serde_json's own map says it, so messages stay as they were.
-                f.write_str("a map")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Self::Value, A::Error> {
-                let mut members = Vec::new();
-                while let Some(member) = map.next_entry()? {
-                    members.push(member);
-                }
-                Ok(Members(members))
-            }
-        }
-        deserializer.deserialize_map(Visit)
-    }
-}
-
-/// A line's members, or the message and 1-based column of why it is not one JSON object.
-fn parse_members(line: &[u8]) -> Result<Members<'_>, (String, Option<u64>)> {
-    // Read as a map of values first: its errors (a number out of range, say) are the ones
-    // this reader has always given, at the same columns.
-    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line)
-        .and_then(|_| serde_json::from_slice(line))
-        .map_err(|e: serde_json::Error| {
-            // serde_json counts within this one line and may say column 0: keep its reason,
-            // drop its own "at line 1 column N", point at our line and a 1-based column.
-            let reason = e.to_string();
-            let reason = reason
-                .rsplit_once(" at line ")
-                .map_or(reason.as_str(), |(r, _)| r);
-            (
-                format!("expected one JSON object per line ({reason})"),
-                Some(e.column().max(1) as u64),
-            )
-        })
-}
-
-/// A member's value as text for the field parsers: a number as written, a string's content,
-/// anything else as compact JSON (`null`, `[20,21]`).
-fn member_text(raw: &serde_json::value::RawValue) -> Option<String> {
-    let text = raw.get();
-    if text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-        return Some(text.to_string());
-    }
-    serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .as_ref()
-        .and_then(json_scalar_text)
-}
-
 /// JSON Lines: the columns are every key any line has (not only the first line's), so a
 /// metric that starts on line 2 is read, and a line without it is named.
 fn read_jsonl(
@@ -342,49 +273,15 @@ fn read_jsonl(
     options: &LoadOptions,
     sink: &mut RowSink,
 ) -> Result<ColumnPlan, LoadError> {
-    // Pass 1: the keys of every line that is an object, and the line each first appears on.
-    let mut first_seen: std::collections::BTreeMap<String, u64> = Default::default();
-    let mut any_line = false;
-    for (line_no, line) in jsonl_lines(body) {
-        match parse_members(line) {
-            Ok(members) => {
-                for (name, _) in members.0 {
-                    first_seen.entry(name).or_insert(line_no);
-                }
-            }
-            Err((message, column)) if !any_line => {
-                return Err(LoadError::at(path, line_no, column, message))
-            }
-            Err(_) => {}
-        }
-        any_line = true;
-    }
-    if !any_line {
+    let Some(table) = JsonlTable::scan(path, body)? else {
         return Err(LoadError::file(
             path,
             "the file is empty; expected JSON objects",
         ));
-    }
-    let names: Vec<String> = first_seen.keys().cloned().collect();
-    if let Some(ambiguous) = ambiguity(&names, &options.key, &options.metrics) {
-        // Point at whichever of the two names the file writes later.
-        let second = [ambiguous.first, ambiguous.second]
-            .map(|i| &names[i])
-            .into_iter()
-            .max_by_key(|name| first_seen[*name])
-            .expect("two names");
-        let line_no = first_seen[second];
-        let line = jsonl_lines(body)
-            .find(|&(n, _)| n == line_no)
-            .map_or(&[][..], |(_, l)| l);
-        return Err(LoadError::at(
-            path,
-            line_no,
-            json_field_column(line, second),
-            ambiguous.message(&names),
-        ));
-    }
-    let plan = ColumnPlan::resolve(path, &names, &options.key, &options.metrics)?;
+    };
+    table.check_unambiguous(path, &wanted_names(&options.key, &options.metrics))?;
+    let names = &table.names;
+    let plan = ColumnPlan::resolve(path, names, &options.key, &options.metrics)?;
     let used: Vec<usize> = plan
         .iteration
         .iter()
@@ -393,50 +290,26 @@ fn read_jsonl(
         .chain(&plan.metrics)
         .copied()
         .collect();
-    let index: std::collections::HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-
-    // Pass 2: the rows.
-    for (line_no, line) in jsonl_lines(body) {
-        let members = match parse_members(line) {
-            Ok(members) => members,
+    for (line_no, line) in table.lines() {
+        let values = match table.row(line, &used) {
+            Ok(values) => values,
             Err((message, column)) => {
                 sink.reject(path, line_no, column, message, options.skip_bad)?;
                 continue;
             }
         };
-        let mut values: Vec<Option<String>> = vec![None; names.len()];
-        let mut twice = None;
-        for (name, raw) in &members.0 {
-            let col = index[name.as_str()];
-            if values[col].is_some() && used.contains(&col) {
-                twice = Some(col);
-                break;
-            }
-            values[col] = member_text(raw);
-        }
-        if let Some(col) = twice {
-            let message = format!(
-                "key '{}' appears twice in this object; expected each key once",
-                shown_name(&names[col])
-            );
-            let column = json_field_column(line, &names[col]);
-            sink.reject(path, line_no, column, message, options.skip_bad)?;
-            continue;
-        }
         let field = |col: usize| values[col].as_deref().map(str::as_bytes);
-        if let Err((col, mut message)) = sink.push(&plan, line_no, field, &names) {
-            let column = json_field_column(line, &names[col]);
-            let first = first_seen[&names[col]];
-            if values[col].is_none() && first > line_no {
-                message.push_str(&format!(
-                    " (the key first appears on line {first}; expected it on every line)"
-                ));
+        if let Err((col, mut message)) = sink.push(&plan, line_no, field, names) {
+            if values[col].is_none() {
+                message.extend(table.late_key_note(line_no, col));
             }
-            sink.reject(path, line_no, column, message, options.skip_bad)?;
+            sink.reject(
+                path,
+                line_no,
+                table.column(line, col),
+                message,
+                options.skip_bad,
+            )?;
         }
     }
     Ok(plan)

@@ -150,29 +150,41 @@ pub(crate) fn wanted_names(key: &[String], metrics: &[String]) -> Vec<(&'static 
     wanted
 }
 
-/// The first wanted name two header columns answer, if any.
-pub(crate) fn ambiguity(
-    header: &[String],
-    key: &[String],
-    metrics: &[String],
-) -> Option<Ambiguous> {
-    wanted_names(key, metrics)
-        .into_iter()
-        .find_map(|(what, wanted)| {
-            let mut matching = header
-                .iter()
-                .enumerate()
-                .filter(|(_, h)| h.trim().eq_ignore_ascii_case(&wanted))
-                .map(|(i, _)| i);
-            let first = matching.next()?;
-            let second = matching.next()?;
-            Some(Ambiguous {
-                first,
-                second,
-                what,
-                wanted,
-            })
+/// The first wanted name (as `wanted_names` lists them) two header columns answer, if any.
+pub(crate) fn ambiguity(header: &[String], wanted: &[(&'static str, String)]) -> Option<Ambiguous> {
+    wanted.iter().find_map(|(what, wanted)| {
+        let mut matching = header
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h.trim().eq_ignore_ascii_case(wanted))
+            .map(|(i, _)| i);
+        let first = matching.next()?;
+        let second = matching.next()?;
+        Some(Ambiguous {
+            first,
+            second,
+            what,
+            wanted: wanted.clone(),
         })
+    })
+}
+
+/// A header row (line 1) with two columns that answer one wanted name is an error at the
+/// second of them.
+pub(crate) fn check_header_unambiguous(
+    path: &str,
+    header: &[String],
+    wanted: &[(&'static str, String)],
+) -> Result<(), LoadError> {
+    match ambiguity(header, wanted) {
+        Some(ambiguous) => Err(LoadError::at(
+            path,
+            1,
+            Some(ambiguous.second as u64 + 1),
+            ambiguous.message(header),
+        )),
+        None => Ok(()),
+    }
 }
 
 impl ColumnPlan {
@@ -185,14 +197,7 @@ impl ColumnPlan {
         key: &[String],
         metrics: &[String],
     ) -> Result<Self, LoadError> {
-        if let Some(ambiguous) = ambiguity(header, key, metrics) {
-            return Err(LoadError::at(
-                path,
-                1,
-                Some(ambiguous.second as u64 + 1),
-                ambiguous.message(header),
-            ));
-        }
+        check_header_unambiguous(path, header, &wanted_names(key, metrics))?;
         let mut keys = Vec::new();
         let mut key_names = Vec::new();
         if key.is_empty() {

@@ -4,7 +4,8 @@
 //! `load` holds the entry points and `input` gets the bytes. `fast` reads large plain logs in
 //! parallel and leaves anything unusual to `careful`, the record-by-record reader whose messages
 //! name line and column; both use the field parsers in `parse`, which the measurements reader
-//! (`project::measured`) shares with `input`, `columns` and `error`. `align` attaches `--compare`.
+//! (`project::measured`) shares with `input`, `columns`, `jsonl` (JSON Lines as a table: every
+//! line's keys) and `error`. `align` attaches `--compare`.
 //! `limits` bounds what one input may cost; `gunzip` names what follows gzip data.
 
 mod align;
@@ -17,6 +18,7 @@ mod fast;
 mod format;
 mod gunzip;
 pub(crate) mod input;
+pub(crate) mod jsonl;
 pub mod limits;
 mod load;
 pub(crate) mod parse;
@@ -152,6 +154,49 @@ impl RunLog {
     pub fn compare(&self) -> Option<&Configuration> {
         self.configs.get(1)
     }
+
+    /// The rows `rows` (ascending) as a log of their own, for checks that read a run less some
+    /// iterations (`report --exclude`): the same iteration numbers, epochs, keys and every
+    /// configuration's metrics, row for row. The file's skipped rows stay as read.
+    pub fn subset(&self, rows: &[u32]) -> RunLog {
+        debug_assert!(rows.windows(2).all(|w| w[0] < w[1]), "rows ascending");
+        let dims = self.dims();
+        let iterations: Vec<u64> = rows.iter().map(|&r| self.iteration(r as usize)).collect();
+        let epochs = self.epochs.as_ref().map(|e| {
+            let kept: Vec<u32> = rows.iter().map(|&r| e[r as usize]).collect();
+            Epochs::from_vec(&kept)
+        });
+        let keys = rows
+            .iter()
+            .flat_map(|&r| self.key(r as usize).iter().copied())
+            .collect();
+        let configs = self
+            .configs
+            .iter()
+            .map(|config| Configuration {
+                metrics: config
+                    .metrics
+                    .iter()
+                    .map(|m| MetricColumn {
+                        name: m.name.clone(),
+                        values: rows.iter().map(|&r| m.values[r as usize]).collect(),
+                    })
+                    .collect(),
+                ..config.clone()
+            })
+            .collect();
+        debug_assert_eq!(self.keys.len(), self.len() * dims);
+        RunLog {
+            source: self.source.clone(),
+            key_names: self.key_names.clone(),
+            iterations: Iterations::from_vec(iterations),
+            epochs,
+            keys,
+            configs,
+            skipped: self.skipped.clone(),
+            proxy: self.proxy,
+        }
+    }
 }
 
 /// A run log from CSV text, for unit tests: one helper instead of a copy per module.
@@ -164,4 +209,35 @@ pub(crate) fn test_log(text: &str) -> RunLog {
         &LoadOptions::default(),
     )
     .expect("test CSV loads")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subset_keeps_its_rows_whole_and_in_order() {
+        let text = "iteration,epoch,src_len,tgt_len,time_ms,energy_j\n\
+                    10,0,5,6,1,10\n11,0,7,8,2,20\n12,1,9,10,3,30\n13,1,11,12,4,40\n";
+        let options = LoadOptions {
+            key: vec!["src_len".into(), "tgt_len".into()],
+            ..LoadOptions::default()
+        };
+        let log = load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap();
+        let sub = log.subset(&[0, 2, 3]);
+        assert_eq!(sub.iterations.to_vec(), [10, 12, 13]);
+        assert_eq!(sub.epochs.as_ref().unwrap().to_vec(), [0, 1, 1]);
+        assert_eq!(sub.keys, [5, 6, 9, 10, 11, 12]);
+        assert_eq!(sub.key(1), [9, 10]);
+        let values: Vec<Vec<f64>> = sub.configs[0]
+            .metrics
+            .iter()
+            .map(|m| m.values.clone())
+            .collect();
+        assert_eq!(values, [vec![1.0, 3.0, 4.0], vec![10.0, 30.0, 40.0]]);
+        assert_eq!(sub.metric_names(), log.metric_names());
+        // Every row is the whole log again.
+        assert_eq!(log.subset(&[0, 1, 2, 3]), log);
+        assert!(log.subset(&[]).is_empty());
+    }
 }

@@ -8,6 +8,11 @@ pub(crate) fn named(names: &[String], col: usize, message: String) -> String {
     format!("column '{}': {message}", names[col].trim())
 }
 
+/// A row that lacks a column the header (or another JSON line) has.
+pub(crate) fn missing_field(names: &[String], col: usize) -> String {
+    format!("column '{}' is missing in this row", names[col].trim())
+}
+
 fn text(raw: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(raw)
         .map(str::trim)

@@ -1,7 +1,8 @@
 //! Iterations left out of a selection (`--exclude A-B`): inclusive ranges in the run's own
 //! iteration numbering, such as a window slowed by another process. Excluded iterations are
 //! removed before grouping: they are in no key group, no total and no pick. This module owns
-//! the parsing ("0-420"), the merging, the checks against a run and the row filter.
+//! the parsing ("0-420"), the merging, the checks against a run and the row filter (the kept
+//! rows for `select`, the kept log for `report`, the kept samples for `project`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -183,6 +184,12 @@ impl Exclusion {
             Some(rows) => rows.iter().copied().filter(keep).collect(),
             None => (0..log.len() as u32).filter(keep).collect(),
         }
+    }
+
+    /// The run less the excluded iterations, as a log of its own (what `report --exclude`
+    /// checks): `kept_rows` through `RunLog::subset`.
+    pub fn kept_log(&self, log: &RunLog) -> RunLog {
+        log.subset(&self.kept_rows(log, None))
     }
 
     /// Drop measured samples of excluded iterations (`project --exclude`): a window of the new

@@ -114,6 +114,11 @@ impl Selection {
         self.seqpoints.len()
     }
 
+    /// Iterations the selection's totals stand for: the run less `--exclude`'s iterations.
+    pub fn kept_iterations(&self, log: &RunLog) -> u64 {
+        log.len() as u64 - self.options.exclude.excluded_rows(log)
+    }
+
     /// Iterations to profile: `--samples` per SeqPoint, never more than its bin holds.
     pub fn iterations_to_profile(&self) -> u64 {
         let samples = self.options.samples.max(1);

@@ -95,8 +95,12 @@ impl Session {
                 samples: (base.samples > 1).then_some(base.samples),
                 ..PlanAsk::default()
             },
-            // Without strata the one stratum is the whole run: no second grouping pass.
-            whole_run: (strata.groups.len() > 1).then(|| KeyGroups::from_log(&log)),
+            // Without strata the one stratum is the whole run: no second grouping pass. The
+            // whole run is the run less `--exclude`'s iterations, as the strata are.
+            whole_run: (strata.groups.len() > 1).then(|| {
+                let kept = (!base.exclude.is_empty()).then(|| base.exclude.kept_rows(&log, None));
+                KeyGroups::from_rows(&log, kept.as_deref())
+            }),
             run,
             load,
             log,
@@ -177,7 +181,8 @@ impl Session {
         baselines_of(&self.log, &self.strata, &self.base)
     }
 
-    /// The whole run's key groups: what the distribution panels draw.
+    /// The whole run's key groups (less `--exclude`'s iterations): what the distribution
+    /// panels draw.
     pub fn groups(&self) -> &KeyGroups {
         self.whole_run.as_ref().unwrap_or(&self.strata.groups[0])
     }

@@ -572,3 +572,89 @@ fn project_accepts_a_bom_and_bounds_measured() {
              with --max-line)\n",
         );
 }
+
+/// `(MEASURED file in the corpus, exact standard error)` of `project` against the SeqPoints
+/// file of `select plain.csv -k 2`: MEASURED follows the run log's column rules.
+const MEASURED_BAD: &[(&str, &str)] = &[
+    (
+        // JSON Lines columns are every line's keys, not the first line's.
+        "measured_late_metric.jsonl",
+        "error: measured_late_metric.jsonl:1: column 'time_ms' is missing in this row (the key \
+         first appears on line 2; expected it on every line)\n",
+    ),
+    (
+        "measured_duplicate_key.jsonl",
+        "error: measured_duplicate_key.jsonl:2:28: key 'time_ms' appears twice in this object; \
+         expected each key once\n",
+    ),
+    (
+        "measured_ambiguous.jsonl",
+        "error: measured_ambiguous.jsonl:2:28: columns 'TIME_MS' and 'time_ms' both match the \
+         metric column 'time_ms' (names match ignoring case); expected one: rename or remove the \
+         other\n",
+    ),
+    (
+        "measured_ambiguous.csv",
+        "error: measured_ambiguous.csv:1:3: columns 'time_ms' and 'TIME_MS' both match the \
+         metric column 'time_ms' (names match ignoring case); expected one: rename or remove the \
+         other\n",
+    ),
+    (
+        "measured_repeated.csv",
+        "error: measured_repeated.csv:1:3: columns 'seqpoint' and 'seqpoint' both match the \
+         seqpoint column 'seqpoint' (names match ignoring case); expected one: rename or remove \
+         the other\n",
+    ),
+    (
+        "measured_unterminated_quote.csv",
+        "error: measured_unterminated_quote.csv:2:3: unterminated quote: this field opens with \
+         '\"' and never closes, so the rest of the file would be read as one value; expected a \
+         closing '\"' (or no quote: in CSV a field that starts with '\"' is quoted)\n",
+    ),
+];
+
+/// The SeqPoints file of `select plain.csv -k 2`, written into `dir`.
+fn plain_seqpoints(dir: &std::path::Path) -> std::path::PathBuf {
+    let (code, doc, stderr) = select_in_corpus(&["plain.csv", "-k", "2", "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let path = dir.join("seqpoints.json");
+    std::fs::write(&path, doc).unwrap();
+    path
+}
+
+#[test]
+fn every_bad_measured_file_gives_its_exact_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = plain_seqpoints(dir.path());
+    let mut failures = Vec::new();
+    for (file, expected) in MEASURED_BAD {
+        let output = seqpoint_in(&corpus())
+            .args(["project", doc.to_str().unwrap(), file])
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.code() != Some(1) || !output.stdout.is_empty() || stderr != *expected {
+            failures.push(format!(
+                "project SEQPOINTS {file}\n  exit {:?}\n  got      {stderr:?}\n  expected {expected:?}",
+                output.status.code()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A JSON Lines key nothing reads may start on any line; the rows still project.
+#[test]
+fn a_measured_key_nothing_reads_may_start_late() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = plain_seqpoints(dir.path());
+    let output = seqpoint_in(&corpus())
+        .args(["project", doc.to_str().unwrap(), "measured_late_note.jsonl"])
+        .output()
+        .expect("the binary runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -230,3 +230,47 @@ fn project_leaves_out_measured_rows_of_excluded_iterations() {
         "{err}"
     );
 }
+
+/// `select --exclude` says how many iterations its totals stand for, in the header and the
+/// cost line, as its JSON counts them.
+#[test]
+fn the_header_and_cost_count_the_kept_iterations() {
+    let args = ["select", "--exclude", "283-416", "--bins", "8"];
+    let out = seqpoint_in(std::path::Path::new("."))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let doc = json_output(&[&args[..], &["--format", "json"]].concat());
+    let (kept, excluded) = (
+        doc["input"]["iterations"].as_u64().unwrap(),
+        doc["input"]["excluded_iterations"].as_u64().unwrap(),
+    );
+    assert_eq!((kept, excluded), (316, 134));
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.contains(&format!(
+            ": {kept} of {} iterations ({excluded} excluded), 8 SeqPoints",
+            kept + excluded
+        )),
+        "{header}"
+    );
+    let to_profile = doc["iterations_to_profile"].as_u64().unwrap();
+    let cost = format!(
+        "profile {to_profile} of {kept} iterations ({:.1}x fewer)",
+        kept as f64 / to_profile as f64
+    );
+    assert!(text.contains(&cost), "{cost} not in\n{text}");
+    // Without --exclude the header counts the run.
+    let plain = seqpoint_in(std::path::Path::new("."))
+        .args(["select", "--bins", "8"])
+        .output()
+        .unwrap();
+    let plain = String::from_utf8(plain.stdout).unwrap();
+    assert!(plain
+        .lines()
+        .next()
+        .unwrap()
+        .contains(": 450 iterations, 8 SeqPoints"));
+}

@@ -517,3 +517,78 @@ fn following_the_exclude_advice_removes_the_bias_from_the_speedup() {
         assert!(!(range.0..=range.1).contains(&it), "picked {it}");
     }
 }
+
+/// The noisy-neighbour advice, followed: `report` names the slow window of the speech run
+/// (283-416) and suggests `--exclude`; `report` with that suggestion checks the run less the
+/// window, says so, raises no alarm, and its advice would repeat the exclusion.
+#[test]
+fn report_exclude_follows_the_neighbour_advice() {
+    let run = "assets/speech_t1.csv";
+    let before = json_output(&["report", run, "--format", "json"]);
+    let alarm = finding(&before, "neighbours");
+    assert_eq!(alarm["verdict"], "warn");
+    let suggest = alarm["suggest"].as_str().unwrap();
+    assert_eq!(suggest, "--exclude 283-416");
+    let mut args = vec!["report", run, "--format", "json"];
+    args.extend(suggest.split_whitespace());
+    let after = json_output(&args);
+    assert_eq!(finding(&after, "neighbours")["verdict"], "ok");
+    assert_eq!(finding(&after, "neighbours")["value"], 0.0);
+    assert_eq!(after["input"]["iterations"], 316);
+    assert_eq!(after["input"]["excluded_iterations"], 134);
+    assert_eq!(after["input"]["exclude"], serde_json::json!(["283-416"]));
+    assert!(before["input"].get("exclude").is_none());
+    // The library agrees with the binary on the run less the window.
+    let log = load_run(run, &LoadOptions::default()).unwrap();
+    let options = ReportOptions {
+        exclude: seqpoint::select::Exclusion::parse(&["283-416"]).unwrap(),
+        ..ReportOptions::default()
+    };
+    let findings = run_checks(&log, &options);
+    let neighbours = findings
+        .iter()
+        .find(|f| f.check == Check::Neighbours)
+        .unwrap();
+    assert_eq!(neighbours.verdict, Verdict::Ok);
+    // The table says what was checked.
+    seqpoint()
+        .args(["report", run, "--exclude", "283-416"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "assets/speech_t1.csv: 316 of 450 iterations (134 excluded: 283-416), key seq_len",
+        ));
+    // A range outside the run is refused, as select refuses it.
+    seqpoint()
+        .args(["report", run, "--exclude", "400-500"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "--exclude 400-500 reaches outside the run: its iterations are 0-449",
+        ));
+}
+
+/// Advice given under `--exclude` repeats the exclusion, so that following it selects from
+/// the run that was checked.
+#[test]
+fn advice_under_exclude_repeats_it() {
+    // A generated run with two slow windows; excluding one leaves the other to be advised.
+    let text = std::fs::read_to_string("assets/speech_t1.csv").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    // Slow the first 100 iterations down by 15% as well: a second window.
+    for line in lines.iter_mut().skip(1).take(100) {
+        let mut fields: Vec<String> = line.split(',').map(String::from).collect();
+        let time: f64 = fields[4].parse().unwrap();
+        fields[4] = format!("{:.3}", time * 1.15);
+        *line = fields.join(",");
+    }
+    let path = dir.path().join("two_windows.csv");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let path = path.to_str().unwrap();
+    let doc = json_output(&["report", path, "--exclude", "283-416", "--format", "json"]);
+    let alarm = finding(&doc, "neighbours");
+    assert_eq!(alarm["verdict"], "warn", "{alarm}");
+    let advice = alarm["advice"].as_str().unwrap();
+    assert!(advice.contains("--exclude 283-416 --exclude "), "{advice}");
+}

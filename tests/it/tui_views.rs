@@ -9,7 +9,7 @@ use insta::assert_snapshot;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
 use seqpoint::select::plan::PlanAsk;
-use seqpoint::select::MoreBins;
+use seqpoint::select::{Exclusion, MoreBins, Strata};
 use seqpoint::tui::{self, App};
 use seqpoint::{BinCount, SelectOptions};
 
@@ -319,4 +319,29 @@ fn a_target_far_below_the_errors_draws_the_curve_on_a_log_axis() {
         text.contains("0.10%"),
         "the target's label keeps its %:\n{text}"
     );
+}
+
+/// With `--exclude`, the distribution panel draws the kept iterations only (with strata too,
+/// where it draws the whole run's groups) and its title says what was left out.
+#[test]
+fn the_distribution_draws_the_kept_iterations() {
+    for strata in [Strata::None, Strata::Epoch] {
+        let session = sample_session(SelectOptions {
+            strata,
+            exclude: Exclusion::parse(&["283-416"]).unwrap(),
+            ..fixed(4, 64)
+        });
+        assert_eq!(session.groups().iterations(), 316, "{strata}");
+        let mut app = started(&session);
+        let screen = frame(&mut app, 120, 40);
+        assert!(
+            screen.contains("SL distribution: iterations per seq_len, 283-416 left out"),
+            "{strata}\n{screen}"
+        );
+    }
+    let session = sample_session(SelectOptions {
+        strata: Strata::Epoch,
+        ..fixed(4, 64)
+    });
+    assert_eq!(session.groups().iterations(), 450);
 }

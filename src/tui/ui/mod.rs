@@ -214,13 +214,23 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Measure::Metric(m) => format!("total {}", log.metric_names()[m]),
     };
     let two_dims = log.dims() == 2;
+    // What is drawn is the run less `--exclude`'s iterations: say so.
+    let exclude = &session.base.exclude;
+    let left_out = if exclude.is_empty() {
+        String::new()
+    } else {
+        format!(", {} left out", exclude.texts().join(", "))
+    };
     let what = if two_dims {
         format!(
-            " Key distribution: {measure} per ({}) ",
+            " Key distribution: {measure} per ({}){left_out} ",
             log.key_names.join(", ")
         )
     } else {
-        format!(" SL distribution: {measure} per {} ", log.key_names[0])
+        format!(
+            " SL distribution: {measure} per {}{left_out} ",
+            log.key_names[0]
+        )
     };
     let scale = if app.log_scale { "log" } else { "linear" };
     let mut block = Block::bordered()

@@ -264,6 +264,7 @@ pub fn summary(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
     // The cost in the words `select` prints.
     let mut lines = vec![Line::from(cost_line(
         &app.session.log,
+        selection,
         projection,
         shown.iterations(),
     ))];
