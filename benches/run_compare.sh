@@ -42,7 +42,7 @@ if [ -z "$PY" ]; then
         PY=target/polars-venv/bin/python
     fi
 fi
-echo "file: $FILE ($(du -m "$FILE" | cut -f1) MB, $ROWS rows); polars $("$PY" -c 'import polars; print(polars.__version__)'); $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "file: $FILE ($(du -mL "$FILE" | cut -f1) MB, $ROWS rows); polars $("$PY" -c 'import polars; print(polars.__version__)'); $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Warm the page cache, and check both give the same SeqPoints.
 cat "$FILE" > /dev/null
