@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
-# Side-by-side: `seqpoint select RUN --bins 16 --method quantile` against the same job in
-# polars (benches/compare_polars.py), on one generated CSV (iteration,epoch,seq_len,time_ms),
-# in page cache. Reports best wall time (hyperfine when installed, else a /usr/bin/time loop)
-# and peak resident memory of each.
+# Side by side on one generated CSV (iteration,epoch,seq_len,time_ms), in page cache:
+#   1. `seqpoint select RUN --bins 16 --method quantile --format json` against the same job in
+#      polars (benches/compare_polars.py) and against `wc -l RUN` (the floor: one pass over the
+#      bytes), run in turn (seqpoint, polars, wc, seqpoint, ...) so all see the same load; the
+#      ratio of each pair, and its median, is what to quote on a shared or noisy machine;
+#   2. peak resident memory of each, and seqpoint's bytes per iteration;
+#   3. k-means auto-K (`--method kmeans`) against the exact DP (`--method optimal`) on the
+#      same log, both choosing K for the default error target.
 #
-#   benches/run_compare.sh [ROWS]          # default 10000000 (about 211 MB)
+#   benches/run_compare.sh [ROWS]      # default 10000000 (about 211 MB)
+#   RUNS=5 KMEANS_RUNS=3 benches/run_compare.sh
 #
 # polars: set POLARS_PYTHON to a python that has it, or the script makes a venv:
 #   python3 -m venv target/polars-venv && target/polars-venv/bin/pip install polars
+# Needs bash 5 (wall times from EPOCHREALTIME) and GNU time (/usr/bin/time, peak memory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${1:-10000000}
 RUNS=${RUNS:-5}
-DIR=target/bench-data/compare
+KMEANS_RUNS=${KMEANS_RUNS:-3}
+TARGET=${CARGO_TARGET_DIR:-target}
+DIR=$TARGET/bench-data/compare
 FILE=$DIR/run$ROWS.csv
 mkdir -p "$DIR"
 
 cargo build --release --quiet --bin seqpoint --example gen_run
-SEQPOINT=target/release/seqpoint
+SEQPOINT=$TARGET/release/seqpoint
 if [ ! -f "$FILE" ]; then
-    target/release/examples/gen_run --rows "$ROWS" -o "$FILE"
+    "$TARGET/release/examples/gen_run" --rows "$ROWS" -o "$FILE"
 fi
 
 PY=${POLARS_PYTHON:-}
@@ -34,7 +42,7 @@ if [ -z "$PY" ]; then
         PY=target/polars-venv/bin/python
     fi
 fi
-echo "file: $FILE ($(du -m "$FILE" | cut -f1) MB, $ROWS rows); polars $("$PY" -c 'import polars; print(polars.__version__)'); $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "file: $FILE ($(du -mL "$FILE" | cut -f1) MB, $ROWS rows); polars $("$PY" -c 'import polars; print(polars.__version__)'); $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Warm the page cache, and check both give the same SeqPoints.
 cat "$FILE" > /dev/null
@@ -42,34 +50,59 @@ ours=$("$SEQPOINT" select "$FILE" --bins 16 --method quantile | awk '$1 ~ /^[0-9
 theirs=$("$PY" benches/compare_polars.py "$FILE" | awk '$1 ~ /^[0-9]+$/ && NF == 6 {print $2, $3}')
 if [ "$ours" = "$theirs" ]; then echo "same SeqPoints (iteration, key) from both"; else echo "WARNING: the SeqPoints differ"; fi
 
-SEL="$SEQPOINT select $FILE --bins 16 --method quantile"
-POL="$PY benches/compare_polars.py $FILE"
-if command -v hyperfine > /dev/null; then
-    hyperfine --warmup 1 --runs "$RUNS" --style basic -N --export-markdown "$DIR/hyperfine.md" \
-        -n seqpoint "$SEL" -n polars "$POL" > /dev/null 2>&1 || \
-    hyperfine --warmup 1 --runs "$RUNS" --style basic --export-markdown "$DIR/hyperfine.md" \
-        -n seqpoint "$SEL" -n polars "$POL" > /dev/null
-    cat "$DIR/hyperfine.md"
-fi
+# One run of a command: appends "wall_s peak_kib cpu_s" to the file named first.
+measure() {
+    local out=$1
+    shift
+    local start=$EPOCHREALTIME
+    /usr/bin/time -f "%M %U %S" -o "$DIR/time.tmp" "$@" > /dev/null
+    local end=$EPOCHREALTIME
+    awk -v s="$start" -v e="$end" '{printf "%.4f %d %.3f\n", e - s, $1, $2 + $3}' \
+        "$DIR/time.tmp" >> "$out"
+}
+median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+column_of() { cut -d' ' -f"$2" "$DIR/$1.runs"; }
+# The median over runs of (A's figure / B's figure), pair by pair.
+pair_ratio() { paste -d' ' "$DIR/$1.runs" "$DIR/$2.runs" | awk '{print $1 / $4}' | median; }
 
-# Best wall time and peak RSS over RUNS runs each, interleaved so both see the same load.
-best() { sort -n | head -1; }
-: > "$DIR/seqpoint.times"; : > "$DIR/polars.times"
+SEL=("$SEQPOINT" select "$FILE" --bins 16 --method quantile --format json)
+POL=("$PY" benches/compare_polars.py "$FILE")
+WC=(wc -l "$FILE")
+# One warm-up each, not counted.
+measure /dev/null "${SEL[@]}"; measure /dev/null "${POL[@]}"; measure /dev/null "${WC[@]}"
+: > "$DIR/seqpoint.runs"; : > "$DIR/polars.runs"; : > "$DIR/wc.runs"
 for _ in $(seq "$RUNS"); do
-    /usr/bin/time -f "%e %M %U %S" -a -o "$DIR/seqpoint.times" $SEL > /dev/null
-    /usr/bin/time -f "%e %M %U %S" -a -o "$DIR/polars.times" $POL > /dev/null
+    measure "$DIR/seqpoint.runs" "${SEL[@]}"
+    measure "$DIR/polars.runs" "${POL[@]}"
+    measure "$DIR/wc.runs" "${WC[@]}"
 done
 echo
-echo "| tool | best wall s | median wall s | CPU s (user+sys, best run) | peak RSS MB |"
-echo "|---|---|---|---|---|"
-for tool in seqpoint polars; do
-    f=$DIR/$tool.times
-    wall=$(cut -d' ' -f1 "$f" | best)
-    median=$(cut -d' ' -f1 "$f" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-    cpu=$(sort -n "$f" | head -1 | awk '{printf "%.2f", $3 + $4}')
-    rss=$(cut -d' ' -f2 "$f" | sort -n | head -1)
-    echo "| $tool | $wall | $median | $cpu | $((rss / 1024)) |"
+echo "$RUNS runs each, in turn; medians:"
+echo "| command | wall s | CPU s (user+sys) | peak RSS MiB |"
+echo "|---|---|---|---|"
+for tool in seqpoint polars wc; do
+    echo "| $tool | $(column_of $tool 1 | median) | $(column_of $tool 3 | median) |" \
+        "$(column_of $tool 2 | median | awk '{printf "%.1f", $1 / 1024}') |"
 done
-s=$(cut -d' ' -f1 "$DIR/seqpoint.times" | best); p=$(cut -d' ' -f1 "$DIR/polars.times" | best)
 echo
-echo "seqpoint is $(awk -v s="$s" -v p="$p" 'BEGIN {printf "%.1f", p / s}')x faster than polars (best wall times)"
+echo "seqpoint is $(pair_ratio polars seqpoint | awk '{printf "%.2f", $1}')x faster than polars" \
+    "(median of the $RUNS pairwise wall-time ratios polars/seqpoint)"
+echo "seqpoint takes $(pair_ratio seqpoint wc | awk '{printf "%.1f", $1}')x the wall time of wc -l" \
+    "(median of the $RUNS pairwise ratios)"
+echo "seqpoint peak: $(column_of seqpoint 2 | median | awk -v n="$ROWS" '{printf "%.1f", $1 * 1024 / n}')" \
+    "bytes per iteration (whole process); polars uses" \
+    "$(paste -d' ' "$DIR/polars.runs" "$DIR/seqpoint.runs" | awk '{print $2 / $5}' | median | awk '{printf "%.1f", $1}')x the memory"
+
+# k-means auto-K against the exact DP, same log, each choosing K for the error target.
+KM=("$SEQPOINT" select "$FILE" --method kmeans --format json)
+DP=("$SEQPOINT" select "$FILE" --method optimal --format json)
+: > "$DIR/kmeans.runs"; : > "$DIR/optimal.runs"
+for _ in $(seq "$KMEANS_RUNS"); do
+    measure "$DIR/kmeans.runs" "${KM[@]}"
+    measure "$DIR/optimal.runs" "${DP[@]}"
+done
+echo
+echo "k-means auto-K: $(column_of kmeans 1 | median) s wall, exact DP: $(column_of optimal 1 | median) s" \
+    "(medians of $KMEANS_RUNS); k-means takes $(pair_ratio kmeans optimal | awk '{printf "%.2f", $1}')x" \
+    "the exact DP's time (median of pairwise ratios)"
+rm -f "$DIR/time.tmp"

@@ -99,12 +99,10 @@ enum KeyLookup {
     Search,
 }
 
-/// Scratch memory for one batch of groups' values, per thread: it bounds the extra memory
-/// grouping needs above the log and the row index. Smaller is not free: each batch gathers
-/// its rows from all over the columns, so the batch count multiplies the memory traffic
-/// (10M rows: 4 MiB took 242 ms and 178 MB peak, 8 MiB 159 ms and 184 MB, 12 MiB 137 ms and
-/// 198 MB).
-const BATCH_BYTES: usize = 12 << 20;
+/// Rows of the log one grouping job summarises (consecutive groups): enough jobs for every
+/// core to stay busy to the end. A job's only scratch is its largest group's values, so the
+/// memory grouping needs above the log is the row index and, per thread, one group.
+const JOB_ROWS: usize = 1 << 19;
 /// Rows below which grouping stays on one thread.
 const PARALLEL_ROWS: usize = 1 << 16;
 
@@ -132,18 +130,18 @@ impl KeyGroups {
 
     /// Group the given rows (ascending row indices), or all rows with `None`.
     ///
-    /// O(rows): counting by length (or hashing for two-length keys), then a few sequential
-    /// passes over the rows, each gathering the values of a batch of groups in row order, from
-    /// which every statistic is computed exactly as a per-group loop would. Runs on every core.
+    /// O(rows): counting by length (or hashing for two-length keys), one pass that sorts the
+    /// rows by group into the row index, then, on every core, each group's values gathered by
+    /// its rows and every statistic computed exactly as a per-group loop would.
     pub fn from_rows(log: &RunLog, rows: Option<&[u32]>) -> Self {
         Self::build(log, rows, None, None)
     }
 
-    /// `from_rows` with the batch size (rows) and thread count fixed, for tests.
+    /// `from_rows` with the rows per job and the thread count fixed, for tests.
     fn build(
         log: &RunLog,
         rows: Option<&[u32]>,
-        batch_rows: Option<usize>,
+        job_rows: Option<usize>,
         threads: Option<usize>,
     ) -> Self {
         let dims = log.dims();
@@ -194,65 +192,59 @@ impl KeyGroups {
             Vec::new()
         };
 
-        // Batches: consecutive groups whose rows and values fit the scratch budget together.
-        let limit = batch_rows.unwrap_or((BATCH_BYTES / (4 + 8 * columns.len())).max(1));
-        let mut batches: Vec<std::ops::Range<usize>> = Vec::new();
-        let mut start = 0;
-        for g in 0..counts.len() {
-            if g > start && offsets[g + 1] - offsets[start] > limit {
-                batches.push(start..g);
-                start = g;
-            }
-        }
-        if start < counts.len() {
-            batches.push(start..counts.len());
-        }
-        // One sequential pass puts each selected row (by its position in the selection) in
-        // its batch's part of the row index, in order; each batch then reads only its rows.
+        // One sequential pass (a counting sort by group) puts each selected row in its group's
+        // part of the row index; rows stay ascending within a group.
         let mut grouped_rows = crate::parallel::zeroed_column::<u32>(row_count);
-        let mut batch_of_group = vec![0u32; counts.len()];
-        for (b, batch) in batches.iter().enumerate() {
-            batch_of_group[batch.clone()].fill(b as u32);
-        }
-        let mut cursor: Vec<usize> = batches.iter().map(|b| offsets[b.start]).collect();
-        let mut place = |i: usize, group: u32| {
-            let slot = &mut cursor[batch_of_group[group as usize] as usize];
-            grouped_rows[*slot] = i as u32;
+        let mut cursor: Vec<usize> = offsets[..counts.len()].to_vec();
+        let mut place = |row: u32, group: u32| {
+            let slot = &mut cursor[group as usize];
+            grouped_rows[*slot] = row;
             *slot += 1;
         };
         match (&source, rows) {
-            (RowGroups::ByLength { keys, table, .. }, None) => {
-                for (i, &k) in keys.iter().enumerate() {
-                    place(i, table[k as usize]);
+            (RowGroups::ByLength { keys, table }, None) => {
+                for (row, &k) in keys.iter().enumerate() {
+                    place(row as u32, table[k as usize]);
                 }
             }
-            (RowGroups::ByLength { keys, table, .. }, Some(selected)) => {
-                for (i, &row) in selected.iter().enumerate() {
-                    place(i, table[keys[row as usize] as usize]);
+            (RowGroups::ByLength { keys, table }, Some(selected)) => {
+                for &row in selected {
+                    place(row, table[keys[row as usize] as usize]);
                 }
             }
             (RowGroups::Listed(ids), _) => {
                 for (i, &g) in ids.iter().enumerate() {
-                    place(i, g);
+                    place(rows.map_or(i as u32, |r| r[i]), g);
                 }
             }
         }
-        let mut jobs = Vec::with_capacity(batches.len());
-        let mut rest = grouped_rows.as_mut_slice();
-        for batch in batches {
-            let mass = offsets[batch.end] - offsets[batch.start];
-            let (mine, tail) = std::mem::take(&mut rest).split_at_mut(mass);
-            rest = tail;
-            jobs.push((batch, mine));
+        drop(source);
+
+        // Jobs: consecutive groups of about `JOB_ROWS` rows together.
+        let limit = job_rows.unwrap_or(JOB_ROWS).max(1);
+        let mut jobs: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut start = 0;
+        for g in 0..counts.len() {
+            if g > start && offsets[g + 1] - offsets[start] > limit {
+                jobs.push(start..g);
+                start = g;
+            }
+        }
+        if start < counts.len() {
+            jobs.push(start..counts.len());
         }
         let threads = threads.unwrap_or(if row_count >= PARALLEL_ROWS {
             parallel::threads()
         } else {
             1
         });
-        let stats = parallel::run_jobs(jobs, threads, |(batch, region), _| {
-            Some(summarise_batch(
-                rows, &source, batch, &offsets, region, &columns, &pairs,
+        let stats = parallel::run_jobs(jobs, threads, |batch, _| {
+            Some(summarise_groups(
+                batch,
+                &offsets,
+                &grouped_rows,
+                &columns,
+                &pairs,
             ))
         })
         .expect("grouping jobs do not fail");
@@ -273,7 +265,6 @@ impl KeyGroups {
             .iter()
             .map(|c| (0..c.metrics.len()).map(|_| flat.next().unwrap()).collect())
             .collect();
-        drop(source);
         KeyGroups {
             dims,
             keys,
@@ -438,60 +429,38 @@ fn count_by_hash(
     (keys, counts, provisional)
 }
 
-/// One batch of groups: `region` holds the selection positions of its rows, ascending. Gather
-/// their rows and values group by group (row order kept within a group), leave the rows in
-/// `region` group by group, then compute every statistic per group, as a per-group loop over
+/// The statistics of consecutive groups: each group's values gathered by its rows (ascending)
+/// into one scratch buffer per column, then every statistic computed as a per-group loop over
 /// its rows would.
-fn summarise_batch(
-    rows: Option<&[u32]>,
-    source: &RowGroups<'_>,
+fn summarise_groups(
     batch: std::ops::Range<usize>,
     offsets: &[usize],
-    region: &mut [u32],
+    grouped_rows: &[u32],
     columns: &[&[f64]],
     pairs: &[(usize, usize)],
 ) -> BatchStats {
-    let base = offsets[batch.start];
-    let mass = offsets[batch.end] - base;
-    let mut cursor: Vec<usize> = batch.clone().map(|g| offsets[g] - base).collect();
-    let mut values: Vec<Vec<f64>> = columns.iter().map(|_| vec![0.0; mass]).collect();
-    let mut grouped = vec![0u32; mass];
-    let first = batch.start;
-    let mut put = |row: usize, group: usize| {
-        let slot = &mut cursor[group - first];
-        grouped[*slot] = row as u32;
-        for (column, all) in values.iter_mut().zip(columns) {
-            column[*slot] = all[row];
-        }
-        *slot += 1;
-    };
-    match (source, rows) {
-        (RowGroups::ByLength { keys, table, .. }, None) => {
-            for &row in region.iter() {
-                put(row as usize, table[keys[row as usize] as usize] as usize);
-            }
-        }
-        (RowGroups::ByLength { keys, table, .. }, Some(selected)) => {
-            for &i in region.iter() {
-                let row = selected[i as usize] as usize;
-                put(row, table[keys[row] as usize] as usize);
-            }
-        }
-        (RowGroups::Listed(ids), _) => {
-            for &i in region.iter() {
-                let i = i as usize;
-                put(rows.map_or(i, |r| r[i] as usize), ids[i] as usize);
-            }
-        }
-    }
-    region.copy_from_slice(&grouped);
-    drop(grouped);
-
+    let largest = batch
+        .clone()
+        .map(|g| offsets[g + 1] - offsets[g])
+        .max()
+        .unwrap_or(0);
+    let mut values: Vec<Vec<f64>> = columns.iter().map(|_| vec![0.0; largest]).collect();
     let groups = batch.len();
     let mut moments: Vec<Vec<Moments>> = vec![Vec::with_capacity(groups); columns.len()];
     let mut cross: Vec<Vec<f64>> = vec![Vec::with_capacity(groups); pairs.len()];
     for g in batch.clone() {
-        let span = offsets[g] - base..offsets[g + 1] - base;
+        let rows = &grouped_rows[offsets[g]..offsets[g + 1]];
+        for (scratch, all) in values.iter_mut().zip(columns) {
+            for (i, (slot, &row)) in scratch.iter_mut().zip(rows).enumerate() {
+                // A group's rows are spread over the whole log: ask for the value a few rows
+                // ahead so that the reads overlap instead of each waiting for memory.
+                if let Some(&ahead) = rows.get(i + PREFETCH_AHEAD) {
+                    prefetch(all, ahead as usize);
+                }
+                *slot = all[row as usize];
+            }
+        }
+        let span = 0..rows.len();
         for (c, column) in values.iter().enumerate() {
             let part = &column[span.clone()];
             moments[c].push(Moments::summed(
@@ -517,6 +486,22 @@ fn summarise_batch(
         }
     }
     BatchStats { moments, cross }
+}
+
+/// How many rows ahead of the one read the gather asks for.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Ask the processor to bring `values[index]` into cache (a hint: nothing is read).
+#[inline(always)]
+fn prefetch(values: &[f64], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and cannot fault; the address is inside `values` anyway.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(values.as_ptr().wrapping_add(index) as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (values, index);
 }
 
 /// A key as people read it in tables and messages: `312`, or `312x48` for two lengths.
@@ -654,7 +639,7 @@ mod tests {
             two_dims in proptest::bool::ANY,
             compare in proptest::bool::ANY,
             subset_mask in proptest::collection::vec(proptest::bool::ANY, 400),
-            batch_rows in 1usize..80,
+            job_rows in 1usize..80,
         ) {
             use crate::runlog::{Configuration, ConfigRole, Iterations, MetricColumn};
             let n = rows.len();
@@ -693,8 +678,8 @@ mod tests {
             for (selected, groups) in [
                 (&all, KeyGroups::from_log(&log)),
                 (&subset, KeyGroups::from_rows(&log, Some(&subset))),
-                (&all, KeyGroups::build(&log, None, Some(batch_rows), Some(2))),
-                (&subset, KeyGroups::build(&log, Some(&subset), Some(batch_rows), Some(3))),
+                (&all, KeyGroups::build(&log, None, Some(job_rows), Some(2))),
+                (&subset, KeyGroups::build(&log, Some(&subset), Some(job_rows), Some(3))),
             ] {
                 let (keys, members, moments, cross) = reference(&log, selected);
                 proptest::prop_assert_eq!(&groups.keys, &keys);

@@ -31,7 +31,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// The header (or first JSON line) must fit in this much.
 const HEAD_LIMIT: u64 = 1 << 20;
 /// Largest chunk read at once: two of these per thread is the reader's buffer memory.
-const MAX_CHUNK: u64 = 4 << 20;
+const MAX_CHUNK: u64 = 1 << 20;
 /// Below this, one thread does everything (spawning costs more than it saves).
 const PARALLEL_FROM: u64 = 512 << 10;
 
