@@ -24,7 +24,7 @@
 
 use std::ops::ControlFlow;
 
-use super::optimal::{levels, Solver};
+use super::levels::{levels, Solver};
 use super::range_cost::RangeCost;
 use super::Bins;
 

@@ -4,12 +4,14 @@
 mod blocked;
 mod bounded;
 mod kmeans;
+mod levels;
 mod optimal;
 mod range_cost;
 mod simple;
 
 pub use kmeans::{kmeans_bins, weighted_lloyd, KmeansChain};
-pub use optimal::{is_monotone, OptimalTable, Solver, EXACT_UP_TO, FALLBACK_BLOCKS};
+pub use levels::{Solver, EXACT_UP_TO, FALLBACK_BLOCKS};
+pub use optimal::{is_monotone, OptimalTable};
 pub use simple::{quantile_bins, uniform_bins};
 
 use crate::groups::KeyGroups;

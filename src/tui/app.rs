@@ -137,6 +137,36 @@ impl Session {
             .map_err(|e| e.to_string())
     }
 
+    /// The profiling budget of a curve point: its SeqPoints times the session's samples.
+    pub fn curve_budget(&self, point: &CurvePoint) -> usize {
+        (point.bins as u64 * self.base.samples) as usize
+    }
+
+    /// The naive baselines beside the curve, as far as computed (`compute::fill_baselines`):
+    /// at each K, first-N and random-N (mean error over seeded draws) profiling as many
+    /// iterations as the SeqPoints of that K would, with the warm-up and seed `select` uses.
+    pub fn baseline_curves(&self, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
+        let errors: Vec<(usize, (f64, f64))> = curve
+            .iter()
+            .filter_map(|p| {
+                self.kept_baseline_errors(self.curve_budget(p))
+                    .map(|e| (p.k, e))
+            })
+            .collect();
+        vec![
+            BaselineSeries {
+                name: "first-N".into(),
+                glyph: 'f',
+                points: errors.iter().map(|&(k, (first, _))| (k, first)).collect(),
+            },
+            BaselineSeries {
+                name: "random-N".into(),
+                glyph: 'r',
+                points: errors.iter().map(|&(k, (_, random))| (k, random)).collect(),
+            },
+        ]
+    }
+
     /// First-N and random-N worst errors at `budget` profiled iterations, when already
     /// computed (the screen reads them without computing).
     pub fn kept_baseline_errors(&self, budget: usize) -> Option<(f64, f64)> {
@@ -640,9 +670,8 @@ impl<'a> App<'a> {
     /// The naive baselines beside the current curve, as far as computed (they are filled in
     /// after the result is shown).
     pub fn baselines(&self) -> Vec<BaselineSeries> {
-        self.curve().map_or_else(Vec::new, |curve| {
-            super::compute::baseline_curves(self.session, curve)
-        })
+        self.curve()
+            .map_or_else(Vec::new, |curve| self.session.baseline_curves(curve))
     }
 
     /// The shown selection when it matches the current settings (an export needs that).

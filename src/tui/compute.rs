@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::app::{BaselineSeries, Prepared, Session, Settings};
+use super::app::{Prepared, Session, Settings};
 use crate::project::baselines::{Baseline, RANDOM_DRAWS};
 use crate::select::plan::{cheapest_plan_with_progress, plan_selection_on, PlanRule, ProfilePlan};
 use crate::select::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
@@ -236,37 +236,6 @@ pub fn table_options(session: &Session, settings: &Settings) -> SelectOptions {
     }
 }
 
-/// The profiling budget of a curve point: its SeqPoints times the session's samples.
-fn curve_budget(session: &Session, point: &CurvePoint) -> usize {
-    (point.bins as u64 * session.base.samples) as usize
-}
-
-/// The naive baselines beside the curve, as far as computed (`fill_baselines`): at each K,
-/// first-N and random-N (mean error over seeded draws) profiling as many iterations as the
-/// SeqPoints of that K would, with the warm-up and seed `select` uses.
-pub fn baseline_curves(session: &Session, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
-    let errors: Vec<(usize, (f64, f64))> = curve
-        .iter()
-        .filter_map(|p| {
-            session
-                .kept_baseline_errors(curve_budget(session, p))
-                .map(|e| (p.k, e))
-        })
-        .collect();
-    vec![
-        BaselineSeries {
-            name: "first-N".into(),
-            glyph: 'f',
-            points: errors.iter().map(|&(k, (first, _))| (k, first)).collect(),
-        },
-        BaselineSeries {
-            name: "random-N".into(),
-            glyph: 'r',
-            points: errors.iter().map(|&(k, (_, random))| (k, random)).collect(),
-        },
-    ]
-}
-
 /// The budgets whose naive baselines a result shows: the plan's (the curve's legend), then
 /// each K's of the curve.
 pub fn shown_budgets(
@@ -277,7 +246,7 @@ pub fn shown_budgets(
     let plan = plan.map(|p| p.iterations() as usize);
     let curve = curve.unwrap_or_default().iter();
     plan.into_iter()
-        .chain(curve.map(|p| curve_budget(session, p)))
+        .chain(curve.map(|p| session.curve_budget(p)))
         .collect()
 }
 
