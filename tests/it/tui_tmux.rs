@@ -475,7 +475,7 @@ fn the_default_explorer_profiles_what_select_prints() {
         .unwrap();
     assert!(select.status.success());
     let printed = String::from_utf8_lossy(&select.stdout);
-    // `select`'s own line, e.g. "profile 122 of 450 iterations (3.7x fewer), 32% of the run's time".
+    // `select`'s own line, e.g. "profile 95 of 450 iterations (4.7x fewer), 25% of the run's time".
     let line = printed
         .lines()
         .find(|l| l.starts_with("profile ") && l.contains(" iterations ("))
