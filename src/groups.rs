@@ -489,11 +489,11 @@ fn summarise_groups(
 }
 
 /// How many rows ahead of the one read the gather asks for.
-const PREFETCH_AHEAD: usize = 16;
+pub(crate) const PREFETCH_AHEAD: usize = 16;
 
 /// Ask the processor to bring `values[index]` into cache (a hint: nothing is read).
 #[inline(always)]
-fn prefetch(values: &[f64], index: usize) {
+pub(crate) fn prefetch(values: &[f64], index: usize) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing and cannot fault; the address is inside `values` anyway.
     unsafe {

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::binning::{Binner, BinningError, Bins, Method};
-use crate::groups::{KeyGroups, Moments};
+use crate::groups::{prefetch, KeyGroups, Moments, PREFETCH_AHEAD};
 use crate::runlog::RunLog;
 
 /// Concrete iterations kept per key group: one to profile plus alternates.
@@ -132,12 +132,24 @@ fn spread_ranks(n: usize) -> Vec<usize> {
     ranks
 }
 
+/// `f64::total_cmp`'s order as an unsigned integer (the same bit flip it makes): negative
+/// values reversed below the positive ones.
+fn total_order_bits(v: f64) -> u64 {
+    let bits = v.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
 /// The rows of one key to profile, given its eligible `(value, row)` pairs: ordered by value
 /// and then by iteration, so that equal values (a proxy cost gives every iteration of a key
 /// the same) spread over the run instead of taking the key's first iterations, which run slow
 /// in real training (new shapes allocate).
-fn spread_rows(mut eligible: Vec<(f64, u32)>) -> Vec<u32> {
-    let order = |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+///
+/// Values come as `total_order_bits`, so that the selections compare plain integers.
+fn spread_rows(eligible: &mut [(u64, u32)]) -> Vec<u32> {
     let n = eligible.len();
     let mut ranks = spread_ranks(n);
     // An even count has two middles, equally near its median: the earlier iteration is picked.
@@ -148,7 +160,7 @@ fn spread_rows(mut eligible: Vec<(f64, u32)>) -> Vec<u32> {
     ascending.dedup();
     let mut start = 0;
     for &r in &ascending {
-        eligible[start..].select_nth_unstable_by(r - start, order);
+        eligible[start..].select_nth_unstable(r - start);
         start = r + 1;
     }
     if let Some(lower) = lower_middle {
@@ -174,15 +186,22 @@ impl Candidates {
         let rows = groups.iterations().max(1) as usize;
         let min_groups = (groups.len().saturating_mul(min_rows_per_thread) / rows).max(1);
         let parts = crate::parallel::map_ranges(groups.len(), min_groups, |range| {
+            // One buffer per thread, refilled for each group.
+            let mut eligible: Vec<(u64, u32)> = Vec::new();
             range
                 .map(|g| {
-                    let eligible: Vec<(f64, u32)> = groups
-                        .rows_of(g)
-                        .iter()
-                        .filter(|&&r| r as usize >= first)
-                        .map(|&r| (values[r as usize], r))
-                        .collect();
-                    spread_rows(eligible)
+                    let rows = groups.rows_of(g);
+                    // A group's rows ascend: the warm-up's are a prefix.
+                    let after_warmup = &rows[rows.partition_point(|&r| (r as usize) < first)..];
+                    eligible.clear();
+                    eligible.extend(after_warmup.iter().enumerate().map(|(i, &r)| {
+                        // The rows are spread over the log: overlap the reads (as grouping does).
+                        if let Some(&ahead) = after_warmup.get(i + PREFETCH_AHEAD) {
+                            prefetch(values, ahead as usize);
+                        }
+                        (total_order_bits(values[r as usize]), r)
+                    }));
+                    spread_rows(&mut eligible)
                 })
                 .collect::<Vec<_>>()
         });
@@ -622,6 +641,11 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn total_order_bits_order_as_total_cmp(a in proptest::num::f64::ANY, b in proptest::num::f64::ANY) {
+            proptest::prop_assert_eq!(total_order_bits(a).cmp(&total_order_bits(b)), a.total_cmp(&b));
+        }
+
         #[test]
         fn candidates_split_over_threads_equal_one_pass(
             rows in proptest::collection::vec((1u32..6, 0u32..8), 1..300),
