@@ -246,27 +246,9 @@ fn least_run_end(start: &[f64], coarse: &RangeCost, b: usize) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::binning::test_values::values_strategy;
     use crate::binning::{objective, OptimalTable, Solver};
     use proptest::prelude::*;
-
-    /// Values of one of three shapes: a noisy rising curve, pure noise, or a few repeated
-    /// levels (many exact ties).
-    fn values_strategy() -> impl Strategy<Value = (Vec<u64>, Vec<f64>)> {
-        let items = prop::collection::vec((1u64..30, 0.0f64..1.0, 0u8..4), 2..90);
-        (items, 0usize..3).prop_map(|(items, shape)| {
-            let counts = items.iter().map(|i| i.0).collect();
-            let values = items
-                .iter()
-                .enumerate()
-                .map(|(g, &(_, r, level))| match shape {
-                    0 => g as f64 * (1.0 + 0.3 * (r - 0.5)),
-                    1 => r * 1e3,
-                    _ => f64::from(level),
-                })
-                .collect();
-            (counts, values)
-        })
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
@@ -274,7 +256,7 @@ mod tests {
         /// the optimum, and its lower bound never exceeds the optimum.
         #[test]
         fn the_lower_bound_holds_and_the_bins_cost_what_they_say(
-            (counts, values) in values_strategy(),
+            (counts, values) in values_strategy(2..90),
             max_k in 1usize..16,
             blocks in 1usize..40,
         ) {

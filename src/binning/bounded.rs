@@ -212,27 +212,9 @@ fn fill_run(
 
 #[cfg(test)]
 mod tests {
+    use crate::binning::test_values::values_strategy;
     use crate::binning::{objective, Bins, OptimalTable, Solver};
     use proptest::prelude::*;
-
-    /// Values of one of three shapes: a noisy rising curve, pure noise, or a few repeated
-    /// levels (many exact ties).
-    fn values_strategy() -> impl Strategy<Value = (Vec<u64>, Vec<f64>)> {
-        let items = prop::collection::vec((1u64..30, 0.0f64..1.0, 0u8..4), 1..120);
-        (items, 0usize..3).prop_map(|(items, shape)| {
-            let counts = items.iter().map(|i| i.0).collect();
-            let values = items
-                .iter()
-                .enumerate()
-                .map(|(g, &(_, r, level))| match shape {
-                    0 => g as f64 * (1.0 + 0.3 * (r - 0.5)),
-                    1 => r * 1e3,
-                    _ => f64::from(level),
-                })
-                .collect();
-            (counts, values)
-        })
-    }
 
     /// Every way to cut `u` groups into `k` contiguous bins, with its objective.
     fn every_partition(counts: &[u64], values: &[f64], k: usize) -> Vec<(f64, Bins)> {
@@ -268,7 +250,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(400))]
         #[test]
-        fn bounded_equals_the_plain_dp((counts, values) in values_strategy(), max_k in 1usize..24) {
+        fn bounded_equals_the_plain_dp((counts, values) in values_strategy(1..120), max_k in 1usize..24) {
             let plain = OptimalTable::build(&counts, &values, max_k, Solver::Plain);
             let fast = OptimalTable::build(&counts, &values, max_k, Solver::Bounded);
             prop_assert_eq!(plain.max_bins(), fast.max_bins());

@@ -8,6 +8,8 @@ mod levels;
 mod optimal;
 mod range_cost;
 mod simple;
+#[cfg(test)]
+mod test_values;
 
 pub use kmeans::{kmeans_bins, weighted_lloyd, KmeansChain};
 pub use levels::{Solver, EXACT_UP_TO, FALLBACK_BLOCKS};

@@ -211,6 +211,20 @@ pub(crate) fn test_log(text: &str) -> RunLog {
     .expect("test CSV loads")
 }
 
+/// The bundled speech logs, 1-thread baseline against 2-thread new configuration, for unit
+/// tests.
+#[cfg(test)]
+pub(crate) fn test_speech_pair() -> RunLog {
+    load_run(
+        "tests/data/speech_t1.csv",
+        &LoadOptions {
+            compare: Some("tests/data/speech_t2.csv".into()),
+            ..Default::default()
+        },
+    )
+    .expect("the bundled speech logs load")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -961,6 +961,15 @@ mod tests {
         assert!(row.interval[1] > row.projected);
     }
 
+    /// The selection at a fixed `k`, the other options as given.
+    fn selection_at(log: &RunLog, options: &SelectOptions, k: usize) -> Selection {
+        let fixed = SelectOptions {
+            bins: BinCount::Fixed(k),
+            ..options.clone()
+        };
+        run_selection(log, &fixed).unwrap()
+    }
+
     /// A generated run: `keys` lengths drawn by a seeded hash, a cost growing with the length
     /// and a spread within each length.
     fn generated(rows: u32, keys: u32, seed: u32) -> RunLog {
@@ -1026,14 +1035,7 @@ mod tests {
 
     #[test]
     fn the_cheapest_plan_equals_a_brute_force_over_k_and_reuses_prepared_groups() {
-        let speech = crate::runlog::load_run(
-            "tests/data/speech_t1.csv",
-            &crate::runlog::LoadOptions {
-                compare: Some("tests/data/speech_t2.csv".into()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let speech = crate::runlog::test_speech_pair();
         let mut cases: Vec<(RunLog, SelectOptions)> = vec![(
             speech,
             SelectOptions {
@@ -1205,14 +1207,7 @@ mod tests {
             }
             let mut cheapest = plan.iterations();
             for k in 1..=4 {
-                let other = run_selection(
-                    &log,
-                    &SelectOptions {
-                        bins: BinCount::Fixed(k),
-                        ..options.clone()
-                    },
-                )
-                .unwrap();
+                let other = selection_at(&log, &options, k);
                 let caps = target_caps(&log, &other);
                 for v in vectors_below(&caps, cheapest) {
                     if meets(&projected_with(&log, &other, &v)) {
@@ -1246,14 +1241,7 @@ mod tests {
         assert_eq!(plan.met, Some(true));
         // No K gives a cheaper plan that also meets the target.
         for k in 1..=3 {
-            let other = run_selection(
-                &log,
-                &SelectOptions {
-                    bins: BinCount::Fixed(k),
-                    ..options.clone()
-                },
-            )
-            .unwrap();
+            let other = selection_at(&log, &options, k);
             let other_plan = plan_selection(&log, &other, PlanRule::Target(5.0)).unwrap();
             assert!(other_plan.iterations() >= plan.iterations(), "K = {k}");
         }

@@ -307,14 +307,7 @@ mod tests {
         assert!(!point(0.5, 1.1).meets(1.0, TargetRule::Interval));
         assert!(!point(1.1, 0.5).meets(1.0, TargetRule::Measured));
         // On the speech log the measured rule used to stop at K = 1 (held-out error 9.2%).
-        let speech = crate::runlog::load_run(
-            "tests/data/speech_t1.csv",
-            &crate::runlog::LoadOptions {
-                compare: Some("tests/data/speech_t2.csv".into()),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+        let speech = crate::runlog::test_speech_pair();
         let selection = run_selection(
             &speech,
             &SelectOptions {

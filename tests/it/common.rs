@@ -82,6 +82,15 @@ pub fn seqpoint_in(dir: &std::path::Path) -> Command {
     cmd
 }
 
+/// Require that a finished command succeeded, showing its standard error when not.
+pub fn assert_succeeded(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Run `seqpoint ARGS` (from the repository root), require success, and read its standard
 /// output as JSON.
 pub fn json_output(args: &[&str]) -> serde_json::Value {

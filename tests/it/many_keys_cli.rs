@@ -6,7 +6,7 @@ use std::path::Path;
 use seqpoint::binning::EXACT_UP_TO;
 use seqpoint::testkit::distinct::noisy_groups;
 
-use crate::common::seqpoint_in;
+use crate::common::{assert_succeeded, seqpoint_in};
 
 /// A log with `distinct` lengths whose mean cost is noisy around a curve.
 fn write_noisy_log(path: &Path, distinct: usize) {
@@ -32,11 +32,7 @@ fn many_noisy_keys_name_the_gap_in_json_and_table() {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let gap = doc["selection"]["binning_gap_pct"]
         .as_f64()
@@ -74,11 +70,7 @@ fn a_long_selection_off_a_terminal_writes_status_lines_to_stderr_only() {
         .env("SEQPOINT_STATUS_AFTER_MS", "0")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = stderr.lines().collect();
     assert!(
