@@ -101,11 +101,15 @@ pub struct SeqPoint {
 }
 
 /// Per key group, the eligible rows to profile (at most 1 + ALTERNATES): spread over the key's
-/// distribution of baseline values, the median first (`SPREAD`). Built once per warm-up
-/// setting, so picking per K costs O(groups), not O(rows).
+/// distribution of baseline values, the median first (`SPREAD`). Made for one warm-up setting
+/// and one set of key groups, and asked with the same log and groups. A group's rows are
+/// worked out the first time it is asked for and kept: most groups are never picked, and
+/// spreading every group's rows would read every value of the log once more.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidates {
-    best_rows: Vec<Vec<u32>>,
+    /// Rows before this one are warm-up, never picked.
+    first: usize,
+    spread: Vec<std::sync::OnceLock<Vec<u32>>>,
 }
 
 /// Quantiles of a key's baseline values at which its iterations are profiled, in the order
@@ -176,42 +180,41 @@ fn spread_rows(eligible: &mut [(u64, u32)]) -> Vec<u32> {
 
 impl Candidates {
     pub fn new(log: &RunLog, groups: &KeyGroups, warmup: u64) -> Self {
-        Self::build(log, groups, warmup, 1 << 16)
-    }
-
-    /// `min_rows_per_thread` lets tests compare a split build with a whole one.
-    fn build(log: &RunLog, groups: &KeyGroups, warmup: u64, min_rows_per_thread: usize) -> Self {
-        let values = &log.configs[0].metrics[0].values;
-        let first = usize::try_from(warmup).unwrap_or(usize::MAX).min(log.len());
-        let rows = groups.iterations().max(1) as usize;
-        let min_groups = (groups.len().saturating_mul(min_rows_per_thread) / rows).max(1);
-        let parts = crate::parallel::map_ranges(groups.len(), min_groups, |range| {
-            // One buffer per thread, refilled for each group.
-            let mut eligible: Vec<(u64, u32)> = Vec::new();
-            range
-                .map(|g| {
-                    let rows = groups.rows_of(g);
-                    // A group's rows ascend: the warm-up's are a prefix.
-                    let after_warmup = &rows[rows.partition_point(|&r| (r as usize) < first)..];
-                    eligible.clear();
-                    eligible.extend(after_warmup.iter().enumerate().map(|(i, &r)| {
-                        // The rows are spread over the log: overlap the reads (as grouping does).
-                        if let Some(&ahead) = after_warmup.get(i + PREFETCH_AHEAD) {
-                            prefetch(values, ahead as usize);
-                        }
-                        (total_order_bits(values[r as usize]), r)
-                    }));
-                    spread_rows(&mut eligible)
-                })
-                .collect::<Vec<_>>()
-        });
         Candidates {
-            best_rows: parts.into_iter().flatten().collect(),
+            first: usize::try_from(warmup).unwrap_or(usize::MAX).min(log.len()),
+            spread: vec![std::sync::OnceLock::new(); groups.len()],
         }
     }
 
-    pub fn rows(&self, group: usize) -> &[u32] {
-        &self.best_rows[group]
+    /// A group's rows after the warm-up (a group's rows ascend: the warm-up's are a prefix).
+    fn eligible<'g>(&self, groups: &'g KeyGroups, group: usize) -> &'g [u32] {
+        let rows = groups.rows_of(group);
+        &rows[rows.partition_point(|&r| (r as usize) < self.first)..]
+    }
+
+    /// Whether the group has an iteration past the warm-up (without spreading its rows).
+    pub fn any(&self, groups: &KeyGroups, group: usize) -> bool {
+        !self.eligible(groups, group).is_empty()
+    }
+
+    /// The group's rows to profile, in order; `log` and `groups` are the ones it was made for.
+    pub fn rows(&self, log: &RunLog, groups: &KeyGroups, group: usize) -> &[u32] {
+        self.spread[group].get_or_init(|| {
+            let values = &log.configs[0].metrics[0].values;
+            let eligible = self.eligible(groups, group);
+            let mut keyed: Vec<(u64, u32)> = eligible
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| {
+                    // The rows are spread over the log: overlap the reads (as grouping does).
+                    if let Some(&ahead) = eligible.get(i + PREFETCH_AHEAD) {
+                        prefetch(values, ahead as usize);
+                    }
+                    (total_order_bits(values[r as usize]), r)
+                })
+                .collect();
+            spread_rows(&mut keyed)
+        })
     }
 }
 
@@ -298,7 +301,7 @@ pub fn merge_bins_without_candidates(
     groups: &KeyGroups,
     candidates: &Candidates,
 ) -> Bins {
-    let pickable = |members: &[usize]| members.iter().any(|&g| !candidates.rows(g).is_empty());
+    let pickable = |members: &[usize]| members.iter().any(|&g| candidates.any(groups, g));
     if bins.iter().all(|b| pickable(b)) || !bins.iter().any(|b| pickable(b)) {
         return bins;
     }
@@ -445,14 +448,14 @@ impl<'a> Selector<'a> {
         // ranking the whole bin.
         let score = member_scores(groups, members, self.pick);
         let best = (0..members.len())
-            .filter(|&i| !self.candidates.rows(members[i]).is_empty())
+            .filter(|&i| self.candidates.any(groups, members[i]))
             .min_by(|&a, &b| {
                 score[a]
                     .total_cmp(&score[b])
                     .then(members[a].cmp(&members[b]))
             });
         if let Some(i) = best {
-            let rows = self.candidates.rows(members[i]);
+            let rows = self.candidates.rows(self.log, groups, members[i]);
             if rows.len() > ALTERNATES {
                 return rows.to_vec();
             }
@@ -463,18 +466,18 @@ impl<'a> Selector<'a> {
         let chosen = ranked
             .iter()
             .copied()
-            .find(|&g| !self.candidates.rows(g).is_empty());
+            .find(|&g| self.candidates.any(groups, g));
         let mut rows: Vec<u32> = Vec::new();
         match chosen {
             Some(g) => {
-                rows.extend_from_slice(self.candidates.rows(g));
+                rows.extend_from_slice(self.candidates.rows(self.log, groups, g));
                 for &other in ranked.iter().filter(|&&o| o != g) {
                     if rows.len() > ALTERNATES {
                         break;
                     }
                     rows.extend(
                         self.candidates
-                            .rows(other)
+                            .rows(self.log, groups, other)
                             .iter()
                             .take(ALTERNATES + 1 - rows.len()),
                     );
@@ -620,7 +623,10 @@ mod tests {
         let log = log(&format!("seq_len,time_ms\n{text}"));
         let groups = KeyGroups::from_log(&log);
         let candidates = Candidates::new(&log, &groups, 0);
-        assert_eq!(candidates.rows(0), [7, 4, 12, 2, 10, 6, 14, 1, 9]);
+        assert_eq!(
+            candidates.rows(&log, &groups, 0),
+            [7, 4, 12, 2, 10, 6, 14, 1, 9]
+        );
     }
 
     #[test]
@@ -633,7 +639,9 @@ mod tests {
             .collect();
         let log = log(&format!("seq_len,time_ms\n{text}"));
         let groups = KeyGroups::from_log(&log);
-        let rows = Candidates::new(&log, &groups, 0).rows(0).to_vec();
+        let rows = Candidates::new(&log, &groups, 0)
+            .rows(&log, &groups, 0)
+            .to_vec();
         let values = &log.configs[0].metrics[0].values;
         assert_eq!(values[rows[0] as usize], 10.0, "the pick is a median");
         let mean = rows.iter().map(|&r| values[r as usize]).sum::<f64>() / rows.len() as f64;
@@ -647,7 +655,7 @@ mod tests {
         }
 
         #[test]
-        fn candidates_split_over_threads_equal_one_pass(
+        fn candidates_do_not_depend_on_the_order_they_are_asked_in(
             rows in proptest::collection::vec((1u32..6, 0u32..8), 1..300),
             warmup in 0u64..40,
         ) {
@@ -657,12 +665,15 @@ mod tests {
             }
             let log = log(&text);
             let groups = KeyGroups::from_log(&log);
-            let whole = Candidates::build(&log, &groups, warmup, usize::MAX);
-            for per_thread in [1, 7, 1 << 16] {
-                proptest::prop_assert_eq!(&Candidates::build(&log, &groups, warmup, per_thread), &whole);
+            let whole = Candidates::new(&log, &groups, warmup);
+            let backwards = Candidates::new(&log, &groups, warmup);
+            for g in (0..groups.len()).rev() {
+                backwards.rows(&log, &groups, g);
             }
             for g in 0..groups.len() {
-                let picked = whole.rows(g);
+                let picked = whole.rows(&log, &groups, g);
+                proptest::prop_assert_eq!(picked, backwards.rows(&log, &groups, g));
+                proptest::prop_assert_eq!(whole.any(&groups, g), !picked.is_empty());
                 proptest::prop_assert!(picked.len() <= ALTERNATES + 1);
                 proptest::prop_assert!(picked.iter().all(|&r| u64::from(r) >= warmup));
                 // Every eligible row is taken when there are few; the first is a median.

@@ -234,7 +234,7 @@ impl StrataGroups {
             .map(|g| Candidates::new(log, g, warmup))
             .collect();
         for ((name, _), (g, c)) in rows.iter().zip(groups.iter().zip(&candidates)) {
-            if (0..g.len()).all(|group| c.rows(group).is_empty()) {
+            if !(0..g.len()).any(|group| c.any(g, group)) {
                 let of = if strata == Strata::None {
                     "the run".to_string()
                 } else {
