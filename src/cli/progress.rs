@@ -2,11 +2,13 @@
 //! indicatif draws nothing when stderr is not a terminal, and quick work shows no bar.
 
 use std::io::IsTerminal;
+use std::ops::ControlFlow;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use seqpoint::runlog::{load_run_with_progress, LoadProgress};
+use seqpoint::select::plan::{cheapest_plan_reporting, ProfilePlan};
 use seqpoint::select::{run_selection_on_with_progress, SelectError, StrataGroups};
 use seqpoint::{LoadError, LoadOptions, RunLog, SelectOptions, Selection};
 
@@ -63,19 +65,45 @@ fn stage_text(label: &str, done: usize, total: usize) -> String {
     }
 }
 
-/// `run_selection` with progress on stderr once it has taken a moment: k-means fits and
-/// the exact DP over many key groups can take seconds. On a terminal a bar (a spinner while
-/// a stage's total is unknown); otherwise a plain status line now and then.
+/// `run_selection` with progress on stderr once it has taken a moment (`with_bar`).
 pub fn select_with_bar(
     log: &RunLog,
     strata: &StrataGroups,
     options: &SelectOptions,
 ) -> Result<Selection, SelectError> {
+    with_bar(|report| run_selection_on_with_progress(log, strata, options, report))
+}
+
+/// `cheapest_plan` with progress on stderr once it has taken a moment (`with_bar`): the DP
+/// table over many key groups, then the plan of each K.
+pub fn cheapest_plan_with_bar(
+    log: &RunLog,
+    options: &SelectOptions,
+    target_pct: f64,
+) -> Result<(Selection, ProfilePlan), SelectError> {
+    let found = with_bar(|report| {
+        cheapest_plan_reporting(log, options, target_pct, &mut |done, total| {
+            report(PLANNING, done, total);
+            ControlFlow::Continue(())
+        })
+    })?;
+    Ok(found.expect("never stopped"))
+}
+
+/// What the cheapest plan's search is doing, for the bar.
+const PLANNING: &str = "planning";
+
+/// Runs `job` on its own thread and shows its progress on stderr once it has taken a moment:
+/// k-means fits and the exact DP over many key groups can take seconds. On a terminal a bar
+/// (a spinner while a stage's total is unknown); otherwise a plain status line now and then.
+fn with_bar<T: Send>(
+    job: impl FnOnce(&mut dyn FnMut(&'static str, usize, usize)) -> T + Send,
+) -> T {
     let stage: Mutex<(&'static str, usize, usize)> = Mutex::new(("", 0, 0));
     let terminal = std::io::stderr().is_terminal();
     std::thread::scope(|scope| {
         let selecting = scope.spawn(|| {
-            run_selection_on_with_progress(log, strata, options, &mut |label, done, total| {
+            job(&mut |label, done, total| {
                 if let Ok(mut stage) = stage.lock() {
                     *stage = (label, done, total);
                 }

@@ -14,7 +14,7 @@ use seqpoint::output::table::{baselines_table, plan_table};
 use seqpoint::output::table::{selection_table_planned, skipped_note};
 use seqpoint::output::{csv::select_csv, json::select_json};
 use seqpoint::project::baselines::{Baselines, RANDOM_DRAWS};
-use seqpoint::select::plan::{cheapest_plan, plan_selection_on, PlanRule};
+use seqpoint::select::plan::{plan_selection_on, PlanRule};
 use seqpoint::select::{check_options, StrataGroups};
 
 #[derive(Debug, Args)]
@@ -40,7 +40,8 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
     let log = run.load()?;
     let (selection, plan) = match select.plan_rule() {
         Some(PlanRule::Target(target)) => {
-            let (selection, plan) = cheapest_plan(&log, &options, target)?;
+            let (selection, plan) =
+                super::progress::cheapest_plan_with_bar(&log, &options, target)?;
             (selection, Some(plan))
         }
         rule => {

@@ -678,9 +678,21 @@ pub fn cheapest_plan(
     options: &SelectOptions,
     target_pct: f64,
 ) -> Result<(Selection, ProfilePlan), SelectError> {
+    let mut go_on = |_, _| ControlFlow::Continue(());
+    let found = cheapest_plan_reporting(log, options, target_pct, &mut go_on)?;
+    Ok(found.expect("never stopped"))
+}
+
+/// `cheapest_plan`, telling `progress` as `cheapest_plan_with_progress` does.
+pub fn cheapest_plan_reporting(
+    log: &RunLog,
+    options: &SelectOptions,
+    target_pct: f64,
+    progress: Progress,
+) -> Result<Option<(Selection, ProfilePlan)>, SelectError> {
     check_options(log, &searched_options(options, target_pct))?;
     let strata = StrataGroups::for_options(log, options)?;
-    cheapest_plan_on(log, &strata, options, target_pct)
+    cheapest_plan_with_progress(log, &strata, options, target_pct, progress)
 }
 
 /// `cheapest_plan` over key groups prepared earlier (same strata, warm-up and exclusion):

@@ -52,20 +52,16 @@ fn many_noisy_keys_name_the_gap_in_json_and_table() {
     assert!(exact["selection"].get("binning_gap_pct").is_none());
 }
 
-#[test]
-fn a_long_selection_off_a_terminal_writes_status_lines_to_stderr_only() {
+/// Off a terminal, `select ARGS` on a run of many distinct keys writes plain status lines to
+/// stderr, one of them naming `stage`, and the JSON alone to stdout.
+fn assert_status_lines(args: &[&str], stage: &str) {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("many.csv");
     write_noisy_log(&log, EXACT_UP_TO + 4000);
     let out = seqpoint_in(dir.path())
-        .args([
-            "select",
-            log.to_str().unwrap(),
-            "--bins",
-            "4",
-            "--format",
-            "json",
-        ])
+        .args(["select", log.to_str().unwrap()])
+        .args(args)
+        .args(["--format", "json"])
         // The first line at once instead of after two seconds; stderr is a pipe here.
         .env("SEQPOINT_STATUS_AFTER_MS", "0")
         .output()
@@ -76,15 +72,15 @@ fn a_long_selection_off_a_terminal_writes_status_lines_to_stderr_only() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("seqpoint: preparing bins")),
-        "{stderr}"
+            .any(|l| l.starts_with(&format!("seqpoint: {stage}"))),
+        "{args:?}: {stderr}"
     );
     assert_eq!(
         lines
             .last()
             .map(|l| l.starts_with("seqpoint: selection done")),
         Some(true),
-        "{stderr}"
+        "{args:?}: {stderr}"
     );
     // Plain lines, no bar drawing, and standard output is the JSON alone.
     assert!(
@@ -92,4 +88,14 @@ fn a_long_selection_off_a_terminal_writes_status_lines_to_stderr_only() {
         "{stderr:?}"
     );
     serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON alone on stdout");
+}
+
+#[test]
+fn a_long_selection_off_a_terminal_writes_status_lines_to_stderr_only() {
+    assert_status_lines(&["--bins", "4"], "preparing bins");
+}
+
+#[test]
+fn the_default_target_plan_off_a_terminal_writes_status_lines_too() {
+    assert_status_lines(&[], "planning");
 }
