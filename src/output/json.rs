@@ -89,7 +89,7 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
         schema: SCHEMA.to_string(),
         input: InputDoc {
             path: log.source.clone(),
-            iterations: selection.kept_iterations(log),
+            iterations: selection.kept_iterations(),
             excluded_iterations: excluded,
             epochs: log.epoch_count(),
             key: log.key_names.clone(),

@@ -128,7 +128,7 @@ pub fn cost_line(
     projection: &Projection,
     iterations: u64,
 ) -> String {
-    let run = selection.kept_iterations(log);
+    let run = selection.kept_iterations();
     let metric = log.metric_names().first().cloned().unwrap_or_default();
     let what = if projection.proxy {
         format!("the run's proxy cost ({metric})")
@@ -185,7 +185,7 @@ pub fn selection_table_planned(
         )
     });
     // With --exclude, the iterations kept first, as the JSON's `input.iterations` counts them.
-    let kept = selection.kept_iterations(log);
+    let kept = selection.kept_iterations();
     let iterations = if kept == log.len() as u64 {
         format!("{kept} iterations")
     } else {

@@ -114,9 +114,11 @@ impl Selection {
         self.seqpoints.len()
     }
 
-    /// Iterations the selection's totals stand for: the run less `--exclude`'s iterations.
-    pub fn kept_iterations(&self, log: &RunLog) -> u64 {
-        log.len() as u64 - self.options.exclude.excluded_rows(log)
+    /// Iterations the selection's totals stand for: the run less `--exclude`'s iterations,
+    /// which is what the SeqPoints' weights sum to (read off them, not off the rows: the
+    /// explorer asks on every frame).
+    pub fn kept_iterations(&self) -> u64 {
+        self.seqpoints.iter().map(|sp| sp.weight).sum()
     }
 
     /// Iterations to profile: `--samples` per SeqPoint, never more than its bin holds.

@@ -448,7 +448,7 @@ fn samples_for_target(
     let caps: Vec<u64> = caps.iter().map(|&c| c.max(1)).collect();
     let mut samples = vec![1u64; seqpoints.len()];
     for _ in 0..3 {
-        if listed.worst_pct(&samples) <= target_pct * (1.0 + 1e-9) {
+        if within_target(listed.worst_pct(&samples), target_pct) {
             break;
         }
         let guess = guess_samples(&listed, &samples, &caps, target_pct);
@@ -478,13 +478,13 @@ fn fill_and_trim(
     caps: &[u64],
     target_pct: f64,
 ) -> Option<Vec<u64>> {
-    let meets = |samples: &[u64]| listed.worst_pct(samples) <= target_pct * (1.0 + 1e-9);
+    let meets = |samples: &[u64]| within_target(listed.worst_pct(samples), target_pct);
     // One more sample where it narrows the widest figure most. Lazily: each bin's gain is
     // kept from when it was last computed, and only the best-looking bin is computed again
     // (its gain still leading, it is taken), as every step changes all gains but little.
     let mut worst = listed.worst_pct(&samples);
     let mut gains: Vec<Option<f64>> = vec![None; samples.len()];
-    while worst > target_pct * (1.0 + 1e-9) {
+    while !within_target(worst, target_pct) {
         let chosen = loop {
             let leader = (0..samples.len())
                 .filter(|&b| samples[b] < caps[b])
@@ -622,7 +622,13 @@ fn plan_rows(
 
 /// Whether every total's and speedup's 95% half-width is within `target_pct`.
 fn meets(projection: &Projection, target_pct: f64) -> bool {
-    projection.worst_half_width_pct() <= target_pct * (1.0 + 1e-9)
+    within_target(projection.worst_half_width_pct(), target_pct)
+}
+
+/// Whether a worst 95% half-width (in percent) meets `target_pct`, up to rounding: the one
+/// rule the plan search and the plan's projection share.
+fn within_target(worst_pct: f64, target_pct: f64) -> bool {
+    worst_pct <= target_pct * (1.0 + 1e-9)
 }
 
 /// Project from the planned iterations' logged values: each SeqPoint's values are those of
@@ -1208,21 +1214,20 @@ mod tests {
                 continue;
             }
             planned += 1;
-            let meets = |p: &Projection| p.worst_half_width_pct() <= target * (1.0 + 1e-9);
             let samples = plan.samples();
-            assert!(meets(&projected_with(&log, &selection, &samples)));
+            assert!(meets(&projected_with(&log, &selection, &samples), target));
             for b in (0..samples.len()).filter(|&b| samples[b] > 1) {
                 let mut fewer = samples.clone();
                 fewer[b] -= 1;
                 let p = projected_with(&log, &selection, &fewer);
-                assert!(!meets(&p), "seed {seed}: {fewer:?} meets too");
+                assert!(!meets(&p, target), "seed {seed}: {fewer:?} meets too");
             }
             let mut cheapest = plan.iterations();
             for k in 1..=4 {
                 let other = selection_at(&log, &options, k);
                 let caps = target_caps(&log, &other);
                 for v in vectors_below(&caps, cheapest) {
-                    if meets(&projected_with(&log, &other, &v)) {
+                    if meets(&projected_with(&log, &other, &v), target) {
                         cheapest = cheapest.min(v.iter().sum());
                     }
                 }
