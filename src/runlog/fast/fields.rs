@@ -308,6 +308,34 @@ fn word_field(
     }
 }
 
+/// A short field's bytes with the byte that ends it, read as one word, to tell a repeat of it
+/// at a glance.
+#[derive(Clone, Copy)]
+struct FieldText {
+    word: u64,
+    mask: u64,
+    /// Bytes of the field and its end.
+    len: usize,
+}
+
+impl FieldText {
+    /// The field from `start` to `end`, with the byte at `end` (at most eight bytes in all).
+    #[inline(always)]
+    fn read(text: &[u8], start: usize, end: usize) -> Option<FieldText> {
+        let len = end + 1 - start;
+        let mask = u64::MAX.checked_shr(8 * (8 - len) as u32)?;
+        let word = word_at(text, start)? & mask;
+        (len <= 8).then_some(FieldText { word, mask, len })
+    }
+
+    /// Where the next field starts, when the same bytes are at `pos`.
+    #[inline(always)]
+    fn repeated_at(self, text: &[u8], pos: usize) -> Option<usize> {
+        let word = word_at(text, pos)?;
+        (word & self.mask == self.word).then_some(pos + self.len)
+    }
+}
+
 /// Powers of ten as integers, for joining a number's whole and fractional digits.
 const POW10_INT: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
 
@@ -436,6 +464,8 @@ pub fn parse_delimited(
         iteration: 0,
         epoch: 0,
     };
+    // The previous row's epoch field, as it was written: most rows repeat it.
+    let mut last_epoch: Option<FieldText> = None;
     while pos < n {
         let first = text[pos];
         if first == b'\n' {
@@ -454,8 +484,20 @@ pub fn parse_delimited(
         }
         for (col, &role) in layout.roles.iter().enumerate() {
             let last = col + 1 == width;
+            if role == Role::Epoch {
+                // The same bytes as the previous row's epoch (its end included): the same
+                // epoch, already in `current`.
+                if let Some(same) = last_epoch.and_then(|field| field.repeated_at(text, pos)) {
+                    pos = same;
+                    continue;
+                }
+                last_epoch = None;
+            }
             if role != Role::Skip {
                 if let Some((value, p)) = word_field(text, pos, role, delimiter, last) {
+                    if role == Role::Epoch {
+                        last_epoch = FieldText::read(text, pos, p);
+                    }
                     store(value, role, row, dims, out, &mut current)?;
                     // Step over the delimiter or the newline.
                     pos = p + 1;
@@ -920,6 +962,24 @@ mod tests {
         // Eight digits, or fewer than eight bytes left: the byte-wise path.
         assert!(word_field(b"12345678,0", 0, Role::Iteration, b',', false).is_none());
         assert!(word_field(b"5,0\n", 0, Role::Iteration, b',', false).is_none());
+    }
+
+    /// An epoch is read again whenever its bytes differ from the row before, however little.
+    #[test]
+    fn repeated_epochs_are_the_epochs_written() {
+        let header = ["iteration", "epoch", "seq_len", "time_ms"].map(String::from);
+        let plan = ColumnPlan::resolve("t", &header, &["seq_len".into()], &[]).unwrap();
+        let layout = Layout::new(&plan, 4).unwrap();
+        let text = b"0,1,5,1.5\n1,1,6,2.5\n2,1.0,7,3\n3,11,8,4\n4,1,9,5\n5,1,9,5\n6,2,9,5\n";
+        let (mut keys, mut metric) = (vec![0u32; 7], vec![0.0; 7]);
+        let mut out = BlockOut {
+            keys: &mut keys,
+            metrics: vec![&mut metric],
+            iterations: None,
+        };
+        let stats = parse_delimited(text, b',', &layout, &mut out).unwrap();
+        assert_eq!(stats.epochs, vec![(1, 3), (11, 1), (1, 2), (2, 1)]);
+        assert_eq!(keys, vec![5, 6, 7, 8, 9, 9, 9]);
     }
 
     #[test]
