@@ -209,13 +209,28 @@ impl<'a> Baselines<'a> {
     /// The single iteration with the median sequence length (after warm-up; ties: the
     /// earliest).
     pub fn median_sl(&self, warmup: u64) -> Baseline {
-        let log = self.log;
         let range = self.eligible(warmup);
-        let length = |r: usize| log.key(r).iter().map(|&k| u64::from(k)).sum::<u64>();
-        let rows = || (0..range.len()).map(|i| range.get(i));
-        let at = nth_smallest(rows().map(length), (range.len() - 1) / 2);
-        let earliest = rows().find(|&r| length(r) == at).unwrap_or(range.get(0));
-        self.baseline("median-sl", 1, &[vec![earliest]])
+        let row = range.get(self.median_position(&range));
+        self.baseline("median-sl", 1, &[vec![row]])
+    }
+
+    /// Where among the eligible rows the earliest of the lower-median sequence length (the
+    /// sum of a row's keys) is. One-key logs read their key column straight, without a
+    /// slice per row: this pass is over every row of the run.
+    fn median_position(&self, range: &Eligible) -> usize {
+        let log = self.log;
+        match range {
+            Eligible::Range(rows) if log.dims() == 1 => {
+                let column = &log.keys[rows.clone()];
+                let counts = LengthCounts::of_column(column);
+                let median = counts.lower_median();
+                column
+                    .iter()
+                    .position(|&k| u64::from(k) == median)
+                    .unwrap_or(0)
+            }
+            _ => earliest_median((0..range.len()).map(|i| key_length(log.key(range.get(i))))),
+        }
     }
 
     /// Every baseline at a budget of `n` profiled iterations.
@@ -317,40 +332,128 @@ fn eligible(log: &RunLog, warmup: u64) -> std::ops::Range<usize> {
     }
 }
 
-/// The `rank`-th smallest (from 0) of `lengths` by counting, not sorting: a run has few
-/// distinct lengths and many rows. Lengths below `DENSE_LENGTHS` are counted in a table.
+/// A row's sequence length: the sum of its keys.
+fn key_length(key: &[u32]) -> u64 {
+    key.iter().map(|&k| u64::from(k)).sum()
+}
+
+/// The position of the earliest of `lengths` equal to their lower median (the
+/// `(len - 1) / 2`-th smallest, from 0); 0 when there are none.
+fn earliest_median(mut lengths: impl Iterator<Item = u64> + Clone) -> usize {
+    let median = LengthCounts::of(lengths.clone()).lower_median();
+    lengths.position(|length| length == median).unwrap_or(0)
+}
+
+/// The `rank`-th smallest (from 0) of `lengths`.
+#[cfg(test)]
 fn nth_smallest(lengths: impl Iterator<Item = u64>, rank: usize) -> u64 {
+    LengthCounts::of(lengths).nth_smallest(rank as u64)
+}
+
+/// How many times each length occurs, counted rather than sorted: a run has few distinct
+/// lengths and many rows. Lengths below `DENSE_LENGTHS` are counted in a table.
+struct LengthCounts {
+    dense: Vec<u64>,
+    sparse: std::collections::BTreeMap<u64, u64>,
+    total: u64,
+}
+
+impl LengthCounts {
     const DENSE_LENGTHS: u64 = 1 << 20;
-    let mut dense: Vec<u64> = Vec::new();
-    let mut sparse: std::collections::BTreeMap<u64, u64> = Default::default();
-    for length in lengths {
-        if length < DENSE_LENGTHS {
-            let at = length as usize;
-            if at >= dense.len() {
-                dense.resize(at + 1, 0);
+    /// Tables counted in turn: consecutive rows of one length would otherwise each wait for
+    /// the previous row's increment of the same counter (most rows share a few lengths).
+    const LANES: usize = 4;
+
+    fn of(lengths: impl Iterator<Item = u64>) -> Self {
+        let mut lanes: [Vec<u64>; Self::LANES] = Default::default();
+        let mut sparse: std::collections::BTreeMap<u64, u64> = Default::default();
+        let mut total = 0u64;
+        for (i, length) in lengths.enumerate() {
+            total += 1;
+            if length < Self::DENSE_LENGTHS {
+                let lane = &mut lanes[i % Self::LANES];
+                let at = length as usize;
+                if at >= lane.len() {
+                    lane.resize(at + 1, 0);
+                }
+                lane[at] += 1;
+            } else {
+                *sparse.entry(length).or_default() += 1;
             }
-            dense[at] += 1;
-        } else {
-            *sparse.entry(length).or_default() += 1;
+        }
+        let longest = lanes.iter().map(Vec::len).max().unwrap_or(0);
+        let mut dense = vec![0u64; longest];
+        for lane in &lanes {
+            for (sum, count) in dense.iter_mut().zip(lane) {
+                *sum += count;
+            }
+        }
+        LengthCounts {
+            dense,
+            sparse,
+            total,
         }
     }
-    let counted = dense
-        .iter()
-        .enumerate()
-        .map(|(length, &count)| (length as u64, count))
-        .chain(sparse);
-    let mut seen = 0u64;
-    let mut largest = 0;
-    for (length, count) in counted {
-        seen += count;
-        if count > 0 {
-            largest = length;
+
+    /// The key column of a one-key log (the common case, over the whole run's rows): after a
+    /// pass for its largest length, four tables of that size, counted in turn with no growth
+    /// or range check per row.
+    fn of_column(column: &[u32]) -> Self {
+        let longest = column.iter().copied().max().unwrap_or(0);
+        if u64::from(longest) >= Self::DENSE_LENGTHS {
+            return Self::of(column.iter().map(|&k| u64::from(k)));
         }
-        if seen > rank as u64 {
-            return length;
+        let size = longest as usize + 1;
+        let mut lanes = vec![0u64; Self::LANES * size];
+        let (first, rest) = lanes.split_at_mut(size);
+        let (second, rest) = rest.split_at_mut(size);
+        let (third, fourth) = rest.split_at_mut(size);
+        let mut quads = column.chunks_exact(Self::LANES);
+        for quad in &mut quads {
+            first[quad[0] as usize] += 1;
+            second[quad[1] as usize] += 1;
+            third[quad[2] as usize] += 1;
+            fourth[quad[3] as usize] += 1;
+        }
+        for &length in quads.remainder() {
+            first[length as usize] += 1;
+        }
+        let dense = (0..size)
+            .map(|at| first[at] + second[at] + third[at] + fourth[at])
+            .collect();
+        LengthCounts {
+            dense,
+            sparse: Default::default(),
+            total: column.len() as u64,
         }
     }
-    largest
+
+    /// The lower median: the `(total - 1) / 2`-th smallest length (from 0).
+    fn lower_median(&self) -> u64 {
+        self.nth_smallest(self.total.saturating_sub(1) / 2)
+    }
+
+    /// The `rank`-th smallest length (from 0); the largest when `rank` is past the end.
+    fn nth_smallest(&self, rank: u64) -> u64 {
+        let counted = self
+            .dense
+            .iter()
+            .enumerate()
+            .map(|(length, &count)| (length as u64, count))
+            .chain(self.sparse.iter().map(|(&length, &count)| (length, count)));
+        let mut seen = 0u64;
+        let mut largest = 0;
+        for (length, count) in counted {
+            seen += count;
+            if count > 0 {
+                largest = length;
+            }
+            if seen > rank {
+                return length;
+            }
+        }
+        largest
+    }
 }
 
 /// `Baselines::first_n` for a single use.
@@ -430,6 +533,59 @@ mod tests {
             let mut sorted = lengths.clone();
             sorted.sort_unstable();
             proptest::prop_assert_eq!(nth_smallest(lengths.into_iter(), rank), sorted[rank]);
+        }
+    }
+
+    /// The median-SL row as first defined: every eligible row's length sorted, the lower
+    /// median taken, then the earliest eligible row of that length.
+    fn median_row_by_sorting(log: &RunLog, eligible: &[usize]) -> usize {
+        let length = |r: usize| log.key(r).iter().map(|&k| u64::from(k)).sum::<u64>();
+        let mut sorted: Vec<u64> = eligible.iter().map(|&r| length(r)).collect();
+        sorted.sort_unstable();
+        let median = sorted[(sorted.len() - 1) / 2];
+        *eligible.iter().find(|&&r| length(r) == median).unwrap()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn median_row_is_the_earliest_of_the_sorted_median(
+            lengths in proptest::collection::vec(
+                proptest::prop_oneof![8 => 0u32..12, 1 => 0u32..3_000_000],
+                1..200,
+            ),
+            two_keys in proptest::bool::ANY,
+            warmup in 0u64..30,
+            excluded in proptest::option::of((0u64..200, 0u64..40)),
+        ) {
+            let dims = if two_keys { 2 } else { 1 };
+            let rows = lengths.len() / dims;
+            proptest::prop_assume!(rows > 0);
+            let header = if two_keys { "iteration,src_len,tgt_len,time_ms" } else { "iteration,seq_len,time_ms" };
+            let mut text = format!("{header}\n");
+            for (row, key) in lengths.chunks_exact(dims).enumerate() {
+                let key: Vec<String> = key.iter().map(u32::to_string).collect();
+                text.push_str(&format!("{row},{},{}\n", key.join(","), row + 1));
+            }
+            let options = LoadOptions {
+                key: if two_keys { vec!["src_len".into(), "tgt_len".into()] } else { Vec::new() },
+                ..LoadOptions::default()
+            };
+            let log = load_bytes("p.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap();
+            let exclusion = match excluded {
+                Some((first, span)) if first < rows as u64 => {
+                    let last = (first + span).min(rows as u64 - 1);
+                    crate::select::Exclusion::parse(&[format!("{first}-{last}")]).unwrap()
+                }
+                _ => crate::select::Exclusion::default(),
+            };
+            proptest::prop_assume!(exclusion.excluded_rows(&log) < rows as u64);
+            let baselines = Baselines::excluding(&log, &exclusion);
+            let range = baselines.eligible(warmup);
+            let eligible: Vec<usize> = (0..range.len()).map(|i| range.get(i)).collect();
+            proptest::prop_assert_eq!(
+                range.get(baselines.median_position(&range)),
+                median_row_by_sorting(&log, &eligible)
+            );
         }
     }
 
