@@ -40,7 +40,7 @@ fn main() -> anyhow::Result<()> {
         lap(&mut times);
         let selection = run_selection_on(&log, &strata, &options)?;
         lap(&mut times);
-        let baselines = Baselines::excluding(&log, &options.exclude);
+        let baselines = Baselines::beside(&log, &selection);
         let json = select_json(&log, &selection, None, None, &baselines);
         std::hint::black_box(json);
         lap(&mut times);

@@ -118,6 +118,18 @@ impl<'a> Baselines<'a> {
         }
     }
 
+    /// The baselines printed beside `selection`: judged against the very totals its
+    /// projection was (summed once, when the run was grouped, rather than in a second pass
+    /// over every row here), or as `excluding` makes them when `--exclude` left rows out.
+    pub fn beside(log: &'a RunLog, selection: &crate::select::Selection) -> Self {
+        let exclude = &selection.options.exclude;
+        match selection.projection.actual_totals(log) {
+            // Without an exclusion the selection's totals are `actual_totals(log)` itself.
+            Some(actual) if exclude.is_empty() => Self::with_actual(log, actual),
+            _ => Self::excluding(log, exclude),
+        }
+    }
+
     /// The baselines of the run less the `exclude`d iterations, as `select --exclude` sees it:
     /// they profile kept iterations only and are judged against the kept iterations' totals.
     pub fn excluding(log: &'a RunLog, exclude: &crate::select::Exclusion) -> Self {
@@ -618,6 +630,35 @@ mod tests {
         // Drawing every row is exact.
         let all = random_n(&log, 6, 0, 10, 1);
         assert_eq!(all.errors[0].worst_error_pct, Some(0.0));
+    }
+
+    #[test]
+    fn beside_a_selection_the_baselines_are_the_runs_to_the_bit() {
+        use crate::select::{run_selection, BinCount, Exclusion, SelectOptions};
+        let log = crate::runlog::test_speech_pair();
+        for exclude in [
+            Exclusion::default(),
+            Exclusion::parse(&["100-180"]).unwrap(),
+        ] {
+            let options = SelectOptions {
+                bins: BinCount::Fixed(4),
+                exclude: exclude.clone(),
+                ..SelectOptions::default()
+            };
+            let selection = run_selection(&log, &options).unwrap();
+            if exclude.is_empty() {
+                let actual = selection.projection.actual_totals(&log).unwrap();
+                assert_eq!(actual, actual_totals(&log));
+            }
+            for (budget, warmup) in [(4, 0), (9, 20), (1000, 0)] {
+                assert_eq!(
+                    Baselines::beside(&log, &selection).all(budget, warmup, 3),
+                    Baselines::excluding(&log, &exclude).all(budget, warmup, 3),
+                    "exclude {:?}, budget {budget}, warm-up {warmup}",
+                    exclude.texts()
+                );
+            }
+        }
     }
 
     #[test]
