@@ -5,6 +5,8 @@
 //! without SeqPoints) and reports its error on every configuration and metric, and the
 //! error of the speedup, so the table shows what SeqPoint's binning buys.
 
+use std::ops::Range;
+
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
@@ -99,9 +101,9 @@ fn errors_of(
 pub struct Baselines<'a> {
     log: &'a RunLog,
     actual: Vec<Vec<f64>>,
-    /// The rows a baseline may profile and that its total stands for, when `--exclude` left
-    /// some out (None: every row).
-    kept: Option<Vec<usize>>,
+    /// The rows a baseline may profile and that its total stands for: every row, or those
+    /// `--exclude` kept.
+    kept: RowRanges,
 }
 
 impl<'a> Baselines<'a> {
@@ -114,7 +116,7 @@ impl<'a> Baselines<'a> {
         Baselines {
             log,
             actual,
-            kept: None,
+            kept: RowRanges::new(std::iter::once(0..log.len()).collect()),
         }
     }
 
@@ -136,41 +138,35 @@ impl<'a> Baselines<'a> {
         if exclude.is_empty() {
             return Self::new(log);
         }
-        let kept: Vec<usize> = exclude
-            .kept_rows(log, None)
-            .into_iter()
-            .map(|r| r as usize)
-            .collect();
+        let kept = RowRanges::new(exclude.kept_row_ranges(log));
+        // Summed row by row in order, as the kept rows listed one by one would be.
         let actual = log
             .configs
             .iter()
             .map(|c| {
                 c.metrics
                     .iter()
-                    .map(|m| kept.iter().map(|&r| m.values[r]).sum())
+                    .map(|m| {
+                        kept.ranges
+                            .iter()
+                            .flat_map(|rows| &m.values[rows.clone()])
+                            .sum()
+                    })
                     .collect()
             })
             .collect();
-        Baselines {
-            log,
-            actual,
-            kept: Some(kept),
-        }
+        Baselines { log, actual, kept }
     }
 
-    /// Rows that may be profiled: the kept ones after warm-up, or every kept row when the
-    /// warm-up covers them all.
-    fn eligible(&self, warmup: u64) -> Eligible<'_> {
-        match &self.kept {
-            None => Eligible::Range(eligible(self.log, warmup)),
-            Some(kept) => {
-                let start = kept.partition_point(|&r| (r as u64) < warmup);
-                Eligible::Rows(if start == kept.len() {
-                    kept
-                } else {
-                    &kept[start..]
-                })
-            }
+    /// Rows that may be profiled: the kept ones after warm-up (warm-up counts rows of the log),
+    /// or every kept row when the warm-up covers them all.
+    fn eligible(&self, warmup: u64) -> RowRanges {
+        let start = usize::try_from(warmup).unwrap_or(usize::MAX);
+        let after_warmup = self.kept.starting_at(start);
+        if after_warmup.len() == 0 {
+            self.kept.clone()
+        } else {
+            after_warmup
         }
     }
 
@@ -182,7 +178,7 @@ impl<'a> Baselines<'a> {
 
     /// Iterations a baseline's total stands for.
     fn iterations(&self) -> usize {
-        self.kept.as_ref().map_or(self.log.len(), Vec::len)
+        self.kept.len()
     }
 
     /// The first `n` iterations after warm-up ("profile iterations 100-110").
@@ -221,28 +217,33 @@ impl<'a> Baselines<'a> {
     /// The single iteration with the median sequence length (after warm-up; ties: the
     /// earliest).
     pub fn median_sl(&self, warmup: u64) -> Baseline {
-        let range = self.eligible(warmup);
-        let row = range.get(self.median_position(&range));
+        let row = self.median_row(&self.eligible(warmup));
         self.baseline("median-sl", 1, &[vec![row]])
     }
 
-    /// Where among the eligible rows the earliest of the lower-median sequence length (the
-    /// sum of a row's keys) is. One-key logs read their key column straight, without a
-    /// slice per row: this pass is over every row of the run.
-    fn median_position(&self, range: &Eligible) -> usize {
+    /// The earliest of `rows` with the lower-median sequence length (the sum of a row's keys).
+    /// One-key logs read their key column straight, a slice per range of rows rather than one
+    /// per row: this pass is over every row of the run.
+    fn median_row(&self, rows: &RowRanges) -> usize {
         let log = self.log;
-        match range {
-            Eligible::Range(rows) if log.dims() == 1 => {
-                let column = &log.keys[rows.clone()];
-                let counts = LengthCounts::of_column(column);
-                let median = counts.lower_median();
-                column
-                    .iter()
-                    .position(|&k| u64::from(k) == median)
-                    .unwrap_or(0)
-            }
-            _ => earliest_median((0..range.len()).map(|i| key_length(log.key(range.get(i))))),
+        if log.dims() != 1 {
+            let lengths = rows
+                .ranges
+                .iter()
+                .flat_map(|range| range.clone())
+                .map(|row| key_length(log.key(row)));
+            return rows.get(earliest_median(lengths));
         }
+        let columns = rows.ranges.iter().map(|range| &log.keys[range.clone()]);
+        let median = LengthCounts::of_columns(columns).lower_median();
+        rows.ranges
+            .iter()
+            .find_map(|range| {
+                let column = &log.keys[range.clone()];
+                let at = column.iter().position(|&k| u64::from(k) == median)?;
+                Some(range.start + at)
+            })
+            .unwrap_or(rows.get(0))
     }
 
     /// Every baseline at a budget of `n` profiled iterations.
@@ -311,36 +312,50 @@ impl<'a> Baselines<'a> {
     }
 }
 
-/// The rows a baseline may profile: a range of the log, or the kept rows of an exclusion.
-enum Eligible<'a> {
-    Range(std::ops::Range<usize>),
-    Rows(&'a [usize]),
+/// Ascending, disjoint row ranges read as one list of rows: the whole log, or what an
+/// exclusion keeps, without a list of every row.
+#[derive(Debug, Clone)]
+struct RowRanges {
+    ranges: Vec<Range<usize>>,
+    /// Rows in the ranges before each.
+    before: Vec<usize>,
 }
 
-impl Eligible<'_> {
+impl RowRanges {
+    fn new(ranges: Vec<Range<usize>>) -> Self {
+        let before = ranges
+            .iter()
+            .scan(0, |rows, range| {
+                let before = *rows;
+                *rows += range.len();
+                Some(before)
+            })
+            .collect();
+        RowRanges { ranges, before }
+    }
+
     fn len(&self) -> usize {
-        match self {
-            Eligible::Range(r) => r.len(),
-            Eligible::Rows(rows) => rows.len(),
+        match (self.before.last(), self.ranges.last()) {
+            (Some(before), Some(last)) => before + last.len(),
+            _ => 0,
         }
     }
 
-    /// The `i`-th eligible row.
+    /// The `i`-th row.
     fn get(&self, i: usize) -> usize {
-        match self {
-            Eligible::Range(r) => r.start + i,
-            Eligible::Rows(rows) => rows[i],
-        }
+        let range = self.before.partition_point(|&before| before <= i) - 1;
+        self.ranges[range].start + (i - self.before[range])
     }
-}
 
-/// Rows that may be profiled: those after warm-up, or every row when warm-up covers the log.
-fn eligible(log: &RunLog, warmup: u64) -> std::ops::Range<usize> {
-    let start = (warmup as usize).min(log.len());
-    if start == log.len() {
-        0..log.len()
-    } else {
-        start..log.len()
+    /// The rows from row `start` of the log on.
+    fn starting_at(&self, start: usize) -> RowRanges {
+        RowRanges::new(
+            self.ranges
+                .iter()
+                .map(|range| range.start.max(start)..range.end)
+                .filter(|range| !range.is_empty())
+                .collect(),
+        )
     }
 }
 
@@ -401,17 +416,20 @@ impl LengthCounts {
         }
     }
 
-    /// The key column of a one-key log (the common case, over the whole run's rows): block by
+    /// The key column of a one-key log, in slices (the common case, over the whole run's
+    /// rows): block by
     /// block, a pass for the block's largest length (the tables grow to it), then its rows
     /// counted with no growth or range check each; the block is still in the cache for the
     /// second pass.
-    fn of_column(column: &[u32]) -> Self {
+    fn of_columns<'c>(columns: impl Iterator<Item = &'c [u32]> + Clone) -> Self {
         const BLOCK: usize = 4096;
         let mut lanes: [Vec<u64>; Self::LANES] = Default::default();
-        for block in column.chunks(BLOCK) {
+        let mut total = 0u64;
+        for block in columns.clone().flat_map(|column| column.chunks(BLOCK)) {
+            total += block.len() as u64;
             let longest = block.iter().copied().max().unwrap_or(0);
             if u64::from(longest) >= Self::DENSE_LENGTHS {
-                return Self::of(column.iter().map(|&k| u64::from(k)));
+                return Self::of(columns.flatten().map(|&k| u64::from(k)));
             }
             let size = longest as usize + 1;
             if size > lanes[0].len() {
@@ -434,7 +452,7 @@ impl LengthCounts {
         LengthCounts {
             dense: Self::merged(&lanes),
             sparse: Default::default(),
-            total: column.len() as u64,
+            total,
         }
     }
 
@@ -564,6 +582,7 @@ mod tests {
             mut column in proptest::collection::vec(0u32..5000, 0..13_000),
             ascending in proptest::bool::ANY,
             huge in proptest::option::of((0usize..13_000, (1u32 << 20)..u32::MAX)),
+            cuts in proptest::collection::vec(0usize..13_000, 0..4),
         ) {
             // Ascending: later blocks reach longer lengths, so the tables grow on the way.
             if ascending {
@@ -572,8 +591,17 @@ mod tests {
             if let Some((at, length)) = huge {
                 column.insert(at % (column.len() + 1), length);
             }
+            // In slices cut anywhere, as the kept rows of an exclusion are.
+            let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (column.len() + 1)).collect();
+            cuts.push(column.len());
+            cuts.sort_unstable();
+            let slices = cuts.iter().scan(0, |start, &end| {
+                let slice = &column[*start..end];
+                *start = end;
+                Some(slice)
+            });
             proptest::prop_assert_eq!(
-                LengthCounts::of_column(&column),
+                LengthCounts::of_columns(slices),
                 LengthCounts::of(column.iter().map(|&k| u64::from(k)))
             );
         }
@@ -607,7 +635,9 @@ mod tests {
             let mut text = format!("{header}\n");
             for (row, key) in lengths.chunks_exact(dims).enumerate() {
                 let key: Vec<String> = key.iter().map(u32::to_string).collect();
-                text.push_str(&format!("{row},{},{}\n", key.join(","), row + 1));
+                // Times with fractions, so that the order of a sum shows in its last bits.
+                let time = format!("{}.{:03}", row * 7 % 13, row * 331 % 997);
+                text.push_str(&format!("{row},{},{time}\n", key.join(",")));
             }
             let options = LoadOptions {
                 key: if two_keys { vec!["src_len".into(), "tgt_len".into()] } else { Vec::new() },
@@ -626,9 +656,23 @@ mod tests {
             let range = baselines.eligible(warmup);
             let eligible: Vec<usize> = (0..range.len()).map(|i| range.get(i)).collect();
             proptest::prop_assert_eq!(
-                range.get(baselines.median_position(&range)),
+                baselines.median_row(&range),
                 median_row_by_sorting(&log, &eligible)
             );
+            // The rows and totals as first defined: the kept rows listed one by one, those
+            // from the warm-up on unless none is; totals summed over that list.
+            let kept: Vec<usize> =
+                (0..rows).filter(|&r| !exclusion.excludes_row(&log, r)).collect();
+            let after: Vec<usize> = kept.iter().copied().filter(|&r| r as u64 >= warmup).collect();
+            proptest::prop_assert_eq!(&eligible, if after.is_empty() { &kept } else { &after });
+            proptest::prop_assert_eq!(baselines.iterations(), kept.len());
+            let values = &log.configs[0].metrics[0].values;
+            let listed_total: f64 = if exclusion.is_empty() {
+                actual_totals(&log)[0][0]
+            } else {
+                kept.iter().map(|&r| values[r]).sum()
+            };
+            proptest::prop_assert_eq!(baselines.actual[0][0].to_bits(), listed_total.to_bits());
         }
     }
 
