@@ -300,7 +300,7 @@ mod tests {
             let exclusion = Exclusion::new(ranges);
             let well_formed = |ranges: &[Range<usize>]| {
                 ranges.iter().all(|r| !r.is_empty())
-                    && ranges.windows(2).all(|w| w[0].end < w[1].start)
+                    && ranges.windows(2).all(|w| w[0].end <= w[1].start)
             };
             let listed = |ranges: &[Range<usize>]| -> Vec<usize> {
                 ranges.iter().cloned().flatten().collect()
