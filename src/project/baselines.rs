@@ -96,8 +96,9 @@ fn errors_of(
     (errors, speedups)
 }
 
-/// The baselines of one run log: its actual totals are summed once (a pass over every row),
-/// then each baseline costs only its own profiled rows.
+/// The baselines of one run log: its actual totals are summed once (a pass over every row), or
+/// taken from the selection they are printed beside; then each baseline costs only its own
+/// profiled rows, and the median-SL one a count of every row's length.
 pub struct Baselines<'a> {
     log: &'a RunLog,
     actual: Vec<Vec<f64>>,
@@ -243,7 +244,7 @@ impl<'a> Baselines<'a> {
                 let at = column.iter().position(|&k| u64::from(k) == median)?;
                 Some(range.start + at)
             })
-            .unwrap_or(rows.get(0))
+            .unwrap_or_else(|| rows.get(0))
     }
 
     /// Every baseline at a budget of `n` profiled iterations.
