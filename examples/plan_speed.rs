@@ -47,7 +47,7 @@ fn select_like_the_cli(log: &RunLog, options: &SelectOptions, ask: PlanAsk) -> u
     let profiled = plan
         .as_ref()
         .map_or(selection.bins() as u64, |p| p.iterations());
-    let baselines = Baselines::excluding(log, &options.exclude);
+    let baselines = Baselines::beside(log, &selection);
     let _ = baselines.all(profiled as usize, options.warmup, options.seed);
     profiled
 }

@@ -3,13 +3,15 @@
 //! them. Prints each phase's wall time for every run and the best of the runs.
 //!
 //!     cargo run --release --example gen_run -- --rows 10000000 -o run.csv
-//!     cargo run --release --example select_phases -- run.csv [RUNS]
+//!     cargo run --release --example select_phases -- run.csv [RUNS] [EXCLUDE]
+//!
+//! EXCLUDE is an iteration range as `select --exclude` takes it (e.g. 2000000-2999999).
 
 use std::time::{Duration, Instant};
 
 use seqpoint::output::json::select_json;
 use seqpoint::project::baselines::Baselines;
-use seqpoint::select::{run_selection_on, StrataGroups};
+use seqpoint::select::{run_selection_on, Exclusion, StrataGroups};
 use seqpoint::{BinCount, LoadOptions, Method, SelectOptions};
 
 const PHASES: [&str; 5] = ["load", "group", "select", "baselines+json", "free"];
@@ -18,12 +20,15 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
-        .ok_or_else(|| anyhow::anyhow!("usage: select_phases RUN [RUNS]"))?;
+        .ok_or_else(|| anyhow::anyhow!("usage: select_phases RUN [RUNS] [EXCLUDE]"))?;
     let runs: usize = args.next().map_or(Ok(5), |r| r.parse())?;
+    let exclude: Vec<String> = args.next().into_iter().collect();
+    let exclude = Exclusion::parse(&exclude).map_err(anyhow::Error::msg)?;
     let options = SelectOptions {
         method: Some(Method::Quantile),
         bins: BinCount::Fixed(16),
         error_curve: false,
+        exclude,
         ..SelectOptions::default()
     };
     let mut best = [Duration::MAX; PHASES.len()];
@@ -40,7 +45,7 @@ fn main() -> anyhow::Result<()> {
         lap(&mut times);
         let selection = run_selection_on(&log, &strata, &options)?;
         lap(&mut times);
-        let baselines = Baselines::excluding(&log, &options.exclude);
+        let baselines = Baselines::beside(&log, &selection);
         let json = select_json(&log, &selection, None, None, &baselines);
         std::hint::black_box(json);
         lap(&mut times);

@@ -65,7 +65,7 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
             eprintln!("note: {note}");
         }
     }
-    let baselines = Baselines::excluding(&log, &options.exclude);
+    let baselines = Baselines::beside(&log, &selection);
     Ok(match format {
         OutputFormat::Table => {
             let baselines = baselines.all(profiled as usize, options.warmup, options.seed);

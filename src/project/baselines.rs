@@ -5,6 +5,8 @@
 //! without SeqPoints) and reports its error on every configuration and metric, and the
 //! error of the speedup, so the table shows what SeqPoint's binning buys.
 
+use std::ops::Range;
+
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
@@ -94,14 +96,15 @@ fn errors_of(
     (errors, speedups)
 }
 
-/// The baselines of one run log: its actual totals are summed once (a pass over every row),
-/// then each baseline costs only its own profiled rows.
+/// The baselines of one run log: its actual totals are summed once (a pass over every row), or
+/// taken from the selection they are printed beside; then each baseline costs only its own
+/// profiled rows, and the median-SL one a count of every row's length.
 pub struct Baselines<'a> {
     log: &'a RunLog,
     actual: Vec<Vec<f64>>,
-    /// The rows a baseline may profile and that its total stands for, when `--exclude` left
-    /// some out (None: every row).
-    kept: Option<Vec<usize>>,
+    /// The rows a baseline may profile and that its total stands for: every row, or those
+    /// `--exclude` kept.
+    kept: RowRanges,
 }
 
 impl<'a> Baselines<'a> {
@@ -114,7 +117,19 @@ impl<'a> Baselines<'a> {
         Baselines {
             log,
             actual,
-            kept: None,
+            kept: RowRanges::new(std::iter::once(0..log.len()).collect()),
+        }
+    }
+
+    /// The baselines printed beside `selection`: judged against the very totals its
+    /// projection was (summed once, when the run was grouped, rather than in a second pass
+    /// over every row here), or as `excluding` makes them when `--exclude` left rows out.
+    pub fn beside(log: &'a RunLog, selection: &crate::select::Selection) -> Self {
+        let exclude = &selection.options.exclude;
+        match selection.projection.actual_totals(log) {
+            // Without an exclusion the selection's totals are `actual_totals(log)` itself.
+            Some(actual) if exclude.is_empty() => Self::with_actual(log, actual),
+            _ => Self::excluding(log, exclude),
         }
     }
 
@@ -124,41 +139,35 @@ impl<'a> Baselines<'a> {
         if exclude.is_empty() {
             return Self::new(log);
         }
-        let kept: Vec<usize> = exclude
-            .kept_rows(log, None)
-            .into_iter()
-            .map(|r| r as usize)
-            .collect();
+        let kept = RowRanges::new(exclude.kept_row_ranges(log));
+        // Summed row by row in order, as the kept rows listed one by one would be.
         let actual = log
             .configs
             .iter()
             .map(|c| {
                 c.metrics
                     .iter()
-                    .map(|m| kept.iter().map(|&r| m.values[r]).sum())
+                    .map(|m| {
+                        kept.ranges
+                            .iter()
+                            .flat_map(|rows| &m.values[rows.clone()])
+                            .sum()
+                    })
                     .collect()
             })
             .collect();
-        Baselines {
-            log,
-            actual,
-            kept: Some(kept),
-        }
+        Baselines { log, actual, kept }
     }
 
-    /// Rows that may be profiled: the kept ones after warm-up, or every kept row when the
-    /// warm-up covers them all.
-    fn eligible(&self, warmup: u64) -> Eligible<'_> {
-        match &self.kept {
-            None => Eligible::Range(eligible(self.log, warmup)),
-            Some(kept) => {
-                let start = kept.partition_point(|&r| (r as u64) < warmup);
-                Eligible::Rows(if start == kept.len() {
-                    kept
-                } else {
-                    &kept[start..]
-                })
-            }
+    /// Rows that may be profiled: the kept ones after warm-up (warm-up counts rows of the log),
+    /// or every kept row when the warm-up covers them all.
+    fn eligible(&self, warmup: u64) -> RowRanges {
+        let start = usize::try_from(warmup).unwrap_or(usize::MAX);
+        let after_warmup = self.kept.starting_at(start);
+        if after_warmup.len() == 0 {
+            self.kept.clone()
+        } else {
+            after_warmup
         }
     }
 
@@ -170,7 +179,7 @@ impl<'a> Baselines<'a> {
 
     /// Iterations a baseline's total stands for.
     fn iterations(&self) -> usize {
-        self.kept.as_ref().map_or(self.log.len(), Vec::len)
+        self.kept.len()
     }
 
     /// The first `n` iterations after warm-up ("profile iterations 100-110").
@@ -209,13 +218,33 @@ impl<'a> Baselines<'a> {
     /// The single iteration with the median sequence length (after warm-up; ties: the
     /// earliest).
     pub fn median_sl(&self, warmup: u64) -> Baseline {
+        let row = self.median_row(&self.eligible(warmup));
+        self.baseline("median-sl", 1, &[vec![row]])
+    }
+
+    /// The earliest of `rows` with the lower-median sequence length (the sum of a row's keys).
+    /// One-key logs read their key column straight, a slice per range of rows rather than one
+    /// per row: this pass is over every row of the run.
+    fn median_row(&self, rows: &RowRanges) -> usize {
         let log = self.log;
-        let range = self.eligible(warmup);
-        let length = |r: usize| log.key(r).iter().map(|&k| u64::from(k)).sum::<u64>();
-        let rows = || (0..range.len()).map(|i| range.get(i));
-        let at = nth_smallest(rows().map(length), (range.len() - 1) / 2);
-        let earliest = rows().find(|&r| length(r) == at).unwrap_or(range.get(0));
-        self.baseline("median-sl", 1, &[vec![earliest]])
+        if log.dims() != 1 {
+            let lengths = rows
+                .ranges
+                .iter()
+                .flat_map(|range| range.clone())
+                .map(|row| key_length(log.key(row)));
+            return rows.get(earliest_median(lengths));
+        }
+        let columns = rows.ranges.iter().map(|range| &log.keys[range.clone()]);
+        let median = LengthCounts::of_columns(columns).lower_median();
+        rows.ranges
+            .iter()
+            .find_map(|range| {
+                let column = &log.keys[range.clone()];
+                let at = column.iter().position(|&k| u64::from(k) == median)?;
+                Some(range.start + at)
+            })
+            .unwrap_or_else(|| rows.get(0))
     }
 
     /// Every baseline at a budget of `n` profiled iterations.
@@ -284,73 +313,188 @@ impl<'a> Baselines<'a> {
     }
 }
 
-/// The rows a baseline may profile: a range of the log, or the kept rows of an exclusion.
-enum Eligible<'a> {
-    Range(std::ops::Range<usize>),
-    Rows(&'a [usize]),
+/// Ascending, disjoint row ranges read as one list of rows: the whole log, or what an
+/// exclusion keeps, without a list of every row.
+#[derive(Debug, Clone)]
+struct RowRanges {
+    ranges: Vec<Range<usize>>,
+    /// Rows in the ranges before each.
+    before: Vec<usize>,
 }
 
-impl Eligible<'_> {
+impl RowRanges {
+    fn new(ranges: Vec<Range<usize>>) -> Self {
+        let before = ranges
+            .iter()
+            .scan(0, |rows, range| {
+                let before = *rows;
+                *rows += range.len();
+                Some(before)
+            })
+            .collect();
+        RowRanges { ranges, before }
+    }
+
     fn len(&self) -> usize {
-        match self {
-            Eligible::Range(r) => r.len(),
-            Eligible::Rows(rows) => rows.len(),
+        match (self.before.last(), self.ranges.last()) {
+            (Some(before), Some(last)) => before + last.len(),
+            _ => 0,
         }
     }
 
-    /// The `i`-th eligible row.
+    /// The `i`-th row.
     fn get(&self, i: usize) -> usize {
-        match self {
-            Eligible::Range(r) => r.start + i,
-            Eligible::Rows(rows) => rows[i],
-        }
+        let range = self.before.partition_point(|&before| before <= i) - 1;
+        self.ranges[range].start + (i - self.before[range])
+    }
+
+    /// The rows from row `start` of the log on.
+    fn starting_at(&self, start: usize) -> RowRanges {
+        RowRanges::new(
+            self.ranges
+                .iter()
+                .map(|range| range.start.max(start)..range.end)
+                .filter(|range| !range.is_empty())
+                .collect(),
+        )
     }
 }
 
-/// Rows that may be profiled: those after warm-up, or every row when warm-up covers the log.
-fn eligible(log: &RunLog, warmup: u64) -> std::ops::Range<usize> {
-    let start = (warmup as usize).min(log.len());
-    if start == log.len() {
-        0..log.len()
-    } else {
-        start..log.len()
-    }
+/// A row's sequence length: the sum of its keys.
+fn key_length(key: &[u32]) -> u64 {
+    key.iter().map(|&k| u64::from(k)).sum()
 }
 
-/// The `rank`-th smallest (from 0) of `lengths` by counting, not sorting: a run has few
-/// distinct lengths and many rows. Lengths below `DENSE_LENGTHS` are counted in a table.
+/// The position of the earliest of `lengths` equal to their lower median (the
+/// `(len - 1) / 2`-th smallest, from 0); 0 when there are none.
+fn earliest_median(mut lengths: impl Iterator<Item = u64> + Clone) -> usize {
+    let median = LengthCounts::of(lengths.clone()).lower_median();
+    lengths.position(|length| length == median).unwrap_or(0)
+}
+
+/// The `rank`-th smallest (from 0) of `lengths`.
+#[cfg(test)]
 fn nth_smallest(lengths: impl Iterator<Item = u64>, rank: usize) -> u64 {
+    LengthCounts::of(lengths).nth_smallest(rank as u64)
+}
+
+/// How many times each length occurs, counted rather than sorted: a run has few distinct
+/// lengths and many rows. Lengths below `DENSE_LENGTHS` are counted in a table.
+#[derive(Debug, PartialEq)]
+struct LengthCounts {
+    dense: Vec<u64>,
+    sparse: std::collections::BTreeMap<u64, u64>,
+    total: u64,
+}
+
+impl LengthCounts {
     const DENSE_LENGTHS: u64 = 1 << 20;
-    let mut dense: Vec<u64> = Vec::new();
-    let mut sparse: std::collections::BTreeMap<u64, u64> = Default::default();
-    for length in lengths {
-        if length < DENSE_LENGTHS {
-            let at = length as usize;
-            if at >= dense.len() {
-                dense.resize(at + 1, 0);
+    /// Tables counted in turn: consecutive rows of one length would otherwise each wait for
+    /// the previous row's increment of the same counter (most rows share a few lengths).
+    const LANES: usize = 4;
+
+    fn of(lengths: impl Iterator<Item = u64>) -> Self {
+        let mut lanes: [Vec<u64>; Self::LANES] = Default::default();
+        let mut sparse: std::collections::BTreeMap<u64, u64> = Default::default();
+        let mut total = 0u64;
+        for (i, length) in lengths.enumerate() {
+            total += 1;
+            if length < Self::DENSE_LENGTHS {
+                let lane = &mut lanes[i % Self::LANES];
+                let at = length as usize;
+                if at >= lane.len() {
+                    lane.resize(at + 1, 0);
+                }
+                lane[at] += 1;
+            } else {
+                *sparse.entry(length).or_default() += 1;
             }
-            dense[at] += 1;
-        } else {
-            *sparse.entry(length).or_default() += 1;
+        }
+        LengthCounts {
+            dense: Self::merged(&lanes),
+            sparse,
+            total,
         }
     }
-    let counted = dense
-        .iter()
-        .enumerate()
-        .map(|(length, &count)| (length as u64, count))
-        .chain(sparse);
-    let mut seen = 0u64;
-    let mut largest = 0;
-    for (length, count) in counted {
-        seen += count;
-        if count > 0 {
-            largest = length;
+
+    /// The key column of a one-key log, in slices (the common case, over the whole run's
+    /// rows): block by
+    /// block, a pass for the block's largest length (the tables grow to it), then its rows
+    /// counted with no growth or range check each; the block is still in the cache for the
+    /// second pass.
+    fn of_columns<'c>(columns: impl Iterator<Item = &'c [u32]> + Clone) -> Self {
+        const BLOCK: usize = 4096;
+        let mut lanes: [Vec<u64>; Self::LANES] = Default::default();
+        let mut total = 0u64;
+        for block in columns.clone().flat_map(|column| column.chunks(BLOCK)) {
+            total += block.len() as u64;
+            let longest = block.iter().copied().max().unwrap_or(0);
+            if u64::from(longest) >= Self::DENSE_LENGTHS {
+                return Self::of(columns.flatten().map(|&k| u64::from(k)));
+            }
+            let size = longest as usize + 1;
+            if size > lanes[0].len() {
+                for lane in &mut lanes {
+                    lane.resize(size, 0);
+                }
+            }
+            let [first, second, third, fourth] = &mut lanes;
+            let mut quads = block.chunks_exact(Self::LANES);
+            for quad in &mut quads {
+                first[quad[0] as usize] += 1;
+                second[quad[1] as usize] += 1;
+                third[quad[2] as usize] += 1;
+                fourth[quad[3] as usize] += 1;
+            }
+            for &length in quads.remainder() {
+                first[length as usize] += 1;
+            }
         }
-        if seen > rank as u64 {
-            return length;
+        LengthCounts {
+            dense: Self::merged(&lanes),
+            sparse: Default::default(),
+            total,
         }
     }
-    largest
+
+    /// The tables counted in turn, added up.
+    fn merged(lanes: &[Vec<u64>]) -> Vec<u64> {
+        let longest = lanes.iter().map(Vec::len).max().unwrap_or(0);
+        let mut dense = vec![0u64; longest];
+        for lane in lanes {
+            for (sum, count) in dense.iter_mut().zip(lane) {
+                *sum += count;
+            }
+        }
+        dense
+    }
+
+    /// The lower median: the `(total - 1) / 2`-th smallest length (from 0).
+    fn lower_median(&self) -> u64 {
+        self.nth_smallest(self.total.saturating_sub(1) / 2)
+    }
+
+    /// The `rank`-th smallest length (from 0); the largest when `rank` is past the end.
+    fn nth_smallest(&self, rank: u64) -> u64 {
+        let counted = self
+            .dense
+            .iter()
+            .enumerate()
+            .map(|(length, &count)| (length as u64, count))
+            .chain(self.sparse.iter().map(|(&length, &count)| (length, count)));
+        let mut seen = 0u64;
+        let mut largest = 0;
+        for (length, count) in counted {
+            seen += count;
+            if count > 0 {
+                largest = length;
+            }
+            if seen > rank {
+                return length;
+            }
+        }
+        largest
+    }
 }
 
 /// `Baselines::first_n` for a single use.
@@ -433,6 +577,106 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn a_key_column_counts_as_any_lengths_do(
+            mut column in proptest::collection::vec(0u32..5000, 0..13_000),
+            ascending in proptest::bool::ANY,
+            huge in proptest::option::of((0usize..13_000, (1u32 << 20)..u32::MAX)),
+            cuts in proptest::collection::vec(0usize..13_000, 0..4),
+        ) {
+            // Ascending: later blocks reach longer lengths, so the tables grow on the way.
+            if ascending {
+                column.sort_unstable();
+            }
+            if let Some((at, length)) = huge {
+                column.insert(at % (column.len() + 1), length);
+            }
+            // In slices cut anywhere, as the kept rows of an exclusion are.
+            let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (column.len() + 1)).collect();
+            cuts.push(column.len());
+            cuts.sort_unstable();
+            let slices = cuts.iter().scan(0, |start, &end| {
+                let slice = &column[*start..end];
+                *start = end;
+                Some(slice)
+            });
+            proptest::prop_assert_eq!(
+                LengthCounts::of_columns(slices),
+                LengthCounts::of(column.iter().map(|&k| u64::from(k)))
+            );
+        }
+    }
+
+    /// The median-SL row as first defined: every eligible row's length sorted, the lower
+    /// median taken, then the earliest eligible row of that length.
+    fn median_row_by_sorting(log: &RunLog, eligible: &[usize]) -> usize {
+        let length = |r: usize| log.key(r).iter().map(|&k| u64::from(k)).sum::<u64>();
+        let mut sorted: Vec<u64> = eligible.iter().map(|&r| length(r)).collect();
+        sorted.sort_unstable();
+        let median = sorted[(sorted.len() - 1) / 2];
+        *eligible.iter().find(|&&r| length(r) == median).unwrap()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn median_row_is_the_earliest_of_the_sorted_median(
+            lengths in proptest::collection::vec(
+                proptest::prop_oneof![8 => 0u32..12, 1 => 0u32..3_000_000],
+                1..200,
+            ),
+            two_keys in proptest::bool::ANY,
+            warmup in 0u64..30,
+            excluded in proptest::option::of((0u64..200, 0u64..40)),
+        ) {
+            let dims = if two_keys { 2 } else { 1 };
+            let rows = lengths.len() / dims;
+            proptest::prop_assume!(rows > 0);
+            let header = if two_keys { "iteration,src_len,tgt_len,time_ms" } else { "iteration,seq_len,time_ms" };
+            let mut text = format!("{header}\n");
+            for (row, key) in lengths.chunks_exact(dims).enumerate() {
+                let key: Vec<String> = key.iter().map(u32::to_string).collect();
+                // Times with fractions, so that the order of a sum shows in its last bits.
+                let time = format!("{}.{:03}", row * 7 % 13, row * 331 % 997);
+                text.push_str(&format!("{row},{},{time}\n", key.join(",")));
+            }
+            let options = LoadOptions {
+                key: if two_keys { vec!["src_len".into(), "tgt_len".into()] } else { Vec::new() },
+                ..LoadOptions::default()
+            };
+            let log = load_bytes("p.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap();
+            let exclusion = match excluded {
+                Some((first, span)) if first < rows as u64 => {
+                    let last = (first + span).min(rows as u64 - 1);
+                    crate::select::Exclusion::parse(&[format!("{first}-{last}")]).unwrap()
+                }
+                _ => crate::select::Exclusion::default(),
+            };
+            proptest::prop_assume!(exclusion.excluded_rows(&log) < rows as u64);
+            let baselines = Baselines::excluding(&log, &exclusion);
+            let range = baselines.eligible(warmup);
+            let eligible: Vec<usize> = (0..range.len()).map(|i| range.get(i)).collect();
+            proptest::prop_assert_eq!(
+                baselines.median_row(&range),
+                median_row_by_sorting(&log, &eligible)
+            );
+            // The rows and totals as first defined: the kept rows listed one by one, those
+            // from the warm-up on unless none is; totals summed over that list.
+            let kept: Vec<usize> =
+                (0..rows).filter(|&r| !exclusion.excludes_row(&log, r)).collect();
+            let after: Vec<usize> = kept.iter().copied().filter(|&r| r as u64 >= warmup).collect();
+            proptest::prop_assert_eq!(&eligible, if after.is_empty() { &kept } else { &after });
+            proptest::prop_assert_eq!(baselines.iterations(), kept.len());
+            let values = &log.configs[0].metrics[0].values;
+            let listed_total: f64 = if exclusion.is_empty() {
+                actual_totals(&log)[0][0]
+            } else {
+                kept.iter().map(|&r| values[r]).sum()
+            };
+            proptest::prop_assert_eq!(baselines.actual[0][0].to_bits(), listed_total.to_bits());
+        }
+    }
+
     #[test]
     fn systematic_and_median_by_hand() {
         let log = log(RUN, None);
@@ -462,6 +706,35 @@ mod tests {
         // Drawing every row is exact.
         let all = random_n(&log, 6, 0, 10, 1);
         assert_eq!(all.errors[0].worst_error_pct, Some(0.0));
+    }
+
+    #[test]
+    fn beside_a_selection_the_baselines_are_the_runs_to_the_bit() {
+        use crate::select::{run_selection, BinCount, Exclusion, SelectOptions};
+        let log = crate::runlog::test_speech_pair();
+        for exclude in [
+            Exclusion::default(),
+            Exclusion::parse(&["100-180"]).unwrap(),
+        ] {
+            let options = SelectOptions {
+                bins: BinCount::Fixed(4),
+                exclude: exclude.clone(),
+                ..SelectOptions::default()
+            };
+            let selection = run_selection(&log, &options).unwrap();
+            if exclude.is_empty() {
+                let actual = selection.projection.actual_totals(&log).unwrap();
+                assert_eq!(actual, actual_totals(&log));
+            }
+            for (budget, warmup) in [(4, 0), (9, 20), (1000, 0)] {
+                assert_eq!(
+                    Baselines::beside(&log, &selection).all(budget, warmup, 3),
+                    Baselines::excluding(&log, &exclude).all(budget, warmup, 3),
+                    "exclude {:?}, budget {budget}, warm-up {warmup}",
+                    exclude.texts()
+                );
+            }
+        }
     }
 
     #[test]

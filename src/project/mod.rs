@@ -128,6 +128,26 @@ impl Projection {
         }
     }
 
+    /// The actual totals this projection was judged against, `[config][metric]` in `log`'s
+    /// order as `actual_totals` gives them; `None` when one is missing.
+    pub fn actual_totals(&self, log: &RunLog) -> Option<Vec<Vec<f64>>> {
+        let names = log.metric_names();
+        log.configs
+            .iter()
+            .map(|config| {
+                names
+                    .iter()
+                    .map(|name| {
+                        self.totals
+                            .iter()
+                            .find(|t| t.config == config.role && &t.metric == name)?
+                            .actual
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// The widest 95% interval half-width over every total and speedup, in percent.
     pub fn worst_half_width_pct(&self) -> f64 {
         self.totals

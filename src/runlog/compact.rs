@@ -102,6 +102,21 @@ impl Iterations {
         }
     }
 
+    /// The first row whose iteration is `iteration` or later (`len()` when none is): a binary
+    /// search, rows being ascending.
+    pub fn first_row_from(&self, iteration: u64) -> usize {
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let middle = low + (high - low) / 2;
+            if self.get(middle) < iteration {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        low
+    }
+
     /// Bytes of memory the column holds (for benchmarks).
     pub fn heap_bytes(&self) -> usize {
         match self {

@@ -5,6 +5,7 @@
 //! rows for `select`, the kept log for `report`, the kept samples for `project`).
 
 use std::fmt;
+use std::ops::Range;
 use std::str::FromStr;
 
 use super::SelectError;
@@ -136,14 +137,46 @@ impl Exclusion {
         !self.is_empty() && self.contains(log.iterations.get(row))
     }
 
-    /// How many rows of `log` are excluded.
+    /// How many rows of `log` are excluded (a few binary searches, not a pass over the rows).
     pub fn excluded_rows(&self, log: &RunLog) -> u64 {
-        if self.is_empty() {
-            return 0;
+        self.excluded_row_ranges(log)
+            .iter()
+            .map(|rows| rows.len() as u64)
+            .sum()
+    }
+
+    /// The rows of `log` excluded, as ascending, disjoint, non-empty ranges of rows: rows are
+    /// in ascending iteration order, so each excluded range of iterations is a run of rows.
+    pub fn excluded_row_ranges(&self, log: &RunLog) -> Vec<Range<usize>> {
+        let iterations = &log.iterations;
+        self.ranges
+            .iter()
+            .map(|r| {
+                let end = match r.last.checked_add(1) {
+                    Some(after) => iterations.first_row_from(after),
+                    None => log.len(),
+                };
+                iterations.first_row_from(r.first)..end
+            })
+            .filter(|rows| !rows.is_empty())
+            .collect()
+    }
+
+    /// The rows of `log` kept, as ascending, disjoint, non-empty ranges of rows (the
+    /// `kept_rows` of the whole log without listing each row).
+    pub fn kept_row_ranges(&self, log: &RunLog) -> Vec<Range<usize>> {
+        let mut kept = Vec::new();
+        let mut start = 0;
+        for excluded in self.excluded_row_ranges(log) {
+            if start < excluded.start {
+                kept.push(start..excluded.start);
+            }
+            start = excluded.end;
         }
-        (0..log.len())
-            .filter(|&r| self.excludes_row(log, r))
-            .count() as u64
+        if start < log.len() {
+            kept.push(start..log.len());
+        }
+        kept
     }
 
     /// Refuse ranges that reach outside the run's iterations, and an exclusion that leaves
@@ -238,6 +271,53 @@ mod tests {
         for bad in ["", "-5", "a-b", "1-2-3", "5-", "1.5-2"] {
             let e = parse_iteration_range(bad).unwrap_err();
             assert!(e.contains("expected A-B"), "{bad}: {e}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn row_ranges_are_the_rows_excluded_one_by_one(
+            gaps in proptest::collection::vec(1u64..4, 1..60),
+            first in 0u64..3,
+            ranges in proptest::collection::vec((0u64..200, 0u64..30), 0..4),
+            to_the_end in proptest::bool::ANY,
+        ) {
+            // Iterations with gaps (a listed column), excluded ranges anywhere.
+            let mut text = "iteration,seq_len,time_ms\n".to_string();
+            let mut iteration = first;
+            for gap in &gaps {
+                text.push_str(&format!("{iteration},5,1\n"));
+                iteration += gap;
+            }
+            let log = log(&text);
+            let mut ranges: Vec<IterationRange> = ranges
+                .iter()
+                .map(|&(first, span)| IterationRange { first, last: first + span })
+                .collect();
+            if to_the_end {
+                ranges.push(IterationRange { first: 150, last: u64::MAX });
+            }
+            let exclusion = Exclusion::new(ranges);
+            let well_formed = |ranges: &[Range<usize>]| {
+                ranges.iter().all(|r| !r.is_empty())
+                    && ranges.windows(2).all(|w| w[0].end <= w[1].start)
+            };
+            let listed = |ranges: &[Range<usize>]| -> Vec<usize> {
+                ranges.iter().cloned().flatten().collect()
+            };
+            let excluded: Vec<usize> =
+                (0..log.len()).filter(|&r| exclusion.excludes_row(&log, r)).collect();
+            let kept: Vec<usize> = exclusion
+                .kept_rows(&log, None)
+                .into_iter()
+                .map(|r| r as usize)
+                .collect();
+            let (excluded_ranges, kept_ranges) =
+                (exclusion.excluded_row_ranges(&log), exclusion.kept_row_ranges(&log));
+            proptest::prop_assert!(well_formed(&excluded_ranges) && well_formed(&kept_ranges));
+            proptest::prop_assert_eq!(listed(&excluded_ranges), excluded.clone());
+            proptest::prop_assert_eq!(listed(&kept_ranges), kept);
+            proptest::prop_assert_eq!(exclusion.excluded_rows(&log), excluded.len() as u64);
         }
     }
 
