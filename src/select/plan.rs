@@ -183,12 +183,18 @@ pub fn required_samples(
 
 /// Every row of each SeqPoint's bin (ascending), in SeqPoint order.
 pub fn bin_rows(log: &RunLog, selection: &Selection) -> Result<Vec<Vec<u32>>, SelectError> {
-    let options = &selection.options;
-    let groups: Vec<KeyGroups> = kept_strata_rows(log, options.strata, &options.exclude)?
+    Ok(bin_rows_in(
+        &strata_groups(log, &selection.options)?,
+        selection,
+    ))
+}
+
+/// The key groups of each stratum a selection with `options` is made on (its kept rows).
+fn strata_groups(log: &RunLog, options: &SelectOptions) -> Result<Vec<KeyGroups>, SelectError> {
+    Ok(kept_strata_rows(log, options.strata, &options.exclude)?
         .iter()
         .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
-        .collect();
-    Ok(bin_rows_in(&groups, selection))
+        .collect())
 }
 
 /// `bin_rows` from the key groups of each stratum the selection was made on.
@@ -235,29 +241,81 @@ fn extra_candidates(rows: &[u32], sp: &SeqPoint, warmup: u64) -> Vec<u32> {
         .collect()
 }
 
+/// The rows a SeqPoint's bin may profile besides its own (`extra_candidates` of its bin's
+/// rows), counted and tested through the key groups the SeqPoint was picked from, and listed
+/// only for a bin that seeded draws reach: listing every bin's rows held a copy of the run's
+/// row index, twice, and sorted it.
+struct BinCandidates<'a> {
+    log: &'a RunLog,
+    groups: &'a KeyGroups,
+    sp: &'a SeqPoint,
+    warmup: u64,
+}
+
+impl<'a> BinCandidates<'a> {
+    /// Each SeqPoint's candidates, from the key groups of each stratum it was picked in.
+    fn of_each(
+        log: &'a RunLog,
+        groups: &'a [KeyGroups],
+        seqpoints: &'a [SeqPoint],
+        warmup: u64,
+    ) -> Vec<Self> {
+        seqpoints
+            .iter()
+            .map(|sp| BinCandidates {
+                log,
+                groups: &groups[sp.stratum.unwrap_or(0)],
+                sp,
+                warmup,
+            })
+            .collect()
+    }
+
+    fn count(&self) -> usize {
+        (cap_of(self.groups, self.sp, self.warmup) - 1) as usize
+    }
+
+    /// Whether `row` is one of them: after warm-up, not the SeqPoint's own, and in one of the
+    /// bin's key groups (of the stratum's rows).
+    fn contains(&self, row: u32) -> bool {
+        let index = row as usize;
+        u64::from(row) >= self.warmup
+            && index != self.sp.row
+            && index < self.log.len()
+            && self.groups.group_of(self.log.key(index)).is_some_and(|g| {
+                self.sp.bin.groups.contains(&g)
+                    && self.groups.rows_of(g).binary_search(&row).is_ok()
+            })
+    }
+
+    /// All of them, ascending.
+    fn list(&self) -> Vec<u32> {
+        extra_candidates(&rows_of_bin(self.groups, self.sp), self.sp, self.warmup)
+    }
+}
+
 /// The SeqPoint's row, then its alternates (the picked key's iterations nearest its centre,
 /// then the next-best keys'), then seeded draws without replacement from the rest of its bin:
 /// `samples` rows in all (at most the candidates). The alternates keep the profiled
 /// iterations representative, which is the design the interval describes.
-fn draw_rows(log: &RunLog, candidates: &[u32], sp: &SeqPoint, samples: u64, seed: u64) -> Vec<u32> {
-    let extra = (samples.saturating_sub(1) as usize).min(candidates.len());
+fn draw_rows(log: &RunLog, candidates: &BinCandidates, samples: u64, seed: u64) -> Vec<u32> {
+    let sp = candidates.sp;
+    let extra = (samples.saturating_sub(1) as usize).min(candidates.count());
     let mut rows = vec![sp.row as u32];
-    let mut rest: Vec<u32> = Vec::with_capacity(candidates.len());
     for &alternate in &sp.alternates {
         if rows.len() > extra {
             break;
         }
-        if let Some(&r) = candidates
-            .iter()
-            .find(|&&r| log.iteration(r as usize) == alternate)
-        {
+        let row = log.iterations.row_of(alternate).map(|r| r as u32);
+        if let Some(r) = row.filter(|&r| candidates.contains(r)) {
             if !rows.contains(&r) {
                 rows.push(r);
             }
         }
     }
     if rows.len() <= extra {
-        rest.extend(candidates.iter().filter(|r| !rows.contains(r)));
+        let mut rest = candidates.list();
+        rest.retain(|r| !rows.contains(r));
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(
             seed ^ (sp.id as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         );
@@ -539,7 +597,7 @@ pub fn plan_selection(
     selection: &Selection,
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
-    let rows = bin_rows(log, selection)?;
+    let groups = strata_groups(log, &selection.options)?;
     let actual = if selection.options.exclude.is_empty() {
         actual_totals(log)
     } else {
@@ -547,7 +605,7 @@ pub fn plan_selection(
             .actual()
             .to_vec()
     };
-    plan_rows(log, selection, &rows, &actual, rule)
+    plan_bins(log, selection, &groups, &actual, rule)
 }
 
 /// `plan_selection` over the key groups the selection was made on: no pass over the rows
@@ -558,27 +616,21 @@ pub fn plan_selection_on(
     selection: &Selection,
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
-    let rows = bin_rows_in(&strata.groups, selection);
-    plan_rows(log, selection, &rows, strata.actual(), rule)
+    plan_bins(log, selection, &strata.groups, strata.actual(), rule)
 }
 
-/// `plan_selection` given every row of each SeqPoint's bin (`bin_rows`) and the run's actual
-/// totals (`[config][metric]`).
-fn plan_rows(
+/// `plan_selection` given the key groups of each stratum the selection was made on and the
+/// run's actual totals (`[config][metric]`).
+fn plan_bins(
     log: &RunLog,
     selection: &Selection,
-    rows: &[Vec<u32>],
+    groups: &[KeyGroups],
     actual: &[Vec<f64>],
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
-    let warmup = selection.options.warmup;
     let seqpoints = &selection.seqpoints;
-    let candidates: Vec<Vec<u32>> = seqpoints
-        .iter()
-        .zip(rows)
-        .map(|(sp, rows)| extra_candidates(rows, sp, warmup))
-        .collect();
-    let caps: Vec<u64> = candidates.iter().map(|c| c.len() as u64 + 1).collect();
+    let candidates = BinCandidates::of_each(log, groups, seqpoints, selection.options.warmup);
+    let caps: Vec<u64> = candidates.iter().map(|c| c.count() as u64 + 1).collect();
     let samples: Vec<u64> = match rule {
         PlanRule::Samples(m) => {
             if m == 0 {
@@ -596,13 +648,12 @@ fn plan_rows(
             samples_for_target(log, seqpoints, &caps, t).unwrap_or(caps)
         }
     };
-    let bins: Vec<PlannedBin> = seqpoints
+    let bins: Vec<PlannedBin> = candidates
         .iter()
-        .zip(&candidates)
         .zip(&samples)
-        .map(|((sp, cands), &m)| PlannedBin {
-            seqpoint: sp.id,
-            rows: draw_rows(log, cands, sp, m, selection.options.seed),
+        .map(|(candidates, &m)| PlannedBin {
+            seqpoint: candidates.sp.id,
+            rows: draw_rows(log, candidates, m, selection.options.seed),
         })
         .collect();
     let projection = plan_projection(log, actual, seqpoints, &bins);
@@ -781,7 +832,7 @@ pub fn cheapest_plan_with_progress(
 mod tests {
     use super::*;
     use crate::project::{picked_bins, stratum_variance, total_of, Projection};
-    use crate::select::{run_selection, Strata};
+    use crate::select::{run_selection, Exclusion, Strata};
     use crate::stats::Z95;
 
     use crate::runlog::test_log as log;
@@ -957,6 +1008,42 @@ mod tests {
             for (sp, rows) in selection.seqpoints.iter().zip(&rows) {
                 let listed = extra_candidates(rows, sp, warmup).len() as u64 + 1;
                 assert_eq!(cap_of(&groups, sp, warmup), listed, "warm-up {warmup}");
+            }
+        }
+    }
+
+    /// A bin's candidates, counted and tested through its key groups, are the rows its bin
+    /// lists, under warm-up, strata and exclusions.
+    #[test]
+    fn bin_candidates_are_the_rows_the_bin_lists() {
+        let log = generated(400, 23, 5);
+        for (warmup, strata, exclude) in [
+            (0, Strata::None, vec![]),
+            (37, Strata::None, vec!["100-149"]),
+            (0, Strata::Phases(3), vec![]),
+            (120, Strata::Phases(2), vec!["0-9", "300-320"]),
+        ] {
+            let options = SelectOptions {
+                bins: BinCount::Fixed(5),
+                warmup,
+                strata,
+                exclude: Exclusion::parse(&exclude).unwrap(),
+                ..SelectOptions::default()
+            };
+            let selection = run_selection(&log, &options).unwrap();
+            let rows = bin_rows(&log, &selection).unwrap();
+            let groups = strata_groups(&log, &options).unwrap();
+            let candidates =
+                BinCandidates::of_each(&log, &groups, &selection.seqpoints, options.warmup);
+            for (sp, (candidates, rows)) in
+                selection.seqpoints.iter().zip(candidates.iter().zip(&rows))
+            {
+                let listed = extra_candidates(rows, sp, warmup);
+                assert_eq!(candidates.list(), listed);
+                assert_eq!(candidates.count(), listed.len());
+                for row in 0..log.len() as u32 + 2 {
+                    assert_eq!(candidates.contains(row), listed.contains(&row), "row {row}");
+                }
             }
         }
     }
@@ -1148,23 +1235,17 @@ mod tests {
     /// The plan's projection (as `plan_rows` makes it) with `samples[b]` iterations of bin `b`,
     /// and the representative caps the target's plans are held to.
     fn projected_with(log: &RunLog, selection: &Selection, samples: &[u64]) -> Projection {
-        let rows = bin_rows(log, selection).unwrap();
-        let bins: Vec<PlannedBin> = selection
-            .seqpoints
-            .iter()
-            .zip(&rows)
-            .zip(samples)
-            .map(|((sp, rows), &m)| PlannedBin {
-                seqpoint: sp.id,
-                rows: draw_rows(
-                    log,
-                    &extra_candidates(rows, sp, selection.options.warmup),
-                    sp,
-                    m,
-                    selection.options.seed,
-                ),
-            })
-            .collect();
+        let options = &selection.options;
+        let groups = strata_groups(log, options).unwrap();
+        let bins: Vec<PlannedBin> =
+            BinCandidates::of_each(log, &groups, &selection.seqpoints, options.warmup)
+                .iter()
+                .zip(samples)
+                .map(|(candidates, &m)| PlannedBin {
+                    seqpoint: candidates.sp.id,
+                    rows: draw_rows(log, candidates, m, options.seed),
+                })
+                .collect();
         plan_projection(log, &actual_totals(log), &selection.seqpoints, &bins)
     }
 
