@@ -240,13 +240,45 @@ fn word_at(text: &[u8], p: usize) -> Option<u64> {
 /// ASCII digits (8 when all are). Byte-wise arithmetic that never carries across bytes.
 #[inline(always)]
 fn leading_digits(word: u64) -> (u64, usize) {
+    let (values, not_digit) = digit_values(word);
+    (values, (not_digit.trailing_zeros() / 8) as usize)
+}
+
+/// The word's bytes as digit values (`b - '0'`), and bit 7 set in each byte that is not an
+/// ASCII digit. Byte-wise arithmetic that never carries across bytes.
+#[inline(always)]
+fn digit_values(word: u64) -> (u64, u64) {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let values = word ^ 0x3030_3030_3030_3030;
     // Bit 7 of a byte is set when its value is above 9 (adding 0x76 reaches 0x80) or was
     // already at least 0x80.
-    let not_digit = (((values & LOW7) + 0x7676_7676_7676_7676) | values) & HIGH;
-    (values, (not_digit.trailing_zeros() / 8) as usize)
+    (
+        values,
+        (((values & LOW7) + 0x7676_7676_7676_7676) | values) & HIGH,
+    )
+}
+
+/// A metric `whole.fraction` held whole in `word` (digits, `.` at byte `point`, digits, then
+/// the byte that ends the field): its value and length, the fraction's digits moved up over the
+/// point so that one conversion reads all of them. `None` when the field runs past the word.
+#[inline(always)]
+fn short_decimal(word: u64, point: usize, ends: impl Fn(u8) -> bool) -> Option<(f64, usize)> {
+    let (values, not_digit) = digit_values(word);
+    let after_point = not_digit.checked_shr(8 * (point as u32 + 1)).unwrap_or(0);
+    if after_point == 0 {
+        return None;
+    }
+    let fraction = (after_point.trailing_zeros() / 8) as usize;
+    let len = point + 1 + fraction;
+    if fraction == 0 || !ends((word >> (8 * len)) as u8) {
+        return None;
+    }
+    let whole_bytes = (1u64 << (8 * point)) - 1;
+    let digits = (values & whole_bytes) | ((values >> 8) & !whole_bytes);
+    // At most 6 digits: one exactly rounded division, as `decimal_at`.
+    let mantissa = digits_value(digits, point + fraction);
+    Some(((mantissa as i64) as f64 / POW10[fraction], len))
 }
 
 /// The number made by the first `len` (1 to 8) digit values of `values`, first most
@@ -292,6 +324,9 @@ fn word_field(
         Role::Key(_) if ends(after) => Some((Value::Length(whole as u32), pos + len)),
         Role::Metric(_) if ends(after) => Some((Value::Metric(whole as f64), pos + len)),
         Role::Metric(_) if after == b'.' => {
+            if let Some((value, field)) = short_decimal(word, len, ends) {
+                return Some((Value::Metric(value), pos + field));
+            }
             let fraction_at = pos + len + 1;
             let word = word_at(text, fraction_at)?;
             let (values, fraction) = leading_digits(word);
