@@ -1,6 +1,6 @@
 //! Small helpers for splitting work over the machine's cores with scoped threads: jobs from a
-//! queue with results in order, results streamed in order with an early stop, or an index
-//! range cut into one contiguous part per thread.
+//! queue with results in order, results streamed in order with an early stop, an index range
+//! cut into one contiguous part per thread, or one slice filled by several threads at once.
 
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
@@ -183,7 +183,7 @@ impl<'a, T: Copy> DisjointSlots<'a, T> {
     /// Put `value` in `slot` (checked against the length: a wrong slot panics).
     ///
     /// # Safety
-    /// No other thread reads or writes `slot` while this one is alive.
+    /// No other thread reads or writes `slot` while the `DisjointSlots` lives.
     #[inline]
     pub unsafe fn write(&self, slot: usize, value: T) {
         assert!(slot < self.len, "slot {slot} of {}", self.len);
@@ -226,6 +226,29 @@ mod tests {
         assert_eq!(split_range(0, 2), Vec::<Range<usize>>::new());
         let sums = map_ranges(1000, 1, |r| r.sum::<usize>());
         assert_eq!(sums.iter().sum::<usize>(), 999 * 1000 / 2);
+    }
+
+    #[test]
+    fn threads_fill_their_own_slots_of_one_slice() {
+        let mut filled = vec![0u32; 1001];
+        let slots = DisjointSlots::new(&mut filled);
+        // Part `p` writes the slots `i` with `i % 3 == p`: every slot once, by one thread.
+        map_parts(vec![0usize, 1, 2], |part| {
+            for i in (part..1001).step_by(3) {
+                // SAFETY: no two parts share a residue modulo 3.
+                unsafe { slots.write(i, i as u32 * 2) };
+            }
+        });
+        assert_eq!(filled, (0..1001).map(|i| i * 2).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    #[should_panic(expected = "slot 3 of 3")]
+    fn a_slot_past_the_end_panics() {
+        let mut filled = vec![0u8; 3];
+        let slots = DisjointSlots::new(&mut filled);
+        // SAFETY: one thread only.
+        unsafe { slots.write(3, 1) };
     }
 
     #[test]
