@@ -234,20 +234,10 @@ impl StrataGroups {
     ) -> Result<Self, SelectError> {
         check_magnitudes(log)?;
         let rows = kept_strata_rows(log, strata, exclude)?;
-        // The whole run's totals are one sequential pass (a compensated sum in row order): it
-        // runs beside the grouping, which leaves a core idle at times (between its passes, in
-        // its last jobs).
-        let (groups, whole_run) = std::thread::scope(|scope| {
-            let whole_run = exclude
-                .is_empty()
-                .then(|| scope.spawn(|| actual_totals(log)));
-            let groups: Vec<KeyGroups> = rows
-                .iter()
-                .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
-                .collect();
-            let whole_run = whole_run.map(|totals| totals.join().expect("totals do not panic"));
-            (groups, whole_run)
-        });
+        let groups: Vec<KeyGroups> = rows
+            .iter()
+            .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
+            .collect();
         let candidates: Vec<Candidates> = groups
             .iter()
             .map(|g| Candidates::new(log, g, warmup))
@@ -272,7 +262,11 @@ impl StrataGroups {
         }
         let stratum_actual: Vec<Vec<Vec<f64>>> = groups.iter().map(totals_of).collect();
         let unique_keys = distinct_keys(&groups);
-        let actual = whole_run.unwrap_or_else(|| sum_of_strata(&stratum_actual));
+        let actual = if exclude.is_empty() {
+            actual_totals(log)
+        } else {
+            sum_of_strata(&stratum_actual)
+        };
         Ok(StrataGroups {
             candidates,
             groups,
