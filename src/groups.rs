@@ -3,6 +3,7 @@
 //! projection work on groups, never on rows.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use crate::parallel;
 use crate::runlog::RunLog;
@@ -106,14 +107,6 @@ const JOB_ROWS: usize = 1 << 19;
 /// Rows below which grouping stays on one thread.
 const PARALLEL_ROWS: usize = 1 << 16;
 
-/// Which group each selected row belongs to.
-enum RowGroups<'a> {
-    /// One-length keys: a table by length.
-    ByLength { keys: &'a [u32], table: &'a [u32] },
-    /// Any key: the group of the i-th selected row.
-    Listed(Vec<u32>),
-}
-
 /// The statistics of a contiguous range of groups.
 struct BatchStats {
     /// `[column][group]`, columns being every (config, metric) in order.
@@ -130,9 +123,10 @@ impl KeyGroups {
 
     /// Group the given rows (ascending row indices), or all rows with `None`.
     ///
-    /// O(rows): counting by length (or hashing for two-length keys), one pass that sorts the
-    /// rows by group into the row index, then, on every core, each group's values gathered by
-    /// its rows and every statistic computed exactly as a per-group loop would.
+    /// O(rows): counting by length (or hashing for two-length keys), a counting sort that puts
+    /// the rows in the row index by group (one range of rows per core), then, on every core,
+    /// each group's values gathered by its rows and every statistic computed exactly as a
+    /// per-group loop would.
     pub fn from_rows(log: &RunLog, rows: Option<&[u32]>) -> Self {
         Self::build(log, rows, None, None)
     }
@@ -147,8 +141,16 @@ impl KeyGroups {
         let dims = log.dims();
         let row_count = rows.map_or(log.len(), <[u32]>::len);
         let row_at = |i: usize| rows.map_or(i, |r| r[i] as usize);
+        let threads = threads.unwrap_or(if row_count >= PARALLEL_ROWS {
+            parallel::threads()
+        } else {
+            1
+        });
+        // The selected rows cut into one range per thread: each range is counted, then placed,
+        // on its own thread.
+        let ranges = parallel::split_range(row_count, threads);
         let max_key = if dims == 1 {
-            parallel::map_ranges(row_count, PARALLEL_ROWS, |range| {
+            parallel::map_parts(ranges.clone(), |range| {
                 range.map(|i| log.keys[row_at(i)]).max().unwrap_or(0)
             })
             .into_iter()
@@ -159,26 +161,32 @@ impl KeyGroups {
         };
         // A table by length costs 4 bytes per possible length: worth it unless lengths are huge.
         let by_length = dims == 1 && (max_key as usize) < (1 << 22).max(4 * row_count);
-        let (keys, counts, table, listed) = if by_length {
-            let (keys, counts, table) = count_by_length(log, rows, row_count, max_key);
-            (keys, counts, Some(table), None)
+        let (keys, counts, offsets, lookup, grouped_rows) = if by_length {
+            let (keys, counts, table, range_counts) = count_by_length(log, rows, &ranges, max_key);
+            let offsets = offsets_of(&counts);
+            let grouped_rows = place_rows(ranges, range_counts, &offsets, rows, |_, row| {
+                table[log.keys[row as usize] as usize]
+            });
+            (
+                keys,
+                counts,
+                offsets,
+                KeyLookup::ByLength(table),
+                grouped_rows,
+            )
         } else {
             let (keys, counts, ids) = count_by_hash(log, rows, row_count);
-            (keys, counts, None, Some(ids))
+            let range_counts = parallel::map_parts(ranges.clone(), |range| {
+                let mut counts = vec![0u32; counts.len()];
+                for &g in &ids[range] {
+                    counts[g as usize] += 1;
+                }
+                counts
+            });
+            let offsets = offsets_of(&counts);
+            let grouped_rows = place_rows(ranges, range_counts, &offsets, rows, |i, _| ids[i]);
+            (keys, counts, offsets, KeyLookup::Search, grouped_rows)
         };
-        let source = match (&table, listed) {
-            (Some(table), _) => RowGroups::ByLength {
-                keys: &log.keys,
-                table,
-            },
-            (None, Some(ids)) => RowGroups::Listed(ids),
-            (None, None) => unreachable!("one of the two counts ran"),
-        };
-        let mut offsets = Vec::with_capacity(counts.len() + 1);
-        offsets.push(0usize);
-        for &c in &counts {
-            offsets.push(offsets.last().unwrap() + c as usize);
-        }
 
         let columns: Vec<&[f64]> = log
             .configs
@@ -191,34 +199,6 @@ impl KeyGroups {
         } else {
             Vec::new()
         };
-
-        // One sequential pass (a counting sort by group) puts each selected row in its group's
-        // part of the row index; rows stay ascending within a group.
-        let mut grouped_rows = crate::parallel::zeroed_column::<u32>(row_count);
-        let mut cursor: Vec<usize> = offsets[..counts.len()].to_vec();
-        let mut place = |row: u32, group: u32| {
-            let slot = &mut cursor[group as usize];
-            grouped_rows[*slot] = row;
-            *slot += 1;
-        };
-        match (&source, rows) {
-            (RowGroups::ByLength { keys, table }, None) => {
-                for (row, &k) in keys.iter().enumerate() {
-                    place(row as u32, table[k as usize]);
-                }
-            }
-            (RowGroups::ByLength { keys, table }, Some(selected)) => {
-                for &row in selected {
-                    place(row, table[keys[row as usize] as usize]);
-                }
-            }
-            (RowGroups::Listed(ids), _) => {
-                for (i, &g) in ids.iter().enumerate() {
-                    place(rows.map_or(i as u32, |r| r[i]), g);
-                }
-            }
-        }
-        drop(source);
 
         // Jobs: consecutive groups of about `JOB_ROWS` rows together.
         let limit = job_rows.unwrap_or(JOB_ROWS).max(1);
@@ -233,11 +213,6 @@ impl KeyGroups {
         if start < counts.len() {
             jobs.push(start..counts.len());
         }
-        let threads = threads.unwrap_or(if row_count >= PARALLEL_ROWS {
-            parallel::threads()
-        } else {
-            1
-        });
         let stats = parallel::run_jobs(jobs, threads, |batch, _| {
             Some(summarise_groups(
                 batch,
@@ -273,10 +248,7 @@ impl KeyGroups {
             rows: grouped_rows,
             moments,
             cross,
-            lookup: match table {
-                Some(table) => KeyLookup::ByLength(table),
-                None => KeyLookup::Search,
-            },
+            lookup,
         }
     }
 
@@ -345,16 +317,17 @@ impl KeyGroups {
     }
 }
 
-/// Counts by length in one parallel pass: the sorted lengths present, their counts, and the
-/// group of each length.
+/// Counts by length, one range of the selected rows per thread: the sorted lengths present,
+/// their counts, the group of each length (`u32::MAX` where none), and each range's count per
+/// group.
 fn count_by_length(
     log: &RunLog,
     rows: Option<&[u32]>,
-    row_count: usize,
+    ranges: &[Range<usize>],
     max_key: u32,
-) -> (Vec<u32>, Vec<u64>, Vec<u32>) {
+) -> (Vec<u32>, Vec<u64>, Vec<u32>, Vec<Vec<u32>>) {
     let size = max_key as usize + 1;
-    let tables = parallel::map_ranges(row_count, PARALLEL_ROWS, |range| {
+    let tables = parallel::map_parts(ranges.to_vec(), |range| {
         let mut table = vec![0u32; size];
         match rows {
             None => {
@@ -370,25 +343,76 @@ fn count_by_length(
         }
         table
     });
-    let mut tables = tables.into_iter();
-    let mut by_length = tables.next().unwrap_or_else(|| vec![0; size]);
-    for other in tables {
-        for (a, b) in by_length.iter_mut().zip(other) {
-            *a += b;
-        }
-    }
     let mut keys = Vec::new();
     let mut counts = Vec::new();
-    for (length, n) in by_length.iter_mut().enumerate() {
-        if *n > 0 {
+    let mut group_of_length = vec![u32::MAX; size];
+    for (length, group) in group_of_length.iter_mut().enumerate() {
+        let n: u64 = tables.iter().map(|t| u64::from(t[length])).sum();
+        if n > 0 {
+            *group = keys.len() as u32;
             keys.push(length as u32);
-            counts.push(u64::from(*n));
-            *n = keys.len() as u32 - 1;
-        } else {
-            *n = u32::MAX;
+            counts.push(n);
         }
     }
-    (keys, counts, by_length)
+    let range_counts = tables
+        .iter()
+        .map(|table| keys.iter().map(|&k| table[k as usize]).collect())
+        .collect();
+    (keys, counts, group_of_length, range_counts)
+}
+
+/// Where each group's rows start in the row index, and where the last one's end.
+fn offsets_of(counts: &[u64]) -> Vec<usize> {
+    let mut offsets = Vec::with_capacity(counts.len() + 1);
+    offsets.push(0usize);
+    for &c in counts {
+        offsets.push(offsets.last().unwrap() + c as usize);
+    }
+    offsets
+}
+
+/// The row index (a counting sort by group): every selected row in its group's part
+/// (`offsets`), ascending within a group. Each range of the selected rows is placed on its own
+/// thread: its rows of group `g` (`range_counts[r][g]` of them, counted by the same
+/// `group_of(position, row)`) go right after the earlier ranges' rows of `g`, so the threads
+/// fill disjoint slots and every group stays ascending.
+fn place_rows(
+    ranges: Vec<Range<usize>>,
+    mut range_counts: Vec<Vec<u32>>,
+    offsets: &[usize],
+    rows: Option<&[u32]>,
+    group_of: impl Fn(usize, u32) -> u32 + Sync,
+) -> Vec<u32> {
+    let groups = offsets.len() - 1;
+    // Each range's count per group becomes its first slot for that group.
+    for g in 0..groups {
+        let mut next = offsets[g];
+        for counts in &mut range_counts {
+            let n = counts[g] as usize;
+            counts[g] = next as u32;
+            next += n;
+        }
+        debug_assert_eq!(next, offsets[g + 1]);
+    }
+    let mut grouped_rows = parallel::zeroed_column::<u32>(offsets[groups]);
+    let slots = parallel::DisjointSlots::new(&mut grouped_rows);
+    let parts: Vec<_> = ranges.into_iter().zip(range_counts).collect();
+    parallel::map_parts(parts, |(range, mut cursor)| {
+        let mut place = |position: usize, row: u32| {
+            let slot = &mut cursor[group_of(position, row) as usize];
+            // SAFETY: this range's slots for a group run from its first slot for `count` of
+            // them, `count` being its rows of that group; the next range's slots start after
+            // them (and the next group's after the last range's). So no two threads, and no
+            // two rows, ever get the same slot.
+            unsafe { slots.write(*slot as usize, row) };
+            *slot += 1;
+        };
+        match rows {
+            None => range.for_each(|i| place(i, i as u32)),
+            Some(selected) => range.for_each(|i| place(i, selected[i])),
+        }
+    });
+    grouped_rows
 }
 
 /// Groups of any key by hashing: sorted unique keys, counts, and the group of each selected row.
@@ -680,6 +704,7 @@ mod tests {
                 (&subset, KeyGroups::from_rows(&log, Some(&subset))),
                 (&all, KeyGroups::build(&log, None, Some(job_rows), Some(2))),
                 (&subset, KeyGroups::build(&log, Some(&subset), Some(job_rows), Some(3))),
+                (&all, KeyGroups::build(&log, None, Some(job_rows), Some(7))),
             ] {
                 let (keys, members, moments, cross) = reference(&log, selected);
                 proptest::prop_assert_eq!(&groups.keys, &keys);

@@ -1,7 +1,8 @@
 //! Small helpers for splitting work over the machine's cores with scoped threads: jobs from a
-//! queue with results in order, results streamed in order with an early stop, or an index
-//! range cut into one contiguous part per thread.
+//! queue with results in order, results streamed in order with an early stop, an index range
+//! cut into one contiguous part per thread, or one slice filled by several threads at once.
 
+use std::marker::PhantomData;
 use std::ops::ControlFlow;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -133,21 +134,64 @@ pub fn map_ranges<R: Send>(
     work: impl Fn(Range<usize>) -> R + Sync,
 ) -> Vec<R> {
     let parts = threads().min(n / min_per_thread.max(1)).max(1);
-    let ranges = split_range(n, parts);
-    if ranges.len() <= 1 {
-        return vec![work(0..n)];
+    match split_range(n, parts) {
+        ranges if ranges.is_empty() => vec![work(0..n)],
+        ranges => map_parts(ranges, work),
+    }
+}
+
+/// `work` on each of `parts` (e.g. ranges of rows), one thread per part (the calling
+/// thread's own when there is only one), results in order.
+pub fn map_parts<P: Send, R: Send>(parts: Vec<P>, work: impl Fn(P) -> R + Sync) -> Vec<R> {
+    if parts.len() <= 1 {
+        return parts.into_iter().map(work).collect();
     }
     let work = &work;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = ranges
+        let handles: Vec<_> = parts
             .into_iter()
-            .map(|r| scope.spawn(move || work(r)))
+            .map(|p| scope.spawn(move || work(p)))
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("worker thread panicked"))
             .collect()
     })
+}
+
+/// A slice that several threads fill at once, each writing slots that no other thread reads
+/// or writes (e.g. the parts of a counting sort that each thread's own cursors hand out).
+pub struct DisjointSlots<'a, T> {
+    start: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: sharing it only lets threads write values into the slice it borrows mutably, through
+// `write`, whose contract keeps the threads' slots disjoint.
+unsafe impl<T: Send> Sync for DisjointSlots<'_, T> {}
+
+impl<'a, T: Copy> DisjointSlots<'a, T> {
+    pub fn new(slots: &'a mut [T]) -> Self {
+        DisjointSlots {
+            start: slots.as_mut_ptr(),
+            len: slots.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Put `value` in `slot` (checked against the length: a wrong slot panics).
+    ///
+    /// # Safety
+    /// No other thread reads or writes `slot` while the `DisjointSlots` lives.
+    #[inline]
+    pub unsafe fn write(&self, slot: usize, value: T) {
+        assert!(slot < self.len, "slot {slot} of {}", self.len);
+        // SAFETY: `slot` is in bounds (checked above) of a slice borrowed mutably for 'a, and
+        // the caller guarantees no other thread touches it meanwhile; `T: Copy` has nothing to
+        // drop in the value overwritten.
+        unsafe { self.start.add(slot).write(value) }
+    }
 }
 
 /// A zero-filled column of `len` numbers for the cores to fill: fresh, untouched pages from
@@ -182,6 +226,29 @@ mod tests {
         assert_eq!(split_range(0, 2), Vec::<Range<usize>>::new());
         let sums = map_ranges(1000, 1, |r| r.sum::<usize>());
         assert_eq!(sums.iter().sum::<usize>(), 999 * 1000 / 2);
+    }
+
+    #[test]
+    fn threads_fill_their_own_slots_of_one_slice() {
+        let mut filled = vec![0u32; 1001];
+        let slots = DisjointSlots::new(&mut filled);
+        // Part `p` writes the slots `i` with `i % 3 == p`: every slot once, by one thread.
+        map_parts(vec![0usize, 1, 2], |part| {
+            for i in (part..1001).step_by(3) {
+                // SAFETY: no two parts share a residue modulo 3.
+                unsafe { slots.write(i, i as u32 * 2) };
+            }
+        });
+        assert_eq!(filled, (0..1001).map(|i| i * 2).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    #[should_panic(expected = "slot 3 of 3")]
+    fn a_slot_past_the_end_panics() {
+        let mut filled = vec![0u8; 3];
+        let slots = DisjointSlots::new(&mut filled);
+        // SAFETY: one thread only.
+        unsafe { slots.write(3, 1) };
     }
 
     #[test]

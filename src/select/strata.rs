@@ -159,11 +159,7 @@ fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
     let limit = f64::MAX.sqrt() / (4.0 * n as f64);
     for config in &log.configs {
         for metric in &config.metrics {
-            let too_large = metric
-                .values
-                .iter()
-                .position(|v| v.is_nan() || v.abs() > limit);
-            if let Some(row) = too_large {
+            if let Some(row) = first_beyond(&metric.values, limit) {
                 let remedy = if log.proxy.is_some() {
                     "choose a smaller --cost exponent"
                 } else {
@@ -181,6 +177,19 @@ fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
         }
     }
     Ok(())
+}
+
+/// The first value that is NaN or larger than `limit` in magnitude. Each chunk is counted
+/// whole (no exit inside it, so the comparisons run on whole vectors) and only the chunk that
+/// holds one is searched.
+fn first_beyond(values: &[f64], limit: f64) -> Option<usize> {
+    const CHUNK: usize = 4096;
+    // `|`, not `||`: both tests on every value, without a branch.
+    let beyond = |v: &f64| v.is_nan() | (v.abs() > limit);
+    values.chunks(CHUNK).enumerate().find_map(|(c, chunk)| {
+        let found = chunk.iter().filter(|v| beyond(v)).count() > 0;
+        found.then(|| c * CHUNK + chunk.iter().position(beyond).expect("counted one"))
+    })
 }
 
 /// Everything a selection needs that depends only on the log, the strata and the warm-up:
@@ -316,6 +325,21 @@ mod tests {
             let groups = StrataGroups::new(&log, strata, 0).unwrap();
             assert_eq!(groups.unique_keys(), 3, "{strata}");
             assert_eq!(groups.unique_keys(), KeyGroups::from_log(&log).len());
+        }
+    }
+
+    #[test]
+    fn the_first_value_beyond_the_limit_is_the_one_a_plain_search_finds() {
+        let plain =
+            |values: &[f64], limit: f64| values.iter().position(|v| v.is_nan() || v.abs() > limit);
+        let mut values: Vec<f64> = (0..10_000).map(|i| (i % 97) as f64 - 48.0).collect();
+        assert_eq!(first_beyond(&values, 48.0), None);
+        assert_eq!(first_beyond(&values, 47.5), plain(&values, 47.5));
+        assert_eq!(first_beyond(&[], 1.0), None);
+        for (row, bad) in [(9_999, f64::NAN), (5_000, -f64::INFINITY), (4_096, 1e300)] {
+            values[row] = bad;
+            assert_eq!(first_beyond(&values, 48.0), Some(row), "{bad} at {row}");
+            assert_eq!(first_beyond(&values, 48.0), plain(&values, 48.0));
         }
     }
 
