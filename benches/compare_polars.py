@@ -5,8 +5,9 @@ side-by-side timing (benches/run_compare.sh runs both).
 Steps, as seqpoint does them: read the log; group iterations by seq_len (count, sum, mean,
 variance, min, max, median of time_ms); cut the sorted lengths into K quantile bins by
 iteration mass; per bin take the length whose mean time is nearest the bin's mean, and of
-its iterations the one nearest that length's median time (plus 8 alternates); project the
-whole run's time as sum(weight * time) with a 95% interval from the within-bin spread.
+its iterations, sorted by time then iteration, the ones at the quantiles 1/2, 1/4, 3/4, ...
+(the SeqPoint and 8 alternates; of two middles, the earlier iteration); project the whole
+run's time as sum(weight * time) with a 95% interval from the within-bin spread.
 
 Usage: compare_polars.py RUN.csv [K]
 Needs polars (pip install polars).
@@ -66,21 +67,36 @@ def main() -> None:
         .first()
         .select("bin", "seq_len", "median")
     )
-    # Its iterations nearest the length's median time (ties: earlier), 1 + 8 alternates.
-    picks = (
-        runs.join(reps, on="seq_len")
-        .with_columns(dist=(pl.col("time_ms") - pl.col("median")).abs())
-        .sort(["bin", "dist", "iteration"])
-        .group_by("bin", maintain_order=True)
-        .head(9)
-        .group_by("bin", maintain_order=True)
-        .agg(
-            iteration=pl.col("iteration").first(),
-            seq_len=pl.col("seq_len").first(),
-            time_ms=pl.col("time_ms").first(),
-            alternates=pl.col("iteration").slice(1),
-        )
+    # Its iterations sorted by time, then iteration; those at the spread ranks, in order.
+    members = (
+        runs.join(reps.select("bin", "seq_len"), on="seq_len")
+        .sort(["bin", "time_ms", "iteration"])
+        .partition_by("bin", as_dict=True, maintain_order=True)
     )
+    rows = []
+    for (b,), sorted_rows in members.items():
+        n = sorted_rows.height
+        ranks = spread_ranks(n)
+        # Of two middles, equally near the median, the earlier iteration is the SeqPoint.
+        if n >= 2 and n % 2 == 0:
+            lower = n // 2 - 1
+            if sorted_rows["iteration"][lower] < sorted_rows["iteration"][ranks[0]]:
+                if lower in ranks:
+                    at = ranks.index(lower)
+                    ranks[0], ranks[at] = ranks[at], ranks[0]
+                else:
+                    ranks[0] = lower
+        picked = sorted_rows[ranks]
+        rows.append(
+            {
+                "bin": b,
+                "iteration": picked["iteration"][0],
+                "seq_len": picked["seq_len"][0],
+                "time_ms": picked["time_ms"][0],
+                "alternates": picked["iteration"][1:].to_list(),
+            }
+        )
+    picks = pl.DataFrame(rows)
     table = bins.join(picks, on="bin").sort("bin")
     actual = runs["time_ms"].sum()
     projected = 0.0
