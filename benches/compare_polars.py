@@ -19,6 +19,22 @@ import sys
 import polars as pl
 
 Z95 = 1.959963984540054
+# The quantiles of a key's sorted iterations that are profiled, in order (seqpoint's pick).
+SPREAD = [0.5, 0.25, 0.75, 0.125, 0.625, 0.375, 0.875, 0.0625, 0.5625]
+
+
+def spread_ranks(n: int) -> list[int]:
+    """Rank floor(q n) for each quantile, else the nearest rank not yet taken (lower first)."""
+    taken, ranks = set(), []
+    for q in SPREAD[:n]:
+        at = min(math.floor(q * n), n - 1)
+        for d in range(n):
+            free = next((r for r in (at - d, at + d) if 0 <= r < n and r not in taken), None)
+            if free is not None:
+                break
+        taken.add(free)
+        ranks.append(free)
+    return ranks
 
 
 def main() -> None:
