@@ -358,9 +358,12 @@ impl FieldText {
     #[inline(always)]
     fn read(text: &[u8], start: usize, end: usize) -> Option<FieldText> {
         let len = end + 1 - start;
-        let mask = u64::MAX.checked_shr(8 * (8 - len) as u32)?;
+        if len > 8 {
+            return None;
+        }
+        let mask = u64::MAX >> (8 * (8 - len));
         let word = word_at(text, start)? & mask;
-        (len <= 8).then_some(FieldText { word, mask, len })
+        Some(FieldText { word, mask, len })
     }
 
     /// Where the next field starts, when the same bytes are at `pos`.
