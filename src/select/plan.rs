@@ -13,7 +13,7 @@ use super::{
 use crate::groups::KeyGroups;
 use crate::pick::SeqPoint;
 use crate::project::estimate::{baseline_parts, new_parts, speedup_parts, VarianceParts};
-use crate::project::{actual_totals, project_bins, PickedBin, Projection};
+use crate::project::{project_bins, PickedBin, Projection};
 use crate::runlog::RunLog;
 use crate::stats::{half_width_pct, variance_of_half_width};
 
@@ -597,15 +597,9 @@ pub fn plan_selection(
     selection: &Selection,
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
-    let groups = strata_groups(log, &selection.options)?;
-    let actual = if selection.options.exclude.is_empty() {
-        actual_totals(log)
-    } else {
-        StrataGroups::for_options(log, &selection.options)?
-            .actual()
-            .to_vec()
-    };
-    plan_bins(log, selection, &groups, &actual, rule)
+    // Grouped once: the groups and totals the selection was made on.
+    let strata = StrataGroups::for_options(log, &selection.options)?;
+    plan_selection_on(log, &strata, selection, rule)
 }
 
 /// `plan_selection` over the key groups the selection was made on: no pass over the rows
@@ -1246,7 +1240,12 @@ mod tests {
                     rows: draw_rows(log, candidates, m, options.seed),
                 })
                 .collect();
-        plan_projection(log, &actual_totals(log), &selection.seqpoints, &bins)
+        plan_projection(
+            log,
+            &crate::project::actual_totals(log),
+            &selection.seqpoints,
+            &bins,
+        )
     }
 
     fn target_caps(log: &RunLog, selection: &Selection) -> Vec<u64> {
