@@ -7,6 +7,21 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::app::Overlay;
 use super::keymap::{self, Action};
 
+/// The keys a key event stands for. Esc and the key after it can arrive in one read (a
+/// quick hand, a slow link, keys pasted or sent together), and the terminal library then
+/// reports a single Alt+key. No binding here uses Alt, so that is the two keys, in order:
+/// Esc, then the key without Alt. Read as one key it would drop the Esc, and `Esc q`
+/// would leave a popup open instead of closing it and quitting.
+pub fn keys_pressed(key: KeyEvent) -> impl Iterator<Item = KeyEvent> {
+    let escaped = key.modifiers.contains(KeyModifiers::ALT) && key.code != KeyCode::Esc;
+    let esc = escaped.then(|| KeyEvent::new_with_kind(KeyCode::Esc, KeyModifiers::NONE, key.kind));
+    let mut key = key;
+    if escaped {
+        key.modifiers.remove(KeyModifiers::ALT);
+    }
+    esc.into_iter().chain([key])
+}
+
 /// The action for a key press in the current overlay; `None` for keys that mean nothing.
 pub fn action_for(key: KeyEvent, overlay: &Overlay) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
@@ -123,6 +138,26 @@ mod tests {
         assert_eq!(action_for(key(KeyCode::Esc), &prompt), Some(Action::Close));
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(action_for(ctrl_c, &prompt), Some(Action::Quit));
+    }
+
+    #[test]
+    fn alt_and_a_key_are_esc_then_the_key() {
+        let alt_q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::ALT);
+        let keys: Vec<KeyEvent> = keys_pressed(alt_q).collect();
+        assert_eq!(keys, [key(KeyCode::Esc), key(KeyCode::Char('q'))]);
+        let ctrl_alt_c = KeyEvent::new(
+            KeyCode::Char('c'),
+            KeyModifiers::ALT | KeyModifiers::CONTROL,
+        );
+        let keys: Vec<KeyEvent> = keys_pressed(ctrl_alt_c).collect();
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(keys, [key(KeyCode::Esc), ctrl_c]);
+        // Keys without Alt, and Esc itself, are one key.
+        for one in [key(KeyCode::Char('q')), key(KeyCode::Esc), ctrl_c] {
+            assert_eq!(keys_pressed(one).collect::<Vec<_>>(), [one]);
+        }
+        let alt_esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::ALT);
+        assert_eq!(keys_pressed(alt_esc).collect::<Vec<_>>(), [alt_esc]);
     }
 
     #[test]

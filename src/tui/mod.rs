@@ -169,6 +169,17 @@ pub fn run(session: Session) -> io::Result<Ended> {
 /// While the terminal is too small to show anything but the message, only quitting works:
 /// a key must never act on a screen the user cannot see.
 pub fn press<'a>(app: &mut App<'a>, key: KeyEvent) -> Option<Effect<'a>> {
+    let mut effect = None;
+    for key in input::keys_pressed(key) {
+        // Only the last key can have work to carry out: the Esc before it closes or goes
+        // back, and neither has any.
+        debug_assert!(effect.is_none(), "a key before the last left work: {key:?}");
+        effect = press_one(app, key);
+    }
+    effect
+}
+
+fn press_one<'a>(app: &mut App<'a>, key: KeyEvent) -> Option<Effect<'a>> {
     if app.too_small() {
         let quits = input::action_for(key, &app::Overlay::None) == Some(keymap::Action::Quit);
         return quits

@@ -378,6 +378,21 @@ fn q_ctrl_c_and_ctrl_q_quit() {
 }
 
 #[test]
+fn esc_and_q_read_together_close_the_popup_and_quit() {
+    // Esc and q in one read reach the explorer as Alt+q; q alone would only close these.
+    let session = sample_session(fixed(3, 4));
+    let alt_q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::ALT);
+    for popup in ['y', '?', 'e', ':'] {
+        let mut app = started(&session);
+        press(&mut app, ch(popup));
+        assert_ne!(app.overlay, Overlay::None, "{popup}");
+        press(&mut app, alt_q);
+        assert_eq!(app.overlay, Overlay::None, "{popup}");
+        assert!(app.quit, "after {popup}");
+    }
+}
+
+#[test]
 fn the_export_prompt_defaults_beside_the_run_and_edits() {
     let session = sample_session(fixed(3, 4));
     let mut app = started(&session);

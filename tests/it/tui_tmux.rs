@@ -1,8 +1,9 @@
 //! The real binary on a real terminal (tmux): keys change K and export, the export equals
-//! what `seqpoint select` writes, an export onto a loaded log is refused, Esc goes back,
-//! 80x23 and 60x16 fit, Ctrl-Z and `fg` give the terminal back and take it again, and
-//! quitting, SIGTERM, SIGHUP and SIGQUIT all leave the terminal restored (main screen,
-//! cursor shown, cooked mode with echo). Skipped without tmux.
+//! what `seqpoint select` writes, an export onto a loaded log is refused, Esc goes back
+//! (also when the next key arrives with it), 80x23 and 60x16 fit, Ctrl-Z and `fg` give the
+//! terminal back and take it again, and quitting, SIGTERM, SIGHUP and SIGQUIT all leave the
+//! terminal restored (main screen, cursor shown, cooked mode with echo). Skipped without
+//! tmux.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -530,7 +531,10 @@ fn esc_goes_back_and_the_command_line_sets_k() {
     pane.tmux(&["send-keys", "-t", "0", "-l", "k 8"]);
     pane.keys(&["Enter"]);
     pane.wait_for("K = 8", |s| s.contains("K = 8 ·") && s.contains("8 of 450"));
-    pane.keys(&["q"]);
+    // Esc and q in one write (M-q is those two bytes): the popup closes and q quits.
+    pane.keys(&["?"]);
+    pane.wait_for("the keys overlay", |s| s.contains(" Keys "));
+    pane.keys(&["M-q"]);
     let screen = pane.wait_for("the exit status", printed_exit);
     assert!(screen.contains("exit=0"), "{screen}");
     pane.assert_restored();
