@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::parallel;
+use crate::rows::RowRanges;
 use crate::runlog::RunLog;
 use crate::stats::{median_in_place, CompensatedSum};
 
@@ -118,29 +119,28 @@ struct BatchStats {
 impl KeyGroups {
     /// Group every row of the log.
     pub fn from_log(log: &RunLog) -> Self {
-        Self::from_rows(log, None)
+        Self::from_rows(log, &RowRanges::all(log.len()))
     }
 
-    /// Group the given rows (ascending row indices), or all rows with `None`.
+    /// Group the given rows.
     ///
     /// O(rows): counting by length (or hashing for two-length keys), a counting sort that puts
     /// the rows in the row index by group (one range of rows per core), then, on every core,
     /// each group's values gathered by its rows and every statistic computed exactly as a
     /// per-group loop would.
-    pub fn from_rows(log: &RunLog, rows: Option<&[u32]>) -> Self {
+    pub fn from_rows(log: &RunLog, rows: &RowRanges) -> Self {
         Self::build(log, rows, None, None)
     }
 
     /// `from_rows` with the rows per job and the thread count fixed, for tests.
     fn build(
         log: &RunLog,
-        rows: Option<&[u32]>,
+        rows: &RowRanges,
         job_rows: Option<usize>,
         threads: Option<usize>,
     ) -> Self {
         let dims = log.dims();
-        let row_count = rows.map_or(log.len(), <[u32]>::len);
-        let row_at = |i: usize| rows.map_or(i, |r| r[i] as usize);
+        let row_count = rows.len();
         let threads = threads.unwrap_or(if row_count >= PARALLEL_ROWS {
             parallel::threads()
         } else {
@@ -151,7 +151,10 @@ impl KeyGroups {
         let ranges = parallel::split_range(row_count, threads);
         let max_key = if dims == 1 {
             parallel::map_parts(ranges.clone(), |range| {
-                range.map(|i| log.keys[row_at(i)]).max().unwrap_or(0)
+                rows.slices(range)
+                    .filter_map(|(_, rows)| log.keys[rows].iter().copied().max())
+                    .max()
+                    .unwrap_or(0)
             })
             .into_iter()
             .max()
@@ -175,7 +178,7 @@ impl KeyGroups {
                 grouped_rows,
             )
         } else {
-            let (keys, counts, ids) = count_by_hash(log, rows, row_count);
+            let (keys, counts, ids) = count_by_hash(log, rows);
             let range_counts = parallel::map_parts(ranges.clone(), |range| {
                 let mut counts = vec![0u32; counts.len()];
                 for &g in &ids[range] {
@@ -322,23 +325,16 @@ impl KeyGroups {
 /// group.
 fn count_by_length(
     log: &RunLog,
-    rows: Option<&[u32]>,
+    rows: &RowRanges,
     ranges: &[Range<usize>],
     max_key: u32,
 ) -> (Vec<u32>, Vec<u64>, Vec<u32>, Vec<Vec<u32>>) {
     let size = max_key as usize + 1;
     let tables = parallel::map_parts(ranges.to_vec(), |range| {
         let mut table = vec![0u32; size];
-        match rows {
-            None => {
-                for &k in &log.keys[range] {
-                    table[k as usize] += 1;
-                }
-            }
-            Some(selected) => {
-                for &row in &selected[range] {
-                    table[log.keys[row as usize] as usize] += 1;
-                }
+        for (_, rows) in rows.slices(range) {
+            for &k in &log.keys[rows] {
+                table[k as usize] += 1;
             }
         }
         table
@@ -380,7 +376,7 @@ fn place_rows(
     ranges: Vec<Range<usize>>,
     mut range_counts: Vec<Vec<u32>>,
     offsets: &[usize],
-    rows: Option<&[u32]>,
+    rows: &RowRanges,
     group_of: impl Fn(usize, u32) -> u32 + Sync,
 ) -> Vec<u32> {
     let groups = offsets.len() - 1;
@@ -407,26 +403,21 @@ fn place_rows(
             unsafe { slots.write(*slot as usize, row) };
             *slot += 1;
         };
-        match rows {
-            None => range.for_each(|i| place(i, i as u32)),
-            Some(selected) => range.for_each(|i| place(i, selected[i])),
+        for (first, rows) in rows.slices(range) {
+            for (position, row) in (first..).zip(rows) {
+                place(position, row as u32);
+            }
         }
     });
     grouped_rows
 }
 
 /// Groups of any key by hashing: sorted unique keys, counts, and the group of each selected row.
-fn count_by_hash(
-    log: &RunLog,
-    rows: Option<&[u32]>,
-    row_count: usize,
-) -> (Vec<u32>, Vec<u64>, Vec<u32>) {
-    let row_at = |i: usize| rows.map_or(i, |r| r[i] as usize);
-    let mut provisional: Vec<u32> = Vec::with_capacity(row_count);
+fn count_by_hash(log: &RunLog, rows: &RowRanges) -> (Vec<u32>, Vec<u64>, Vec<u32>) {
+    let mut provisional: Vec<u32> = Vec::with_capacity(rows.len());
     let mut first_row_of: Vec<usize> = Vec::new();
     let mut id_of_key: HashMap<&[u32], u32> = HashMap::new();
-    for i in 0..row_count {
-        let row = row_at(i);
+    for row in rows.iter() {
         let next = first_row_of.len() as u32;
         let id = *id_of_key.entry(log.key(row)).or_insert_with(|| {
             first_row_of.push(row);
@@ -580,7 +571,7 @@ mod tests {
         let groups = KeyGroups::from_log(&log);
         assert_eq!(groups.keys, vec![4, 9, 5, 6, 5, 7]);
         assert_eq!(groups.counts, vec![1, 1, 2]);
-        let subset = KeyGroups::from_rows(&log, Some(&[1, 2, 3]));
+        let subset = KeyGroups::from_rows(&log, &RowRanges::listed(&[1, 2, 3]));
         assert_eq!(subset.counts, vec![1, 1, 1]);
         assert_eq!(subset.rows_of(2), &[2]);
     }
@@ -699,12 +690,13 @@ mod tests {
             };
             let all: Vec<u32> = (0..n as u32).collect();
             let subset: Vec<u32> = all.iter().copied().filter(|&r| subset_mask[r as usize]).collect();
+            let (every, some) = (RowRanges::all(n), RowRanges::listed(&subset));
             for (selected, groups) in [
                 (&all, KeyGroups::from_log(&log)),
-                (&subset, KeyGroups::from_rows(&log, Some(&subset))),
-                (&all, KeyGroups::build(&log, None, Some(job_rows), Some(2))),
-                (&subset, KeyGroups::build(&log, Some(&subset), Some(job_rows), Some(3))),
-                (&all, KeyGroups::build(&log, None, Some(job_rows), Some(7))),
+                (&subset, KeyGroups::from_rows(&log, &some)),
+                (&all, KeyGroups::build(&log, &every, Some(job_rows), Some(2))),
+                (&subset, KeyGroups::build(&log, &some, Some(job_rows), Some(3))),
+                (&all, KeyGroups::build(&log, &every, Some(job_rows), Some(7))),
             ] {
                 let (keys, members, moments, cross) = reference(&log, selected);
                 proptest::prop_assert_eq!(&groups.keys, &keys);

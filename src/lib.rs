@@ -20,7 +20,8 @@
 //! After profiling, `project::document` reads a SeqPoints file and `project::measured` the
 //! measurements, and projects the run on the new configuration. [`report`] checks a run log
 //! before profiling. The binary's `cli`, the [`tui`] and [`plot`] only call these
-//! stages; [`parallel`] holds the thread helpers. `testkit` (hidden) makes synthetic logs.
+//! stages; [`parallel`] holds the thread helpers, [`rows`] the sets of rows (as ranges) that
+//! strata and `--exclude` leave. `testkit` (hidden) makes synthetic logs.
 
 pub mod binning;
 pub mod groups;
@@ -30,6 +31,7 @@ pub mod pick;
 pub mod plot;
 pub mod project;
 pub mod report;
+pub mod rows;
 pub mod runlog;
 pub mod select;
 pub mod stats;

@@ -5,13 +5,12 @@
 //! without SeqPoints) and reports its error on every configuration and metric, and the
 //! error of the speedup, so the table shows what SeqPoint's binning buys.
 
-use std::ops::Range;
-
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use crate::project::actual_totals;
+use crate::rows::RowRanges;
 use crate::runlog::{ConfigRole, RunLog};
 use crate::stats::percent_error;
 
@@ -117,7 +116,7 @@ impl<'a> Baselines<'a> {
         Baselines {
             log,
             actual,
-            kept: RowRanges::new(std::iter::once(0..log.len()).collect()),
+            kept: RowRanges::all(log.len()),
         }
     }
 
@@ -139,7 +138,7 @@ impl<'a> Baselines<'a> {
         if exclude.is_empty() {
             return Self::new(log);
         }
-        let kept = RowRanges::new(exclude.kept_row_ranges(log));
+        let kept = exclude.kept_row_ranges(log);
         // Summed row by row in order, as the kept rows listed one by one would be.
         let actual = log
             .configs
@@ -148,7 +147,7 @@ impl<'a> Baselines<'a> {
                 c.metrics
                     .iter()
                     .map(|m| {
-                        kept.ranges
+                        kept.ranges()
                             .iter()
                             .flat_map(|rows| &m.values[rows.clone()])
                             .sum()
@@ -164,7 +163,7 @@ impl<'a> Baselines<'a> {
     fn eligible(&self, warmup: u64) -> RowRanges {
         let start = usize::try_from(warmup).unwrap_or(usize::MAX);
         let after_warmup = self.kept.starting_at(start);
-        if after_warmup.len() == 0 {
+        if after_warmup.is_empty() {
             self.kept.clone()
         } else {
             after_warmup
@@ -229,15 +228,15 @@ impl<'a> Baselines<'a> {
         let log = self.log;
         if log.dims() != 1 {
             let lengths = rows
-                .ranges
+                .ranges()
                 .iter()
                 .flat_map(|range| range.clone())
                 .map(|row| key_length(log.key(row)));
             return rows.get(earliest_median(lengths));
         }
-        let columns = rows.ranges.iter().map(|range| &log.keys[range.clone()]);
+        let columns = rows.ranges().iter().map(|range| &log.keys[range.clone()]);
         let median = LengthCounts::of_columns(columns).lower_median();
-        rows.ranges
+        rows.ranges()
             .iter()
             .find_map(|range| {
                 let column = &log.keys[range.clone()];
@@ -310,53 +309,6 @@ impl<'a> Baselines<'a> {
             errors,
             speedup_errors,
         }
-    }
-}
-
-/// Ascending, disjoint row ranges read as one list of rows: the whole log, or what an
-/// exclusion keeps, without a list of every row.
-#[derive(Debug, Clone)]
-struct RowRanges {
-    ranges: Vec<Range<usize>>,
-    /// Rows in the ranges before each.
-    before: Vec<usize>,
-}
-
-impl RowRanges {
-    fn new(ranges: Vec<Range<usize>>) -> Self {
-        let before = ranges
-            .iter()
-            .scan(0, |rows, range| {
-                let before = *rows;
-                *rows += range.len();
-                Some(before)
-            })
-            .collect();
-        RowRanges { ranges, before }
-    }
-
-    fn len(&self) -> usize {
-        match (self.before.last(), self.ranges.last()) {
-            (Some(before), Some(last)) => before + last.len(),
-            _ => 0,
-        }
-    }
-
-    /// The `i`-th row.
-    fn get(&self, i: usize) -> usize {
-        let range = self.before.partition_point(|&before| before <= i) - 1;
-        self.ranges[range].start + (i - self.before[range])
-    }
-
-    /// The rows from row `start` of the log on.
-    fn starting_at(&self, start: usize) -> RowRanges {
-        RowRanges::new(
-            self.ranges
-                .iter()
-                .map(|range| range.start.max(start)..range.end)
-                .filter(|range| !range.is_empty())
-                .collect(),
-        )
     }
 }
 

@@ -2,6 +2,7 @@
 //! epoch (or per phase) against its whole-run mean, summarised as the run's weighted drift.
 
 use super::{pct, Check, Context, Detail, Finding, Verdict};
+use crate::rows::RowRanges;
 use crate::runlog::RunLog;
 use crate::select::{strata_rows, Strata};
 
@@ -31,10 +32,11 @@ impl DriftStrata {
         let mut of_row = vec![0u32; log.len()];
         let mut names = Vec::new();
         // Only an empty log has no rows to split; it is one (empty) phase.
-        let split = strata_rows(log, strata).unwrap_or_else(|_| vec![("phase 1".into(), None)]);
+        let split = strata_rows(log, strata)
+            .unwrap_or_else(|_| vec![("phase 1".into(), RowRanges::all(log.len()))]);
         for (i, (name, rows)) in split.into_iter().enumerate() {
-            for &row in rows.iter().flatten() {
-                of_row[row as usize] = i as u32;
+            for row in rows.iter() {
+                of_row[row] = i as u32;
             }
             names.push(name);
         }

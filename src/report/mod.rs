@@ -313,7 +313,7 @@ pub fn run_checks(log: &RunLog, options: &ReportOptions) -> Vec<Finding> {
     if options.exclude.is_empty() {
         return checks(&Context::new(log, options));
     }
-    let rows = options.exclude.kept_rows(log, None);
+    let rows = options.exclude.kept_rows(log);
     let kept = log.subset(&rows);
     checks(&Context::checking(&kept, Some(&rows), options))
 }

@@ -193,7 +193,7 @@ pub fn bin_rows(log: &RunLog, selection: &Selection) -> Result<Vec<Vec<u32>>, Se
 fn strata_groups(log: &RunLog, options: &SelectOptions) -> Result<Vec<KeyGroups>, SelectError> {
     Ok(kept_strata_rows(log, options.strata, &options.exclude)?
         .iter()
-        .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
+        .map(|(_, rows)| KeyGroups::from_rows(log, rows))
         .collect())
 }
 

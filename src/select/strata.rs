@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::Range;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
@@ -11,6 +12,7 @@ use crate::binning::OptimalTable;
 use crate::groups::KeyGroups;
 use crate::pick::Candidates;
 use crate::project::actual_totals;
+use crate::rows::RowRanges;
 use crate::runlog::RunLog;
 
 /// Training phases binned separately, each with its own SeqPoints.
@@ -49,22 +51,30 @@ impl FromStr for Strata {
     }
 }
 
-/// A stratum's name and its rows (ascending; `None` is every row).
-pub type StratumRows = (String, Option<Vec<u32>>);
+/// A stratum's name and its rows.
+pub type StratumRows = (String, RowRanges);
 
 /// The rows of each stratum, in stratum order (the order of `SeqPoint::stratum`).
 pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, SelectError> {
     Ok(match strata {
-        Strata::None => vec![("all".to_string(), None)],
+        Strata::None => vec![("all".to_string(), RowRanges::all(log.len()))],
         Strata::Epoch => {
             let epochs = log.epochs.as_ref().ok_or(SelectError::NoEpochs)?;
-            let mut by_epoch: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-            for (row, e) in epochs.iter().enumerate() {
-                by_epoch.entry(e).or_default().push(row as u32);
+            // Each run of rows of one epoch is a range of its stratum (a log's epochs
+            // ascend, so an epoch is one run, but any order is grouped right).
+            let mut by_epoch: std::collections::BTreeMap<u32, Vec<Range<usize>>> =
+                Default::default();
+            let mut run_start = 0;
+            let mut epochs_of_rows = epochs.iter().enumerate().peekable();
+            while let Some((row, e)) = epochs_of_rows.next() {
+                if epochs_of_rows.peek().is_none_or(|&(_, next)| next != e) {
+                    by_epoch.entry(e).or_default().push(run_start..row + 1);
+                    run_start = row + 1;
+                }
             }
             by_epoch
                 .into_iter()
-                .map(|(e, rows)| (format!("epoch {e}"), Some(rows)))
+                .map(|(e, runs)| (format!("epoch {e}"), RowRanges::new(runs)))
                 .collect()
         }
         Strata::Phases(p) => {
@@ -82,10 +92,7 @@ pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, Sel
             (0..p)
                 .map(|i| {
                     let (lo, hi) = (i * n / p, (i + 1) * n / p);
-                    (
-                        format!("phase {}", i + 1),
-                        Some((lo as u32..hi as u32).collect()),
-                    )
+                    (format!("phase {}", i + 1), RowRanges::span(lo..hi))
                 })
                 .collect()
         }
@@ -103,10 +110,11 @@ pub fn kept_strata_rows(
     if exclude.is_empty() {
         return Ok(rows);
     }
+    let kept = exclude.kept_row_ranges(log);
     Ok(rows
         .into_iter()
-        .map(|(name, rows)| (name, Some(exclude.kept_rows(log, rows.as_deref()))))
-        .filter(|(_, rows)| rows.as_ref().is_some_and(|r| !r.is_empty()))
+        .map(|(name, rows)| (name, rows.intersection(&kept)))
+        .filter(|(_, rows)| !rows.is_empty())
         .collect())
 }
 
@@ -236,7 +244,7 @@ impl StrataGroups {
         let rows = kept_strata_rows(log, strata, exclude)?;
         let groups: Vec<KeyGroups> = rows
             .iter()
-            .map(|(_, rows)| KeyGroups::from_rows(log, rows.as_deref()))
+            .map(|(_, rows)| KeyGroups::from_rows(log, rows))
             .collect();
         let candidates: Vec<Candidates> = groups
             .iter()
@@ -341,6 +349,55 @@ mod tests {
             assert_eq!(first_beyond(&values, 48.0), Some(row), "{bad} at {row}");
             assert_eq!(first_beyond(&values, 48.0), plain(&values, 48.0));
         }
+    }
+
+    #[test]
+    fn strata_rows_are_each_stratums_rows_less_the_excluded() {
+        // Epochs out of order still group by epoch; iterations 3-4 are rows 3 and 4.
+        let log = log("iteration,epoch,seq_len,time_ms\n0,1,5,1\n1,1,5,1\n2,0,5,1\n3,1,5,1\n4,2,5,1\n5,0,5,1\n6,2,5,1\n");
+        let listed = |strata, exclude: &[&str]| -> Vec<(String, Vec<usize>)> {
+            let exclude = Exclusion::parse(exclude).unwrap();
+            kept_strata_rows(&log, strata, &exclude)
+                .unwrap()
+                .into_iter()
+                .map(|(name, rows)| (name, rows.iter().collect()))
+                .collect()
+        };
+        let named = |strata: &[(&str, &[usize])]| -> Vec<(String, Vec<usize>)> {
+            strata
+                .iter()
+                .map(|(name, rows)| (name.to_string(), rows.to_vec()))
+                .collect()
+        };
+        assert_eq!(
+            listed(Strata::Epoch, &[]),
+            named(&[
+                ("epoch 0", &[2, 5]),
+                ("epoch 1", &[0, 1, 3]),
+                ("epoch 2", &[4, 6])
+            ])
+        );
+        assert_eq!(
+            listed(Strata::Epoch, &["3-4"]),
+            named(&[
+                ("epoch 0", &[2, 5]),
+                ("epoch 1", &[0, 1]),
+                ("epoch 2", &[6])
+            ])
+        );
+        assert_eq!(
+            listed(Strata::Phases(2), &["3-4"]),
+            named(&[("phase 1", &[0, 1, 2]), ("phase 2", &[5, 6])])
+        );
+        // A stratum left empty is dropped.
+        assert_eq!(
+            listed(Strata::Phases(3), &["2-3"]),
+            named(&[("phase 1", &[0, 1]), ("phase 3", &[4, 5, 6])])
+        );
+        assert_eq!(
+            listed(Strata::None, &["0-0", "6-6"]),
+            named(&[("all", &[1, 2, 3, 4, 5])])
+        );
     }
 
     #[test]

@@ -97,10 +97,8 @@ impl Session {
             },
             // Without strata the one stratum is the whole run: no second grouping pass. The
             // whole run is the run less `--exclude`'s iterations, as the strata are.
-            whole_run: (strata.groups.len() > 1).then(|| {
-                let kept = (!base.exclude.is_empty()).then(|| base.exclude.kept_rows(&log, None));
-                KeyGroups::from_rows(&log, kept.as_deref())
-            }),
+            whole_run: (strata.groups.len() > 1)
+                .then(|| KeyGroups::from_rows(&log, &base.exclude.kept_row_ranges(&log))),
             run,
             load,
             log,

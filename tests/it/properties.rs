@@ -221,10 +221,9 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
 fn warmup_covers_a_stratum(log: &seqpoint::RunLog, options: &SelectOptions) -> bool {
     options.warmup >= log.len() as u64
         || seqpoint::select::strata_rows(log, options.strata).is_ok_and(|strata| {
-            strata.iter().any(|(_, rows)| {
-                rows.as_ref()
-                    .is_some_and(|rows| rows.iter().all(|&r| u64::from(r) < options.warmup))
-            })
+            strata
+                .iter()
+                .any(|(_, rows)| rows.iter().all(|r| (r as u64) < options.warmup))
         })
 }
 
