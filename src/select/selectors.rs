@@ -235,13 +235,14 @@ impl<'a> Selectors<'a> {
                     .meets(target, options.target_by)
             };
             // Doubling, then bisection: the interval narrows as the samples grow.
-            let mut high = options.samples.max(1) * 2;
+            let mut high = options.samples.max(1).saturating_mul(2);
             while high < largest && !meets(high) {
                 high = high.saturating_mul(2);
             }
             let high = high.min(largest);
             if meets(high) {
-                let mut low = options.samples.max(1);
+                // `--samples` may be past every bin's size (up to u64::MAX).
+                let mut low = options.samples.max(1).min(high);
                 let mut high = high;
                 while low + 1 < high {
                     let mid = (low + high) / 2;
