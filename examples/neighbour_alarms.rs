@@ -32,13 +32,10 @@ struct Args {
 fn test_alone_alarms(log: &RunLog, alpha: f64) -> bool {
     let groups = KeyGroups::from_log(log);
     let of_row = group_of_row(&groups, log.len());
-    let moments = &groups.moments[0][0];
+    let group_medians = groups.medians(log, 0, 0);
     let medians: Vec<Option<f64>> = of_row
         .iter()
-        .map(|&g| {
-            let m = &moments[g as usize];
-            (m.count >= JUDGED_MIN).then_some(m.median)
-        })
+        .map(|&g| (groups.counts[g as usize] >= JUDGED_MIN).then_some(group_medians[g as usize]))
         .collect();
     let values = &log.configs[0].metrics[0].values;
     !slow_windows(values, &medians, 0, alpha, &mut |_, _| {

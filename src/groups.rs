@@ -1,9 +1,11 @@
 //! Key groups: every iteration with the same key, summarised once (count, per-metric sum,
-//! mean, spread, median, cross-moment between configurations) so that binning, selection and
-//! projection work on groups, never on rows.
+//! mean, spread, extremes, cross-moment between configurations) so that binning, selection and
+//! projection work on groups, never on rows. Medians, which only the checks and the
+//! explorer's detail show, are worked out when first asked for.
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use crate::parallel;
 use crate::rows::RowRanges;
@@ -20,7 +22,6 @@ pub struct Moments {
     pub m2: f64,
     pub min: f64,
     pub max: f64,
-    pub median: f64,
 }
 
 impl Moments {
@@ -32,7 +33,7 @@ impl Moments {
         }
     }
 
-    /// Pool groups into one summary (exact for count, sum, mean, m2; median left at 0).
+    /// Pool groups into one summary (exact for count, sum, mean, m2).
     pub fn pooled<'a>(parts: impl IntoIterator<Item = &'a Moments> + Clone) -> Moments {
         let totals = parts
             .clone()
@@ -47,7 +48,7 @@ impl Moments {
     }
 
     /// Values summarised in two passes: `parts` gives each part's (count, sum, min, max),
-    /// then `squares_around(mean)` their squared deviations from the mean (median left at 0).
+    /// then `squares_around(mean)` their squared deviations from the mean.
     fn summed(
         parts: impl Iterator<Item = (u64, f64, f64, f64)>,
         squares_around: impl FnOnce(f64) -> f64,
@@ -71,7 +72,6 @@ impl Moments {
             m2: squares_around(mean),
             min,
             max,
-            median: 0.0,
         }
     }
 }
@@ -90,6 +90,8 @@ pub struct KeyGroups {
     pub moments: Vec<Vec<Vec<Moments>>>,
     /// `[metric][group]`: sum over rows of (baseline - mean)(compare - mean); empty without compare.
     pub cross: Vec<Vec<f64>>,
+    /// `[config][metric]`: each group's median, once asked for (`medians`).
+    medians: Vec<Vec<OnceLock<Vec<f64>>>>,
     lookup: KeyLookup,
 }
 
@@ -101,20 +103,11 @@ enum KeyLookup {
     Search,
 }
 
-/// Rows of the log one grouping job summarises (consecutive groups): enough jobs for every
-/// core to stay busy to the end. A job's only scratch is its largest group's values, so the
-/// memory grouping needs above the log is the row index and, per thread, one group.
+/// Rows of the log one median job gathers (consecutive groups): enough jobs for every core to
+/// stay busy to the end. A job's only scratch is its largest group's values.
 const JOB_ROWS: usize = 1 << 19;
 /// Rows below which grouping stays on one thread.
 const PARALLEL_ROWS: usize = 1 << 16;
-
-/// The statistics of a contiguous range of groups.
-struct BatchStats {
-    /// `[column][group]`, columns being every (config, metric) in order.
-    moments: Vec<Vec<Moments>>,
-    /// `[metric][group]`.
-    cross: Vec<Vec<f64>>,
-}
 
 impl KeyGroups {
     /// Group every row of the log.
@@ -124,21 +117,18 @@ impl KeyGroups {
 
     /// Group the given rows.
     ///
-    /// O(rows): counting by length (or hashing for two-length keys), a counting sort that puts
-    /// the rows in the row index by group (one range of rows per core), then, on every core,
-    /// each group's values gathered by its rows and every statistic computed exactly as a
-    /// per-group loop would.
+    /// O(rows): counting by length (or hashing for two-length keys), then on every core at
+    /// once a counting sort that puts the rows in the row index by group (one job per range of
+    /// rows) and each metric column's moments (one job per column: two passes over the rows in
+    /// order, each row adding to its group's figures). A group's values are added in the order
+    /// of its rows, as a loop over the group's rows would add them, so every figure is that
+    /// loop's to the bit; and no pass gathers values by group.
     pub fn from_rows(log: &RunLog, rows: &RowRanges) -> Self {
-        Self::build(log, rows, None, None)
+        Self::build(log, rows, None)
     }
 
-    /// `from_rows` with the rows per job and the thread count fixed, for tests.
-    fn build(
-        log: &RunLog,
-        rows: &RowRanges,
-        job_rows: Option<usize>,
-        threads: Option<usize>,
-    ) -> Self {
+    /// `from_rows` with the thread count fixed, for tests.
+    fn build(log: &RunLog, rows: &RowRanges, threads: Option<usize>) -> Self {
         let dims = log.dims();
         let row_count = rows.len();
         let threads = threads.unwrap_or(if row_count >= PARALLEL_ROWS {
@@ -147,7 +137,7 @@ impl KeyGroups {
             1
         });
         // The selected rows cut into one range per thread: each range is counted, then placed,
-        // on its own thread.
+        // as a job of its own.
         let ranges = parallel::split_range(row_count, threads);
         let max_key = if dims == 1 {
             parallel::map_parts(ranges.clone(), |range| {
@@ -164,19 +154,10 @@ impl KeyGroups {
         };
         // A table by length costs 4 bytes per possible length: worth it unless lengths are huge.
         let by_length = dims == 1 && (max_key as usize) < (1 << 22).max(4 * row_count);
-        let (keys, counts, offsets, lookup, grouped_rows) = if by_length {
+        let (keys, counts, range_counts, lookup, ids) = if by_length {
             let (keys, counts, table, range_counts) = count_by_length(log, rows, &ranges, max_key);
-            let offsets = offsets_of(&counts);
-            let grouped_rows = place_rows(ranges, range_counts, &offsets, rows, |_, row| {
-                table[log.keys[row as usize] as usize]
-            });
-            (
-                keys,
-                counts,
-                offsets,
-                KeyLookup::ByLength(table),
-                grouped_rows,
-            )
+            let lookup = KeyLookup::ByLength(table);
+            (keys, counts, range_counts, lookup, Vec::new())
         } else {
             let (keys, counts, ids) = count_by_hash(log, rows);
             let range_counts = parallel::map_parts(ranges.clone(), |range| {
@@ -186,73 +167,90 @@ impl KeyGroups {
                 }
                 counts
             });
-            let offsets = offsets_of(&counts);
-            let grouped_rows = place_rows(ranges, range_counts, &offsets, rows, |i, _| ids[i]);
-            (keys, counts, offsets, KeyLookup::Search, grouped_rows)
+            (keys, counts, range_counts, KeyLookup::Search, ids)
         };
-
-        let columns: Vec<&[f64]> = log
-            .configs
-            .iter()
-            .flat_map(|c| c.metrics.iter().map(|m| m.values.as_slice()))
-            .collect();
-        let per_config = log.configs[0].metrics.len();
-        let pairs: Vec<(usize, usize)> = if log.compare().is_some() {
-            (0..per_config).map(|m| (m, per_config + m)).collect()
-        } else {
-            Vec::new()
+        let offsets = offsets_of(&counts);
+        let placements = ranges.into_iter().zip(first_slots(range_counts, &offsets));
+        let summary = match &lookup {
+            KeyLookup::ByLength(table) => RowGroups {
+                rows,
+                group_of: |_, row: usize| table[log.keys[row] as usize],
+            }
+            .summarise(log, &counts, placements.collect(), threads),
+            KeyLookup::Search => RowGroups {
+                rows,
+                group_of: |position, _| ids[position],
+            }
+            .summarise(log, &counts, placements.collect(), threads),
         };
-
-        // Jobs: consecutive groups of about `JOB_ROWS` rows together.
-        let limit = job_rows.unwrap_or(JOB_ROWS).max(1);
-        let mut jobs: Vec<std::ops::Range<usize>> = Vec::new();
-        let mut start = 0;
-        for g in 0..counts.len() {
-            if g > start && offsets[g + 1] - offsets[start] > limit {
-                jobs.push(start..g);
-                start = g;
-            }
-        }
-        if start < counts.len() {
-            jobs.push(start..counts.len());
-        }
-        let stats = parallel::run_jobs(jobs, threads, |batch, _| {
-            Some(summarise_groups(
-                batch,
-                &offsets,
-                &grouped_rows,
-                &columns,
-                &pairs,
-            ))
-        })
-        .expect("grouping jobs do not fail");
-
-        let mut flat: Vec<Vec<Moments>> = vec![Vec::with_capacity(counts.len()); columns.len()];
-        let mut cross: Vec<Vec<f64>> = vec![Vec::with_capacity(counts.len()); pairs.len()];
-        for batch in stats {
-            for (all, part) in flat.iter_mut().zip(batch.moments) {
-                all.extend(part);
-            }
-            for (all, part) in cross.iter_mut().zip(batch.cross) {
-                all.extend(part);
-            }
-        }
-        let mut flat = flat.into_iter();
-        let moments = log
-            .configs
-            .iter()
-            .map(|c| (0..c.metrics.len()).map(|_| flat.next().unwrap()).collect())
-            .collect();
         KeyGroups {
             dims,
             keys,
             counts,
             offsets,
-            rows: grouped_rows,
-            moments,
-            cross,
+            rows: summary.grouped_rows,
+            moments: summary.moments,
+            cross: summary.cross,
+            medians: log
+                .configs
+                .iter()
+                .map(|c| c.metrics.iter().map(|_| OnceLock::new()).collect())
+                .collect(),
             lookup,
         }
+    }
+
+    /// Each group's median of one metric of one configuration. Only the checks and the
+    /// explorer's detail show medians, so they are worked out the first time they are asked
+    /// for (every value gathered by group) and kept. `log` is the log the groups were made of.
+    pub fn medians(&self, log: &RunLog, config: usize, metric: usize) -> &[f64] {
+        self.medians[config][metric].get_or_init(|| {
+            let threads = if self.rows.len() >= PARALLEL_ROWS {
+                parallel::threads()
+            } else {
+                1
+            };
+            let values = &log.configs[config].metrics[metric].values;
+            self.gather_medians(values, JOB_ROWS, threads)
+        })
+    }
+
+    /// `medians` of one column of values, in jobs of consecutive groups of about `job_rows`
+    /// rows on `threads` threads.
+    fn gather_medians(&self, values: &[f64], job_rows: usize, threads: usize) -> Vec<f64> {
+        let limit = job_rows.max(1);
+        let mut jobs: Vec<Range<usize>> = Vec::new();
+        let mut start = 0;
+        for g in 0..self.len() {
+            if g > start && self.offsets[g + 1] - self.offsets[start] > limit {
+                jobs.push(start..g);
+                start = g;
+            }
+        }
+        if start < self.len() {
+            jobs.push(start..self.len());
+        }
+        let parts = parallel::run_jobs(jobs, threads, |batch, _| {
+            let largest = batch.clone().map(|g| self.rows_of(g).len()).max();
+            let mut scratch = vec![0.0; largest.unwrap_or(0)];
+            let medians: Vec<f64> = batch
+                .map(|g| {
+                    let rows = self.rows_of(g);
+                    let group_values = &mut scratch[..rows.len()];
+                    for (i, (slot, &row)) in group_values.iter_mut().zip(rows).enumerate() {
+                        // A group's rows are spread over the whole log: ask for the value a
+                        // few rows ahead so that the reads overlap instead of each waiting.
+                        if let Some(&ahead) = rows.get(i + PREFETCH_AHEAD) {
+                            prefetch(values, ahead as usize);
+                        }
+                        *slot = values[row as usize];
+                    }
+                    median_in_place(group_values)
+                })
+                .collect();
+            Some(medians)
+        });
+        parts.expect("median jobs do not fail").concat()
     }
 
     /// For one-length keys: the group of each length (`u32::MAX` where none), for passes over
@@ -367,21 +365,11 @@ fn offsets_of(counts: &[u64]) -> Vec<usize> {
     offsets
 }
 
-/// The row index (a counting sort by group): every selected row in its group's part
-/// (`offsets`), ascending within a group. Each range of the selected rows is placed on its own
-/// thread: its rows of group `g` (`range_counts[r][g]` of them, counted by the same
-/// `group_of(position, row)`) go right after the earlier ranges' rows of `g`, so the threads
-/// fill disjoint slots and every group stays ascending.
-fn place_rows(
-    ranges: Vec<Range<usize>>,
-    mut range_counts: Vec<Vec<u32>>,
-    offsets: &[usize],
-    rows: &RowRanges,
-    group_of: impl Fn(usize, u32) -> u32 + Sync,
-) -> Vec<u32> {
-    let groups = offsets.len() - 1;
-    // Each range's count per group becomes its first slot for that group.
-    for g in 0..groups {
+/// Each range's first slot in the row index for each group, from each range's count per
+/// group: a range's rows of group `g` go right after the earlier ranges' rows of `g`, so the
+/// ranges fill disjoint slots and every group's rows stay ascending.
+fn first_slots(mut range_counts: Vec<Vec<u32>>, offsets: &[usize]) -> Vec<Vec<u32>> {
+    for g in 0..offsets.len() - 1 {
         let mut next = offsets[g];
         for counts in &mut range_counts {
             let n = counts[g] as usize;
@@ -390,26 +378,159 @@ fn place_rows(
         }
         debug_assert_eq!(next, offsets[g + 1]);
     }
-    let mut grouped_rows = parallel::zeroed_column::<u32>(offsets[groups]);
-    let slots = parallel::DisjointSlots::new(&mut grouped_rows);
-    let parts: Vec<_> = ranges.into_iter().zip(range_counts).collect();
-    parallel::map_parts(parts, |(range, mut cursor)| {
-        let mut place = |position: usize, row: u32| {
-            let slot = &mut cursor[group_of(position, row) as usize];
-            // SAFETY: this range's slots for a group run from its first slot for `count` of
-            // them, `count` being its rows of that group; the next range's slots start after
-            // them (and the next group's after the last range's). So no two threads, and no
-            // two rows, ever get the same slot.
-            unsafe { slots.write(*slot as usize, row) };
-            *slot += 1;
-        };
-        for (first, rows) in rows.slices(range) {
+    range_counts
+}
+
+/// The selected rows of a log and the group of each: what the passes over the rows share.
+struct RowGroups<'a, G> {
+    rows: &'a RowRanges,
+    /// The group of a row, given its position among the selected rows and the row.
+    group_of: G,
+}
+
+/// What grouping makes of the rows: the row index and every figure but the medians.
+struct Summary {
+    grouped_rows: Vec<u32>,
+    moments: Vec<Vec<Vec<Moments>>>,
+    cross: Vec<Vec<f64>>,
+}
+
+/// A job of grouping: one column's moments, or one range of rows put in the row index from its
+/// first slot per group.
+enum Job<'v> {
+    Column(&'v [f64]),
+    Place(Range<usize>, Vec<u32>),
+}
+
+impl<G: Fn(usize, usize) -> u32 + Sync> RowGroups<'_, G> {
+    /// `visit(group, row)` for each selected row at `positions`, in row order.
+    #[inline(always)]
+    fn for_each(&self, positions: Range<usize>, mut visit: impl FnMut(usize, usize)) {
+        for (first, rows) in self.rows.slices(positions) {
             for (position, row) in (first..).zip(rows) {
-                place(position, row as u32);
+                visit((self.group_of)(position, row) as usize, row);
             }
         }
-    });
-    grouped_rows
+    }
+
+    /// The row index and each column's moments, all as jobs on `threads` threads (the columns
+    /// first: a column's two passes take longer than placing a range), then the
+    /// cross-moments of each metric between the configurations.
+    fn summarise(
+        &self,
+        log: &RunLog,
+        counts: &[u64],
+        placements: Vec<(Range<usize>, Vec<u32>)>,
+        threads: usize,
+    ) -> Summary {
+        let columns: Vec<&[f64]> = log
+            .configs
+            .iter()
+            .flat_map(|c| c.metrics.iter().map(|m| m.values.as_slice()))
+            .collect();
+        let jobs: Vec<Job> = (columns.iter().map(|&values| Job::Column(values)))
+            .chain(
+                placements
+                    .into_iter()
+                    .map(|(range, first)| Job::Place(range, first)),
+            )
+            .collect();
+        let mut grouped_rows = parallel::zeroed_column::<u32>(self.rows.len());
+        let slots = parallel::DisjointSlots::new(&mut grouped_rows);
+        let done = parallel::run_jobs(jobs, threads, |job, _| {
+            Some(match job {
+                Job::Column(values) => Some(self.moments(values, counts)),
+                Job::Place(range, first) => {
+                    self.place(&slots, range, first);
+                    None
+                }
+            })
+        })
+        .expect("grouping jobs do not fail");
+        let mut flat = done.into_iter().flatten();
+        let moments: Vec<Vec<Vec<Moments>>> = log
+            .configs
+            .iter()
+            .map(|c| c.metrics.iter().map(|_| flat.next().unwrap()).collect())
+            .collect();
+        let cross = match log.compare() {
+            None => Vec::new(),
+            Some(compare) => {
+                let pairs: Vec<usize> = (0..compare.metrics.len()).collect();
+                parallel::run_jobs(pairs, threads, |m, _| {
+                    let (a, b) = (&log.configs[0].metrics[m], &compare.metrics[m]);
+                    Some(self.cross(&a.values, &b.values, &moments[0][m], &moments[1][m]))
+                })
+                .expect("cross-moment jobs do not fail")
+            }
+        };
+        Summary {
+            grouped_rows,
+            moments,
+            cross,
+        }
+    }
+
+    /// One column's moments per group: a pass over the rows for the count, the (compensated)
+    /// sum and the extremes, then one for the squared deviations from each group's mean.
+    fn moments(&self, values: &[f64], counts: &[u64]) -> Vec<Moments> {
+        let groups = counts.len();
+        let every = 0..self.rows.len();
+        let mut sums = vec![CompensatedSum::default(); groups];
+        let mut mins = vec![f64::INFINITY; groups];
+        let mut maxs = vec![f64::NEG_INFINITY; groups];
+        self.for_each(every.clone(), |g, row| {
+            let v = values[row];
+            sums[g].add(v);
+            mins[g] = mins[g].min(v);
+            maxs[g] = maxs[g].max(v);
+        });
+        let means: Vec<f64> = sums
+            .iter()
+            .zip(counts)
+            .map(|(sum, &n)| sum.value() / n as f64)
+            .collect();
+        let mut m2 = vec![0.0; groups];
+        self.for_each(every, |g, row| m2[g] += (values[row] - means[g]).powi(2));
+        (0..groups)
+            .map(|g| Moments {
+                count: counts[g],
+                sum: sums[g].value(),
+                mean: means[g],
+                m2: m2[g],
+                min: mins[g],
+                max: maxs[g],
+            })
+            .collect()
+    }
+
+    /// Per group, the sum over its rows of (a - a's mean)(b - b's mean).
+    fn cross(&self, a: &[f64], b: &[f64], of_a: &[Moments], of_b: &[Moments]) -> Vec<f64> {
+        let mut cross = vec![0.0; of_a.len()];
+        self.for_each(0..self.rows.len(), |g, row| {
+            cross[g] += (a[row] - of_a[g].mean) * (b[row] - of_b[g].mean);
+        });
+        cross
+    }
+
+    /// The rows at `positions` put in their groups' parts of the row index, from `first`
+    /// (this range's first slot for each group).
+    fn place(
+        &self,
+        slots: &parallel::DisjointSlots<u32>,
+        positions: Range<usize>,
+        first: Vec<u32>,
+    ) {
+        let mut next = first;
+        self.for_each(positions, |g, row| {
+            // SAFETY: this range's slots for a group run from its first slot for `count` of
+            // them, `count` being its rows of that group; the next range's slots start after
+            // them (and the next group's after the last range's). So no two jobs, and no two
+            // rows, ever get the same slot.
+            unsafe { slots.write(next[g] as usize, row as u32) };
+            next[g] += 1;
+        });
+    }
 }
 
 /// Groups of any key by hashing: sorted unique keys, counts, and the group of each selected row.
@@ -442,65 +563,6 @@ fn count_by_hash(log: &RunLog, rows: &RowRanges) -> (Vec<u32>, Vec<u64>, Vec<u32
         .flat_map(|&g| log.key(first_row_of[g]).iter().copied())
         .collect();
     (keys, counts, provisional)
-}
-
-/// The statistics of consecutive groups: each group's values gathered by its rows (ascending)
-/// into one scratch buffer per column, then every statistic computed as a per-group loop over
-/// its rows would.
-fn summarise_groups(
-    batch: std::ops::Range<usize>,
-    offsets: &[usize],
-    grouped_rows: &[u32],
-    columns: &[&[f64]],
-    pairs: &[(usize, usize)],
-) -> BatchStats {
-    let largest = batch
-        .clone()
-        .map(|g| offsets[g + 1] - offsets[g])
-        .max()
-        .unwrap_or(0);
-    let mut values: Vec<Vec<f64>> = columns.iter().map(|_| vec![0.0; largest]).collect();
-    let groups = batch.len();
-    let mut moments: Vec<Vec<Moments>> = vec![Vec::with_capacity(groups); columns.len()];
-    let mut cross: Vec<Vec<f64>> = vec![Vec::with_capacity(groups); pairs.len()];
-    for g in batch.clone() {
-        let rows = &grouped_rows[offsets[g]..offsets[g + 1]];
-        for (scratch, all) in values.iter_mut().zip(columns) {
-            for (i, (slot, &row)) in scratch.iter_mut().zip(rows).enumerate() {
-                // A group's rows are spread over the whole log: ask for the value a few rows
-                // ahead so that the reads overlap instead of each waiting for memory.
-                if let Some(&ahead) = rows.get(i + PREFETCH_AHEAD) {
-                    prefetch(all, ahead as usize);
-                }
-                *slot = all[row as usize];
-            }
-        }
-        let span = 0..rows.len();
-        for (c, column) in values.iter().enumerate() {
-            let part = &column[span.clone()];
-            moments[c].push(Moments::summed(
-                part.iter().map(|&v| (1, v, v, v)),
-                |mean| part.iter().map(|v| (v - mean).powi(2)).sum(),
-            ));
-        }
-        for (p, &(a, b)) in pairs.iter().enumerate() {
-            let (mean_a, mean_b) = (
-                moments[a].last().unwrap().mean,
-                moments[b].last().unwrap().mean,
-            );
-            let co: f64 = values[a][span.clone()]
-                .iter()
-                .zip(&values[b][span.clone()])
-                .map(|(x, y)| (x - mean_a) * (y - mean_b))
-                .sum();
-            cross[p].push(co);
-        }
-        // Last: the median reorders the values.
-        for (c, column) in values.iter_mut().enumerate() {
-            moments[c].last_mut().unwrap().median = median_in_place(&mut column[span.clone()]);
-        }
-    }
-    BatchStats { moments, cross }
 }
 
 /// How many rows ahead of the one read the gather asks for.
@@ -539,10 +601,8 @@ mod tests {
         assert_eq!(groups.counts, vec![2, 3, 1]);
         assert_eq!(groups.rows_of(1), &[0, 2, 5]);
         let m = &groups.moments[0][0][1];
-        assert_eq!(
-            (m.sum, m.mean, m.median, m.min, m.max),
-            (12.0, 4.0, 4.0, 2.0, 6.0)
-        );
+        assert_eq!((m.sum, m.mean, m.min, m.max), (12.0, 4.0, 2.0, 6.0));
+        assert_eq!(groups.medians(&log, 0, 0), [2.0, 4.0, 9.0]);
         assert_eq!(m.m2, 8.0);
         assert_eq!(m.sample_variance(), 4.0);
     }
@@ -576,12 +636,14 @@ mod tests {
         assert_eq!(subset.rows_of(2), &[2]);
     }
 
-    /// Keys, each group's rows, moments and cross-moments, as the plain definition gives them.
+    /// Keys, each group's rows, moments, cross-moments and medians, as the plain definition
+    /// gives them.
     type Reference = (
         Vec<u32>,
         Vec<Vec<u32>>,
         Vec<Vec<Vec<Moments>>>,
         Vec<Vec<f64>>,
+        Vec<Vec<Vec<f64>>>,
     );
     type Row = (u32, u32, f64, f64);
 
@@ -596,7 +658,7 @@ mod tests {
         }
         let keys: Vec<u32> = by_key.keys().flatten().copied().collect();
         let members: Vec<Vec<u32>> = by_key.into_values().collect();
-        let summarise = |values: &[f64]| -> Vec<Moments> {
+        let summarise = |values: &[f64]| -> (Vec<Moments>, Vec<f64>) {
             members
                 .iter()
                 .map(|rows| {
@@ -605,23 +667,23 @@ mod tests {
                     scratch.iter().for_each(|&v| sum.add(v));
                     let sum = sum.value();
                     let mean = sum / rows.len() as f64;
-                    Moments {
+                    let moments = Moments {
                         count: rows.len() as u64,
                         sum,
                         mean,
                         m2: scratch.iter().map(|v| (v - mean).powi(2)).sum(),
                         min: scratch.iter().copied().fold(f64::INFINITY, f64::min),
                         max: scratch.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                        median: median_in_place(&mut scratch),
-                    }
+                    };
+                    (moments, median_in_place(&mut scratch))
                 })
-                .collect()
+                .unzip()
         };
-        let moments: Vec<Vec<Vec<Moments>>> = log
+        let (moments, medians): (Vec<Vec<Vec<Moments>>>, Vec<_>) = log
             .configs
             .iter()
-            .map(|c| c.metrics.iter().map(|m| summarise(&m.values)).collect())
-            .collect();
+            .map(|c| c.metrics.iter().map(|m| summarise(&m.values)).unzip())
+            .unzip();
         let cross = match log.compare() {
             None => Vec::new(),
             Some(compare) => log.configs[0]
@@ -643,7 +705,7 @@ mod tests {
                 })
                 .collect(),
         };
-        (keys, members, moments, cross)
+        (keys, members, moments, cross, medians)
     }
 
     proptest::proptest! {
@@ -691,14 +753,14 @@ mod tests {
             let all: Vec<u32> = (0..n as u32).collect();
             let subset: Vec<u32> = all.iter().copied().filter(|&r| subset_mask[r as usize]).collect();
             let (every, some) = (RowRanges::all(n), RowRanges::listed(&subset));
-            for (selected, groups) in [
-                (&all, KeyGroups::from_log(&log)),
-                (&subset, KeyGroups::from_rows(&log, &some)),
-                (&all, KeyGroups::build(&log, &every, Some(job_rows), Some(2))),
-                (&subset, KeyGroups::build(&log, &some, Some(job_rows), Some(3))),
-                (&all, KeyGroups::build(&log, &every, Some(job_rows), Some(7))),
+            for (selected, groups, threads) in [
+                (&all, KeyGroups::from_log(&log), 1),
+                (&subset, KeyGroups::from_rows(&log, &some), 1),
+                (&all, KeyGroups::build(&log, &every, Some(2)), 2),
+                (&subset, KeyGroups::build(&log, &some, Some(3)), 3),
+                (&all, KeyGroups::build(&log, &every, Some(7)), 7),
             ] {
-                let (keys, members, moments, cross) = reference(&log, selected);
+                let (keys, members, moments, cross, medians) = reference(&log, selected);
                 proptest::prop_assert_eq!(&groups.keys, &keys);
                 for (g, rows) in members.iter().enumerate() {
                     proptest::prop_assert_eq!(groups.rows_of(g), rows.as_slice());
@@ -707,6 +769,14 @@ mod tests {
                 }
                 proptest::prop_assert_eq!(&groups.moments, &moments);
                 proptest::prop_assert_eq!(&groups.cross, &cross);
+                for (c, config) in log.configs.iter().enumerate() {
+                    for (m, metric) in config.metrics.iter().enumerate() {
+                        let want = &medians[c][m];
+                        proptest::prop_assert_eq!(groups.medians(&log, c, m), want.as_slice());
+                        let in_jobs = groups.gather_medians(&metric.values, job_rows, threads);
+                        proptest::prop_assert_eq!(&in_jobs, want);
+                    }
+                }
             }
         }
     }

@@ -220,6 +220,12 @@ impl<'a> Context<'a> {
         Self::checking(log, None, options)
     }
 
+    /// Each key group's median of a series.
+    pub fn medians(&self, series: &Series) -> &[f64] {
+        self.groups
+            .medians(self.log, series.config_index, series.metric_index)
+    }
+
     /// The context of `log`, which holds rows `run_rows` of the whole run when given.
     fn checking(log: &'a RunLog, run_rows: Option<&'a [u32]>, options: &ReportOptions) -> Self {
         let groups = KeyGroups::from_log(log);

@@ -22,7 +22,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::robust::JUDGED_MIN;
-use super::{pct, Check, Context, Detail, Finding};
+use super::{pct, Check, Context, Detail, Finding, Series};
 
 /// Fewest reorderings behind a p-value (more when the significance asked for is finer).
 pub const PERMUTATIONS: usize = 199;
@@ -164,14 +164,11 @@ pub fn slow_windows(
 }
 
 /// Each row's key median when its key group is judged (`JUDGED_MIN` iterations or more).
-fn medians_of_rows(ctx: &Context, config: usize, metric: usize) -> Vec<Option<f64>> {
-    let moments = &ctx.groups.moments[config][metric];
+fn medians_of_rows(ctx: &Context, series: &Series) -> Vec<Option<f64>> {
+    let medians = ctx.medians(series);
     ctx.group_of_row
         .iter()
-        .map(|&g| {
-            let m = &moments[g as usize];
-            (m.count >= JUDGED_MIN).then_some(m.median)
-        })
+        .map(|&g| (ctx.groups.counts[g as usize] >= JUDGED_MIN).then_some(medians[g as usize]))
         .collect()
 }
 
@@ -235,7 +232,7 @@ pub(crate) fn find_windows(ctx: &Context, warmup: usize) -> Vec<(usize, usize, f
     let alpha = ctx.options.false_alarm / series as f64;
     let mut all: Vec<(usize, usize, f64)> = Vec::new();
     for s in &ctx.series {
-        let medians = medians_of_rows(ctx, s.config_index, s.metric_index);
+        let medians = medians_of_rows(ctx, s);
         let effect = |first: usize, last: usize, window: (usize, usize)| {
             window_effect(
                 s.values,

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use super::{pct, Check, Context, Detail, Finding, Series, Verdict};
-use crate::groups::Moments;
 
 /// Key groups smaller than this are not judged: a median of 3 is the smallest that one
 /// aberrant value cannot drag past the others (with 2, either value could be the odd one).
@@ -13,13 +12,18 @@ pub const JUDGED_MIN: u64 = 3;
 /// Each row's relative deviation from its key group's median, `r_i = x_i / med_g(i) - 1`,
 /// for rows whose group has at least `JUDGED_MIN` iterations and a positive median; None
 /// for the rows that cannot be judged.
-pub fn deviations(values: &[f64], group_of_row: &[u32], moments: &[Moments]) -> Vec<Option<f64>> {
+pub fn deviations(
+    values: &[f64],
+    group_of_row: &[u32],
+    counts: &[u64],
+    medians: &[f64],
+) -> Vec<Option<f64>> {
     values
         .iter()
         .zip(group_of_row)
         .map(|(&x, &g)| {
-            let m = &moments[g as usize];
-            (m.count >= JUDGED_MIN && m.median > 0.0).then(|| x / m.median - 1.0)
+            let (count, median) = (counts[g as usize], medians[g as usize]);
+            (count >= JUDGED_MIN && median > 0.0).then(|| x / median - 1.0)
         })
         .collect()
 }
@@ -69,8 +73,8 @@ fn judged_series<'a>(ctx: &Context<'a>) -> Vec<Judged<'a>> {
     ctx.series
         .iter()
         .filter_map(|s| {
-            let moments = &ctx.groups.moments[s.config_index][s.metric_index];
-            let deviations = deviations(s.values, &ctx.group_of_row, moments);
+            let medians = ctx.medians(s);
+            let deviations = deviations(s.values, &ctx.group_of_row, &ctx.groups.counts, medians);
             let mad = pooled_mad(&deviations)?;
             Some(Judged {
                 series: *s,
@@ -227,7 +231,7 @@ pub(crate) fn outliers(ctx: &Context, warmup: usize, windows: &[(usize, usize)])
     let mut excess_text = Vec::new();
     for (index, j) in judged.iter().enumerate() {
         let limit = limit(ctx, j.mad);
-        let moments = &ctx.groups.moments[j.series.config_index][j.series.metric_index];
+        let medians = ctx.medians(&j.series);
         let mut count = 0;
         let mut excess = 0.0;
         for (row, r) in j.deviations.iter().enumerate().skip(warmup) {
@@ -240,7 +244,7 @@ pub(crate) fn outliers(ctx: &Context, warmup: usize, windows: &[(usize, usize)])
             }
             count += 1;
             rows.insert(row, ());
-            excess += j.series.values[row] - moments[ctx.group_of_row[row] as usize].median;
+            excess += j.series.values[row] - medians[ctx.group_of_row[row] as usize];
             if worst.is_none_or(|w| r.abs() > w.0.abs()) {
                 worst = Some((r, row, index));
             }
@@ -346,7 +350,8 @@ mod tests {
         let d = deviations(
             ctx.series[0].values,
             &ctx.group_of_row,
-            &ctx.groups.moments[0][0],
+            &ctx.groups.counts,
+            ctx.medians(&ctx.series[0]),
         );
         let expect = [
             Some(20.0 / 10.5 - 1.0),

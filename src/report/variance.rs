@@ -369,8 +369,14 @@ pub fn within_stratum_cv(
 }
 
 fn pooled_mad_of(ctx: &Context, s: &Series) -> Option<f64> {
-    let moments = &ctx.groups.moments[s.config_index][s.metric_index];
-    robust::pooled_mad(&robust::deviations(s.values, &ctx.group_of_row, moments))
+    let medians = ctx.medians(s);
+    let counts = &ctx.groups.counts;
+    robust::pooled_mad(&robust::deviations(
+        s.values,
+        &ctx.group_of_row,
+        counts,
+        medians,
+    ))
 }
 
 #[cfg(test)]

@@ -26,6 +26,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let popup = area.centered(Constraint::Percentage(92), Constraint::Percentage(86));
     frame.render_widget(Clear, popup);
     let groups = &session.strata.groups[sp.stratum.unwrap_or(0)];
+    // Worked out once, the first time a detail is opened (a gather of the metric by group).
+    let medians = groups.medians(&session.log, 0, 0);
     let members = sp.bin.groups.len();
     // Rows left for key groups: the popup less borders, the about lines and the heading.
     let visible = popup.height.saturating_sub(2 + 6 + 1) as usize;
@@ -113,7 +115,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             key_text(groups.key(g)),
             groups.counts[g].to_string(),
             num(m.mean),
-            num(m.median),
+            num(medians[g]),
             num(m.min),
             num(m.max),
             if mine { "◀".into() } else { String::new() },
