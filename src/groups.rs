@@ -90,6 +90,10 @@ pub struct KeyGroups {
     pub moments: Vec<Vec<Vec<Moments>>>,
     /// `[metric][group]`: sum over rows of (baseline - mean)(compare - mean); empty without compare.
     pub cross: Vec<Vec<f64>>,
+    /// `[config][metric]`: the compensated sum of the grouped rows' values in row order (when
+    /// every row is grouped, the run's actual total exactly as `project::actual_totals` sums
+    /// it, without a pass of its own).
+    pub row_order_totals: Vec<Vec<f64>>,
     /// `[config][metric]`: each group's median, once asked for (`medians`).
     medians: Vec<Vec<OnceLock<Vec<f64>>>>,
     lookup: KeyLookup,
@@ -191,6 +195,7 @@ impl KeyGroups {
             rows: summary.grouped_rows,
             moments: summary.moments,
             cross: summary.cross,
+            row_order_totals: summary.totals,
             medians: log
                 .configs
                 .iter()
@@ -393,6 +398,7 @@ struct Summary {
     grouped_rows: Vec<u32>,
     moments: Vec<Vec<Vec<Moments>>>,
     cross: Vec<Vec<f64>>,
+    totals: Vec<Vec<f64>>,
 }
 
 /// A job of grouping: one column's moments, or one range of rows put in the row index from its
@@ -448,11 +454,11 @@ impl<G: Fn(usize, usize) -> u32 + Sync> RowGroups<'_, G> {
         })
         .expect("grouping jobs do not fail");
         let mut flat = done.into_iter().flatten();
-        let moments: Vec<Vec<Vec<Moments>>> = log
+        let (moments, totals): (Vec<Vec<Vec<Moments>>>, Vec<Vec<f64>>) = log
             .configs
             .iter()
-            .map(|c| c.metrics.iter().map(|_| flat.next().unwrap()).collect())
-            .collect();
+            .map(|c| c.metrics.iter().map(|_| flat.next().unwrap()).unzip())
+            .unzip();
         let cross = match log.compare() {
             None => Vec::new(),
             Some(compare) => {
@@ -468,40 +474,50 @@ impl<G: Fn(usize, usize) -> u32 + Sync> RowGroups<'_, G> {
             grouped_rows,
             moments,
             cross,
+            totals,
         }
     }
 
     /// One column's moments per group: a pass over the rows for the count, the (compensated)
-    /// sum and the extremes, then one for the squared deviations from each group's mean.
-    fn moments(&self, values: &[f64], counts: &[u64]) -> Vec<Moments> {
-        let groups = counts.len();
+    /// sum and the extremes, then one for the squared deviations from each group's mean. With
+    /// them, the total of every row's value in row order (the first pass reads them all).
+    fn moments(&self, values: &[f64], counts: &[u64]) -> (Vec<Moments>, f64) {
         let every = 0..self.rows.len();
-        let mut sums = vec![CompensatedSum::default(); groups];
-        let mut mins = vec![f64::INFINITY; groups];
-        let mut maxs = vec![f64::NEG_INFINITY; groups];
+        let mut total = CompensatedSum::default();
+        // A group's running figures side by side: one cache line per row, not one per figure.
+        let mut running =
+            vec![(CompensatedSum::default(), f64::INFINITY, f64::NEG_INFINITY); counts.len()];
         self.for_each(every.clone(), |g, row| {
             let v = values[row];
-            sums[g].add(v);
-            mins[g] = mins[g].min(v);
-            maxs[g] = maxs[g].max(v);
+            total.add(v);
+            let (sum, min, max) = &mut running[g];
+            sum.add(v);
+            *min = min.min(v);
+            *max = max.max(v);
         });
-        let means: Vec<f64> = sums
+        let mut spread: Vec<(f64, f64)> = running
             .iter()
             .zip(counts)
-            .map(|(sum, &n)| sum.value() / n as f64)
+            .map(|((sum, _, _), &n)| (sum.value() / n as f64, 0.0))
             .collect();
-        let mut m2 = vec![0.0; groups];
-        self.for_each(every, |g, row| m2[g] += (values[row] - means[g]).powi(2));
-        (0..groups)
-            .map(|g| Moments {
-                count: counts[g],
-                sum: sums[g].value(),
-                mean: means[g],
-                m2: m2[g],
-                min: mins[g],
-                max: maxs[g],
+        self.for_each(every, |g, row| {
+            let (mean, m2) = &mut spread[g];
+            *m2 += (values[row] - *mean).powi(2);
+        });
+        let moments = running
+            .iter()
+            .zip(&spread)
+            .zip(counts)
+            .map(|(((sum, min, max), &(mean, m2)), &count)| Moments {
+                count,
+                sum: sum.value(),
+                mean,
+                m2,
+                min: *min,
+                max: *max,
             })
-            .collect()
+            .collect();
+        (moments, total.value())
     }
 
     /// Per group, the sum over its rows of (a - a's mean)(b - b's mean).
@@ -775,6 +791,9 @@ mod tests {
                         proptest::prop_assert_eq!(groups.medians(&log, c, m), want.as_slice());
                         let in_jobs = groups.gather_medians(&metric.values, job_rows, threads);
                         proptest::prop_assert_eq!(&in_jobs, want);
+                        let in_order = selected.iter().map(|&r| metric.values[r as usize]);
+                        let total = crate::stats::compensated_sum(in_order);
+                        proptest::prop_assert_eq!(groups.row_order_totals[c][m], total);
                     }
                 }
             }

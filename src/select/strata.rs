@@ -270,7 +270,10 @@ impl StrataGroups {
         }
         let stratum_actual: Vec<Vec<Vec<f64>>> = groups.iter().map(totals_of).collect();
         let unique_keys = distinct_keys(&groups);
-        let actual = if exclude.is_empty() {
+        let actual = if exclude.is_empty() && strata == Strata::None {
+            // The one stratum is every row: its grouping summed them in row order already.
+            groups[0].row_order_totals.clone()
+        } else if exclude.is_empty() {
             actual_totals(log)
         } else {
             sum_of_strata(&stratum_actual)
