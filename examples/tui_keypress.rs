@@ -29,6 +29,15 @@ fn summary(name: &str, mut times: Vec<Duration>) {
     );
 }
 
+/// One key press: press + recompute + draw, timed.
+fn press_timed(app: &mut App, terminal: &mut Terminal<TestBackend>, event: KeyEvent) -> Duration {
+    let start = Instant::now();
+    let effect = tui::press(app, event);
+    tui::settle(app, effect);
+    terminal.draw(|f| tui::ui::draw(f, app)).unwrap();
+    start.elapsed()
+}
+
 /// Press `keys` in turn, `rounds` times, timing press + recompute + draw for each.
 fn time_keys(
     app: &mut App,
@@ -39,11 +48,7 @@ fn time_keys(
     let mut times = Vec::new();
     for _ in 0..rounds {
         for &c in keys {
-            let start = Instant::now();
-            let effect = tui::press(app, key(c));
-            tui::settle(app, effect);
-            terminal.draw(|f| tui::ui::draw(f, app)).unwrap();
-            times.push(start.elapsed());
+            times.push(press_timed(app, terminal, key(c)));
         }
     }
     times
@@ -112,25 +117,20 @@ fn main() {
         "s / c (log scale, measure) + draw",
         time_keys(&mut app, &mut terminal, &['s', 'c'], 200),
     );
-    let mut table = Vec::new();
-    for _ in 0..100 {
-        let start = Instant::now();
-        let effect = tui::press(&mut app, KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
-        tui::settle(&mut app, effect);
-        terminal.draw(|f| tui::ui::draw(f, &mut app)).unwrap();
-        table.push(start.elapsed());
-    }
+    let special = |code| KeyEvent::new(code, KeyModifiers::NONE);
+    let table = (0..100)
+        .map(|_| press_timed(&mut app, &mut terminal, special(KeyCode::Tab)))
+        .collect();
     summary("Tab (view) + draw", table);
     // A SeqPoint's detail: the first opening works out the key groups' medians, kept after.
     let mut detail = Vec::new();
     for _ in 0..50 {
-        let start = Instant::now();
-        let effect = tui::press(&mut app, KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-        tui::settle(&mut app, effect);
-        terminal.draw(|f| tui::ui::draw(f, &mut app)).unwrap();
-        detail.push(start.elapsed());
-        let effect = tui::press(&mut app, KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-        tui::settle(&mut app, effect);
+        detail.push(press_timed(
+            &mut app,
+            &mut terminal,
+            special(KeyCode::Enter),
+        ));
+        press_timed(&mut app, &mut terminal, special(KeyCode::Esc));
     }
     println!(
         "Enter (detail) the first time, medians worked out: {:.1} ms",
