@@ -206,7 +206,8 @@ impl Candidates {
                 .iter()
                 .enumerate()
                 .map(|(i, &r)| {
-                    // The rows are spread over the log: overlap the reads (as the medians' gather does).
+                    // The rows are spread over the log: overlap the reads (as the gather of
+                    // the medians does).
                     if let Some(&ahead) = eligible.get(i + PREFETCH_AHEAD) {
                         prefetch(values, ahead as usize);
                     }
