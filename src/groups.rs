@@ -77,7 +77,7 @@ impl Moments {
 }
 
 /// The key groups of a run log (or of one stratum of it), sorted by key.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct KeyGroups {
     pub dims: usize,
     /// Row-major sorted unique keys.
@@ -113,6 +113,15 @@ const JOB_ROWS: usize = 1 << 19;
 /// Rows below which grouping stays on one thread.
 const PARALLEL_ROWS: usize = 1 << 16;
 
+/// The threads a pass over `rows` rows is worth.
+fn threads_for(rows: usize) -> usize {
+    if rows >= PARALLEL_ROWS {
+        parallel::threads()
+    } else {
+        1
+    }
+}
+
 impl KeyGroups {
     /// Group every row of the log.
     pub fn from_log(log: &RunLog) -> Self {
@@ -135,11 +144,7 @@ impl KeyGroups {
     fn build(log: &RunLog, rows: &RowRanges, threads: Option<usize>) -> Self {
         let dims = log.dims();
         let row_count = rows.len();
-        let threads = threads.unwrap_or(if row_count >= PARALLEL_ROWS {
-            parallel::threads()
-        } else {
-            1
-        });
+        let threads = threads.unwrap_or_else(|| threads_for(row_count));
         // The selected rows cut into one range per thread: each range is counted, then placed,
         // as a job of its own.
         let ranges = parallel::split_range(row_count, threads);
@@ -210,13 +215,8 @@ impl KeyGroups {
     /// for (every value gathered by group) and kept. `log` is the log the groups were made of.
     pub fn medians(&self, log: &RunLog, config: usize, metric: usize) -> &[f64] {
         self.medians[config][metric].get_or_init(|| {
-            let threads = if self.rows.len() >= PARALLEL_ROWS {
-                parallel::threads()
-            } else {
-                1
-            };
             let values = &log.configs[config].metrics[metric].values;
-            self.gather_medians(values, JOB_ROWS, threads)
+            self.gather_medians(values, JOB_ROWS, threads_for(self.rows.len()))
         })
     }
 
@@ -429,12 +429,9 @@ impl<G: Fn(usize, usize) -> u32 + Sync> RowGroups<'_, G> {
         placements: Vec<(Range<usize>, Vec<u32>)>,
         threads: usize,
     ) -> Summary {
-        let columns: Vec<&[f64]> = log
-            .configs
-            .iter()
-            .flat_map(|c| c.metrics.iter().map(|m| m.values.as_slice()))
-            .collect();
-        let jobs: Vec<Job> = (columns.iter().map(|&values| Job::Column(values)))
+        let columns = (log.configs.iter()).flat_map(|c| c.metrics.iter());
+        let jobs: Vec<Job> = columns
+            .map(|metric| Job::Column(&metric.values))
             .chain(
                 placements
                     .into_iter()
