@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use seqpoint::output::{csv::seqpoints_csv, doc::SelectDoc, json::select_document};
 use seqpoint::pick::Pick;
-use seqpoint::select::{BinCount, SelectOptions, Strata, TargetRule};
+use seqpoint::select::{BinCount, Exclusion, SelectOptions, Strata, TargetRule};
 use seqpoint::{run_selection, Method};
 
 fn settings(c: [u8; 3]) -> SelectOptions {
@@ -43,8 +43,20 @@ fn settings(c: [u8; 3]) -> SelectOptions {
         seed: u64::from(c[0] >> 7),
         samples: u64::from(c[1] >> 7) + u64::from(c[2] & 0x80 == 0),
         strata,
+        exclude: exclusion(c),
         error_curve: false,
     }
+}
+
+/// One in four settings leaves a few iterations out (`--exclude`): from iteration 0 to 7 on,
+/// up to 4 of them, which may reach past the run (a clean error) or leave nothing.
+fn exclusion(c: [u8; 3]) -> Exclusion {
+    if c[1] & 0x60 != 0x60 {
+        return Exclusion::default();
+    }
+    let first = u64::from(c[2] & 7);
+    let last = first + u64::from((c[2] >> 3) & 3);
+    Exclusion::parse(&[format!("{first}-{last}")]).expect("a well-formed range")
 }
 
 fuzz_target!(|data: &[u8]| {
