@@ -1,6 +1,7 @@
 //! Fuzz the whole `select` chain: load a fuzzed CSV run (and, after a `==` line, a fuzzed
 //! `--compare` log), then `run_selection` with fuzzed settings. Nothing may panic; a result
-//! must have weights summing to N and a `seqpoint/1` document that reads back unchanged.
+//! must have weights summing to N (less the excluded iterations), no excluded SeqPoint, and a
+//! `seqpoint/1` document that reads back unchanged.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -99,12 +100,16 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let n = log.len() as u64;
+    // The iterations an exclusion leaves out are in no weight.
+    let n = log.len() as u64 - options.exclude.excluded_rows(&log);
     assert_eq!(
         selection.seqpoints.iter().map(|s| s.weight).sum::<u64>(),
         n,
         "weights sum to N"
     );
+    for sp in &selection.seqpoints {
+        assert!(!options.exclude.excludes_row(&log, sp.row), "an excluded SeqPoint");
+    }
     for sp in &selection.seqpoints {
         assert_eq!(log.iterations.get(sp.row), sp.iteration);
         assert_eq!(log.key(sp.row), &sp.key[..]);
