@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
-use seqpoint::project::baselines::Baselines;
+use seqpoint::select::naive::Baselines;
 use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanAsk, PlanRule};
 use seqpoint::tui::update::Effect;
 use seqpoint::tui::{self, App, Session};

@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use seqpoint::output::json::select_json;
-use seqpoint::project::baselines::Baselines;
+use seqpoint::select::naive::Baselines;
 use seqpoint::select::{run_selection_on, Exclusion, StrataGroups};
 use seqpoint::{BinCount, LoadOptions, Method, SelectOptions};
 

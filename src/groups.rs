@@ -258,15 +258,6 @@ impl KeyGroups {
         parts.expect("median jobs do not fail").concat()
     }
 
-    /// For one-length keys: the group of each length (`u32::MAX` where none), for passes over
-    /// rows that look up every row's group.
-    pub fn length_table(&self) -> Option<&[u32]> {
-        match &self.lookup {
-            KeyLookup::ByLength(table) => Some(table),
-            KeyLookup::Search => None,
-        }
-    }
-
     /// The group holding `key`, if any row has it.
     pub fn group_of(&self, key: &[u32]) -> Option<usize> {
         match &self.lookup {
@@ -762,6 +753,7 @@ mod tests {
                 configs,
                 skipped: Default::default(),
                 proxy: None,
+                iteration_like: Vec::new(),
             };
             let all: Vec<u32> = (0..n as u32).collect();
             let subset: Vec<u32> = all.iter().copied().filter(|&r| subset_mask[r as usize]).collect();

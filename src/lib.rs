@@ -10,20 +10,22 @@
 //! 3. [`select::Selectors`] fixes a [`binning`] method and a [`pick`] rule per stratum; asked
 //!    for K, it bins the key groups and picks one SeqPoint per bin, in O(key groups).
 //! 4. [`project`] projects the run from those SeqPoints (totals, speedups, 95% intervals; the
-//!    one variance is in `project::estimate`, the interval arithmetic in [`stats`]).
+//!    one variance is in [`estimate`], the interval arithmetic in [`stats`]).
 //! 5. `Selectors::curve` and `Selectors::choose` try every K and apply the error target
 //!    (`select::target`: rules, and advice as data), giving a [`Selection`];
 //!    [`run_selection`] runs steps 2-5. `select::plan` spreads extra profiled iterations.
-//! 6. [`output`] writes it: the typed documents, JSON, CSV, text tables, the equivalent
+//! 6. [`output`] writes it: the typed documents ([`doc`]) as JSON, CSV, text tables; the equivalent
 //!    command line, atomic files.
 //!
-//! After profiling, `project::document` reads a SeqPoints file and `project::measured` the
+//! After profiling, `project::document` reads a SeqPoints file and `runlog::measured` the
 //! measurements, and projects the run on the new configuration. [`report`] checks a run log
 //! before profiling. The binary's `cli`, the [`tui`] and [`plot`] only call these
 //! stages; [`parallel`] holds the thread helpers, [`rows`] the sets of rows (as ranges) that
 //! strata and `--exclude` leave. `testkit` (hidden) makes synthetic logs.
 
 pub mod binning;
+pub mod doc;
+pub mod estimate;
 pub mod groups;
 pub mod output;
 pub mod parallel;
@@ -35,6 +37,7 @@ pub mod rows;
 pub mod runlog;
 pub mod select;
 pub mod stats;
+pub mod text;
 pub mod tui;
 
 #[doc(hidden)]

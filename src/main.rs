@@ -51,7 +51,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // The last guard against terminal injection: whatever a message quotes, no escape
             // sequence reaches the terminal raw.
-            let message = seqpoint::output::shown::terminal_text(&format!("{e:#}"));
+            let message = seqpoint::text::shown::terminal_text(&format!("{e:#}"));
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
@@ -65,7 +65,7 @@ fn explore(cli: &Cli) -> anyhow::Result<()> {
     if screen_support() == ScreenSupport::Yes {
         return cli::tui::open(&cli.run, &cli.select);
     }
-    let text = cli::select::render(&cli.run, &cli.select, cli::OutputFormat::Table)?;
+    let text = cli::select::render(&cli.run, &cli.select, cli::OutputFormat::Table)?.text();
     print!("{text}");
     Ok(())
 }

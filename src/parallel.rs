@@ -1,72 +1,50 @@
-//! Small helpers for splitting work over the machine's cores with scoped threads: jobs from a
-//! queue with results in order, results streamed in order with an early stop, an index range
-//! cut into one contiguous part per thread, or one slice filled by several threads at once.
+//! Small helpers for splitting work over the machine's cores on rayon's pool: jobs with results
+//! in order, results streamed in order with an early stop, an index range cut into one
+//! contiguous part per thread, or one slice filled by several threads at once.
 
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
 
-/// Threads worth using: the cores this process may run on.
+use rayon::prelude::*;
+
+/// Threads worth using: those of the pool that runs the work (one per core this process may
+/// run on, unless `RAYON_NUM_THREADS` says otherwise).
 pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    rayon::current_num_threads()
 }
 
-/// Run `work` over `jobs` on up to `threads` threads, results in job order. Each thread keeps
-/// one scratch buffer across its jobs. Stops early and returns `None` as soon as a job does.
+/// Run `work` over `jobs`, results in job order: on the calling thread when `threads` is 1,
+/// else on the pool's threads. Each run of jobs a thread takes keeps one scratch buffer.
+/// Stops early and returns `None` as soon as a job does.
 pub fn run_jobs<J: Send, R: Send>(
     jobs: Vec<J>,
     threads: usize,
     work: impl Fn(J, &mut Vec<u8>) -> Option<R> + Sync,
 ) -> Option<Vec<R>> {
-    let count = jobs.len();
-    let threads = threads.clamp(1, count.max(1));
-    if threads == 1 {
+    if threads <= 1 || jobs.len() <= 1 {
         let mut buf = Vec::new();
         return jobs.into_iter().map(|j| work(j, &mut buf)).collect();
     }
-    let queue = Mutex::new(jobs.into_iter().enumerate().rev().collect::<Vec<_>>());
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..count).map(|_| None).collect());
-    let failed = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut buf = Vec::new();
-                loop {
-                    if failed.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let next = queue.lock().expect("job queue").pop();
-                    let Some((index, job)) = next else { return };
-                    match work(job, &mut buf) {
-                        Some(r) => results.lock().expect("results")[index] = Some(r),
-                        None => {
-                            failed.store(true, Ordering::Relaxed);
-                            return;
-                        }
-                    }
-                }
-            });
-        }
-    });
-    if failed.load(Ordering::Relaxed) {
-        return None;
-    }
-    results.into_inner().ok()?.into_iter().collect()
+    jobs.into_par_iter()
+        .map_init(Vec::new, |buf, job| work(job, buf))
+        .collect()
 }
 
 /// Hands `visit` the result of `compute(i)` for each `i` in `0..len`, in order, until it
 /// answers `Break`; `Ok(false)` when it did, the first error `compute` returns otherwise.
 /// Results are computed on every core: workers take the next index from a counter, the
 /// calling thread puts them in order (so `visit` may report progress and stop the work).
+/// Called from one of the pool's own threads (work inside work), it computes in order on that
+/// thread: waiting there for the other workers could leave the pool with no thread to run them.
 pub fn visit_in_order<T: Send, E: Send>(
     len: usize,
     compute: impl Fn(usize) -> Result<T, E> + Sync,
     visit: &mut dyn FnMut(T) -> ControlFlow<()>,
 ) -> Result<bool, E> {
-    let threads = threads().min(len);
-    if threads <= 1 {
+    let workers = threads().min(len);
+    if workers <= 1 || rayon::current_thread_index().is_some() {
         for i in 0..len {
             if visit(compute(i)?).is_break() {
                 return Ok(false);
@@ -76,12 +54,12 @@ pub fn visit_in_order<T: Send, E: Send>(
     }
     let next_index = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    std::thread::scope(|scope| {
+    rayon::in_place_scope(|scope| {
         let (sender, receiver) = std::sync::mpsc::channel();
-        for _ in 0..threads {
+        for _ in 0..workers {
             let sender = sender.clone();
             let (next_index, stop, compute) = (&next_index, &stop, &compute);
-            scope.spawn(move || loop {
+            scope.spawn(move |_| loop {
                 let i = next_index.fetch_add(1, Ordering::Relaxed);
                 if i >= len || stop.load(Ordering::Relaxed) {
                     return;
@@ -127,36 +105,13 @@ pub fn split_range(n: usize, parts: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
-/// `work` on each part of `0..n` (one thread per part when `n` is worth it), results in order.
-pub fn map_ranges<R: Send>(
-    n: usize,
-    min_per_thread: usize,
-    work: impl Fn(Range<usize>) -> R + Sync,
-) -> Vec<R> {
-    let parts = threads().min(n / min_per_thread.max(1)).max(1);
-    match split_range(n, parts) {
-        ranges if ranges.is_empty() => vec![work(0..n)],
-        ranges => map_parts(ranges, work),
-    }
-}
-
-/// `work` on each of `parts` (e.g. ranges of rows), one thread per part (the calling
-/// thread's own when there is only one), results in order.
+/// `work` on each of `parts` (e.g. ranges of rows) on the pool's threads (on the calling
+/// thread when there is only one), results in order.
 pub fn map_parts<P: Send, R: Send>(parts: Vec<P>, work: impl Fn(P) -> R + Sync) -> Vec<R> {
     if parts.len() <= 1 {
         return parts.into_iter().map(work).collect();
     }
-    let work = &work;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = parts
-            .into_iter()
-            .map(|p| scope.spawn(move || work(p)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("worker thread panicked"))
-            .collect()
-    })
+    parts.into_par_iter().map(&work).collect()
 }
 
 /// A slice that several threads fill at once, each writing slots that no other thread reads
@@ -224,7 +179,7 @@ mod tests {
         assert_eq!(split_range(10, 3), vec![0..3, 3..6, 6..10]);
         assert_eq!(split_range(2, 5), vec![0..1, 1..2]);
         assert_eq!(split_range(0, 2), Vec::<Range<usize>>::new());
-        let sums = map_ranges(1000, 1, |r| r.sum::<usize>());
+        let sums = map_parts(split_range(1000, 7), |r| r.sum::<usize>());
         assert_eq!(sums.iter().sum::<usize>(), 999 * 1000 / 2);
     }
 

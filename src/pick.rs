@@ -97,7 +97,7 @@ pub struct SeqPoint {
     pub bin: BinSummary,
     /// `[metric]`: the picked key's noise and offset from its bin on the baseline (what the
     /// projection's interval is computed from).
-    pub key_noise: Vec<crate::project::estimate::KeyNoise>,
+    pub key_noise: Vec<crate::estimate::KeyNoise>,
 }
 
 /// Per key group, the eligible rows to profile (at most 1 + ALTERNATES): spread over the key's
@@ -524,7 +524,7 @@ impl<'a> Selector<'a> {
             key_noise: {
                 let picked = groups.group_of(self.log.key(row)).unwrap_or(members[0]);
                 (0..groups.moments[0].len())
-                    .map(|m| crate::project::estimate::KeyNoise::of(groups, members, picked, m))
+                    .map(|m| crate::estimate::KeyNoise::of(groups, members, picked, m))
                     .collect()
             },
         }

@@ -152,6 +152,13 @@ pub fn half_width_pct(value: f64, variance: f64) -> f64 {
     100.0 * Z95 * variance.max(0.0).sqrt() / value.abs()
 }
 
+/// Whether a 95% half-width (in percent) meets an error target (in percent), up to rounding:
+/// the one rule every verdict of "target met" uses (`select`'s K search, its plans,
+/// `project --target-error`).
+pub fn meets_target(half_width_pct: f64, target_pct: f64) -> bool {
+    half_width_pct <= target_pct * (1.0 + 1e-9)
+}
+
 /// The variance whose 95% interval has this half-width (the inverse of `half_width`).
 pub fn variance_of_half_width(half: f64) -> f64 {
     (half / Z95).powi(2)

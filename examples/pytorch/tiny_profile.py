@@ -4,12 +4,13 @@
     seqpoint select tiny/lengths.jsonl --cost linear --warmup 5 --bins 8 --samples 6 \\
         -o tiny/seqpoints.json                                                      # 2. choose
     python3 examples/pytorch/tiny_profile.py profile tiny/seqpoints.json --out tiny # 3. measure
+    python3 examples/pytorch/tiny_profile.py replay tiny/seqpoints.json --out tiny  # 3'. or replay
     seqpoint project tiny/seqpoints.json tiny/profiles/measured.csv                 # 4. project
 
 Step 1 walks the data once and logs each iteration's padded length (nothing is trained).
 Step 3 trains over the same batches in the same order and measures only the iterations
 the SeqPoints file lists, through ``seqpoint_log.profile_seqpoints``: one Chrome trace per
-listed iteration (``tiny/profiles/seqpoint-<id>-iter<n>.json``) and ``measured.csv``. Once
+listed iteration (``tiny/profiles/seqpoint-<id>-iter<n>.pt.trace.json``) and ``measured.csv``. Once
 the last listed iteration has run it stops, unless ``--timed-log`` asks for every iteration
 to be timed as well (``TimedLog``), to check the projection against the whole run. One
 untimed step runs first, so one-time start-up costs stay out of the measured run.
@@ -24,9 +25,11 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
+# The package beside this script (this checkout's), before any installed copy, which may
+# be older; copied elsewhere, the script uses `pip install ./examples/pytorch`'s.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
 import seqpoint_log  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tiny_train import ShuffledBatches, pure_python_step, utterance_lengths  # noqa: E402
 
 VOCAB = 64
@@ -156,8 +159,8 @@ def profile(args, lengths):
             if timed is None and prof.done:
                 break  # every listed iteration has run: nothing left to measure
             if timed is None:
-                with prof.step():
-                    train_step(batch)
+                train_step(batch)
+                prof.step()  # torch.profiler's habit: a bare call at the end of each step
             else:
                 # The profiled step holds the timed one: both time the same work, the
                 # profiled one also the timed log's own bookkeeping (a line written).
@@ -175,6 +178,27 @@ def profile(args, lengths):
     print(f"next: seqpoint project {args.seqpoints} {prof.measured_path}")
 
 
+def replay(args, lengths):
+    """Measure the listed iterations by replaying their batches (seqpoint_log.replay)."""
+    if args.torch:
+        train_step, device = torch_train_step()
+        what = f"PyTorch transformer layer on {device.type.upper()}"
+    else:
+        def train_step(batch):
+            pure_python_step(batch, work=1000)
+
+        what = "pure-Python stand-in"
+    started = time.perf_counter()
+    times = seqpoint_log.replay(
+        args.seqpoints, (batch for _, batch in batches(args, lengths)), train_step,
+        os.path.join(args.out, "profiles"), warmup=args.warmup_steps, repeats=args.repeats,
+        profiler=args.torch and not args.no_traces, clock=CLOCKS[args.clock],
+        overwrite=args.force)
+    print(f"replayed {len(times)} listed iterations ({what}) in "
+          f"{time.perf_counter() - started:.1f} s wall; wrote {args.out}/profiles/measured.csv")
+    print(f"next: seqpoint project {args.seqpoints} {args.out}/profiles/measured.csv")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -190,7 +214,17 @@ def main():
     profile_cmd.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                              help="wall time, or this process's CPU time (which other programs "
                                   "on a shared machine do not inflate)")
-    for cmd in (lengths_cmd, profile_cmd):
+    replay_cmd = sub.add_parser("replay", help="measure the listed iterations by replaying "
+                                "their batches, without training up to them")
+    replay_cmd.add_argument("seqpoints", help="the SeqPoints file from seqpoint select")
+    replay_cmd.add_argument("--warmup-steps", type=int, default=2,
+                            help="untimed steps of each listed batch before its timed ones")
+    replay_cmd.add_argument("--repeats", type=int, default=3,
+                            help="timed steps of each listed batch (their mean is its time)")
+    replay_cmd.add_argument("--no-traces", action="store_true",
+                            help="time the listed iterations without torch.profiler")
+    replay_cmd.add_argument("--clock", choices=sorted(CLOCKS), default="wall")
+    for cmd in (lengths_cmd, profile_cmd, replay_cmd):
         cmd.add_argument("--out", default="tiny", help="folder for the outputs")
         cmd.add_argument("--epochs", type=int, default=4)
         cmd.add_argument("--utterances", type=int, default=600)
@@ -203,8 +237,12 @@ def main():
     lengths = utterance_lengths(args.utterances, args.seed)
     if args.command == "lengths":
         dry_pass(args, lengths)
+    elif args.command == "replay":
+        replay(args, lengths)
     else:
+        started = time.perf_counter()
         profile(args, lengths)
+        print(f"({time.perf_counter() - started:.1f} s wall)")
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
+# The package beside this script (this checkout's), before any installed copy, which may
+# be older; copied elsewhere, the script uses `pip install ./examples/pytorch`'s.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
 import seqpoint_log  # noqa: E402
 
 FEATURES = 16

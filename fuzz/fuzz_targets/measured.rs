@@ -6,8 +6,8 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use seqpoint::output::doc::SelectDoc;
-use seqpoint::project::measured::parse_measured;
+use seqpoint::doc::SelectDoc;
+use seqpoint::runlog::measured::parse_measured;
 use seqpoint::project::document::{
     parse_select_doc, project_measurements, ProjectOptions, RunLength,
 };
@@ -42,6 +42,8 @@ fuzz_target!(|data: &[u8]| {
     let options = ProjectOptions {
         allow_missing: control & 0x80 != 0,
         run_length,
+        // A target in one setting of two: the judgement and the top-up list run on any input.
+        target_error_pct: (control & 0x40 != 0).then_some(1.0),
     };
     if let Ok(report) = project_measurements("seqpoints.json", doc(), &measured, &options) {
         let text = serde_json::to_string(&report).expect("the report serialises");

@@ -5,7 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use seqpoint::output::{csv::seqpoints_csv, doc::SelectDoc, json::select_document};
+use seqpoint::doc::SelectDoc;
+use seqpoint::output::{csv::seqpoints_csv, json::select_document};
 use seqpoint::pick::Pick;
 use seqpoint::select::{BinCount, Exclusion, SelectOptions, Strata, TargetRule};
 use seqpoint::{run_selection, Method};

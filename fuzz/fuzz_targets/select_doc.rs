@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use seqpoint::output::doc::SelectDoc;
-use seqpoint::project::measured::{Identified, Measurements, Sample};
+use seqpoint::doc::SelectDoc;
+use seqpoint::runlog::measured::{Identified, Measurements, Sample};
 use seqpoint::project::document::{parse_select_doc, project_measurements, ProjectOptions};
 
 fuzz_target!(|data: &[u8]| {

@@ -1,7 +1,7 @@
 //! Shared by the fuzz targets: load options chosen by a control byte, and the invariants
 //! every loaded run log and every error message must hold (a violation aborts the run).
 
-use seqpoint::project::measured::MeasuredOptions;
+use seqpoint::runlog::measured::MeasuredOptions;
 use seqpoint::runlog::{InputFormat, LoadError, LoadOptions};
 use seqpoint::RunLog;
 

@@ -18,6 +18,8 @@
 //! Nothing is skipped that could tie or beat the best, so the answer is the plain DP's: the
 //! least `c(i)`, ties going to the smallest `i`.
 
+use rayon::prelude::*;
+
 use super::range_cost::RangeCost;
 
 /// Starts on each side of the hint tried one by one before blocks are bounded.
@@ -125,25 +127,22 @@ pub(super) fn fill_level(
     let ends = groups + 1 - first;
     let parts = crate::parallel::threads().min(ends / PARALLEL_ENDS).max(1);
     let per_part = ends.div_ceil(parts);
-    let runs = current[first..=groups]
-        .chunks_mut(per_part)
-        .zip(splits[first..=groups].chunks_mut(per_part))
-        .enumerate()
-        .map(|(p, (c, s))| (first + p * per_part, c, s));
     if parts == 1 {
-        return runs
-            .map(|(from, c, s)| fill_run(previous, c, s, from, costs, k))
-            .sum();
+        return fill_run(
+            previous,
+            &mut current[first..=groups],
+            &mut splits[first..=groups],
+            first,
+            costs,
+            k,
+        );
     }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = runs
-            .map(|(from, c, s)| scope.spawn(move || fill_run(previous, c, s, from, costs, k)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a level's run does not panic"))
-            .sum()
-    })
+    current[first..=groups]
+        .par_chunks_mut(per_part)
+        .zip(splits[first..=groups].par_chunks_mut(per_part))
+        .enumerate()
+        .map(|(p, (c, s))| fill_run(previous, c, s, first + p * per_part, costs, k))
+        .sum()
 }
 
 /// `fill_level` for the ends `from..from + current.len()`; `current[0]` is end `from`.

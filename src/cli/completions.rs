@@ -10,7 +10,7 @@ use clap_complete::Shell;
 use super::output::{write_stdout, ReplaceArgs};
 use super::Cli;
 use seqpoint::output::atomic::write_all_or_none;
-use seqpoint::output::shown::shown_path;
+use seqpoint::text::shown::shown_path;
 
 #[derive(Debug, Args)]
 pub struct CompletionsCommand {

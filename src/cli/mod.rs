@@ -2,6 +2,7 @@
 //! Each subcommand lives in its own file with a `run` entry point.
 
 pub mod completions;
+mod memory;
 mod output;
 pub mod plot;
 mod progress;
@@ -19,11 +20,20 @@ use seqpoint::pick::Pick;
 use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
 use seqpoint::runlog::{InputFormat, InputLimits};
 use seqpoint::select::plan::{PlanAsk, PlanRule};
+use seqpoint::select::vocabulary::{
+    parse_percent, BINS, BUDGET, COMPARE, COST, EXCLUDE, INPUT_FORMAT, KEY, MAX_BINS, MAX_INPUT,
+    MAX_LINE, MAX_MEMORY, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED, SKIP_BAD, STRATA, TARGET_BY,
+    TARGET_ERROR, WARMUP,
+};
 use seqpoint::select::{
     parse_iteration_range, BinCount, Exclusion, IterationRange, SelectOptions, Strata, TargetRule,
     DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT,
 };
 use seqpoint::{Cost, LoadOptions};
+
+/// Memory the system refuses ends the process with an error line, not an abort.
+#[global_allocator]
+static ALLOCATOR: memory::ErrorOnFailure = memory::ErrorOnFailure;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -92,23 +102,17 @@ pub struct RunArgs {
     /// Without it, the bundled sample run (real measurements) is used.
     #[arg(global = false)]
     pub run: Option<String>,
-    /// A second configuration's log over the same iterations (aligned by iteration)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long = COMPARE.flag, value_name = COMPARE.value_name, help = COMPARE.help)]
     pub compare: Option<String>,
-    /// Key column(s): one length, or two for translation (src_len,tgt_len)
-    #[arg(long, value_delimiter = ',', value_name = "COL[,COL2]")]
+    #[arg(long = KEY.flag, value_delimiter = ',', value_name = KEY.value_name, help = KEY.help)]
     pub key: Vec<String>,
-    /// Metric column (repeatable); default time_ms and energy_j where present
-    #[arg(long, value_name = "COL")]
+    #[arg(long = METRIC.flag, value_name = METRIC.value_name, help = METRIC.help)]
     pub metric: Vec<String>,
-    /// Input format, overriding the file extension
-    #[arg(long, value_enum)]
+    #[arg(long = INPUT_FORMAT.flag, help = INPUT_FORMAT.help, value_enum)]
     pub input_format: Option<InputFormat>,
-    /// Skip bad rows (and report them) instead of stopping at the first
-    #[arg(long)]
+    #[arg(long = SKIP_BAD.flag, help = SKIP_BAD.help)]
     pub skip_bad: bool,
-    /// Proxy cost when the log has no metric: linear, quadratic or power:P
-    #[arg(long, default_value = "linear", value_parser = parse_cost)]
+    #[arg(long = COST.flag, help = COST.help, default_value = "linear", value_parser = parse_cost)]
     pub cost: Cost,
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -117,14 +121,14 @@ pub struct RunArgs {
 /// What reading one input may cost; the defaults are far above any real log.
 #[derive(Debug, Clone, Args)]
 pub struct LimitArgs {
-    /// Longest line (or quoted field) an input may have, e.g. 4M
-    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    #[arg(long = MAX_LINE.flag, value_name = MAX_LINE.value_name, help = MAX_LINE.help,
+          default_value = "1M", value_parser = parse_size)]
     pub max_line: u64,
-    /// Most bytes an input may hold once decompressed, e.g. 256G
-    #[arg(long, value_name = "SIZE", default_value = "64G", value_parser = parse_size)]
+    #[arg(long = MAX_INPUT.flag, value_name = MAX_INPUT.value_name, help = MAX_INPUT.help,
+          default_value = "64G", value_parser = parse_size)]
     pub max_input: u64,
-    /// Most memory a load may need (default: what the machine has available), e.g. 16G
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long = MAX_MEMORY.flag, value_name = MAX_MEMORY.value_name, help = MAX_MEMORY.help,
+          value_parser = parse_size)]
     pub max_memory: Option<u64>,
 }
 
@@ -193,11 +197,14 @@ impl RunArgs {
         let (path, _) = self.paths();
         let log = progress::load_with_bar(&path, &self.load_options())?;
         refuse_all_zero_metrics(&log)?;
+        if let Some(note) = seqpoint::output::table::iteration_note(&log) {
+            eprintln!("note: {note}");
+        }
         if let (Some(cost), [name, ..]) = (log.proxy, log.configs[0].measurement_like.as_slice()) {
             eprintln!(
                 "note: {}: no time_ms or energy_j column, so a proxy cost ({cost}) stands in; \
                  '{name}' looks measured: pass --metric {name}",
-                seqpoint::output::shown::shown_path(&log.source)
+                seqpoint::text::shown::shown_path(&log.source)
             );
         }
         Ok(log)
@@ -250,8 +257,8 @@ fn refuse_all_zero_metrics(log: &seqpoint::RunLog) -> anyhow::Result<()> {
                 bail!(
                     "{}: metric '{}' is 0 in every iteration: there is nothing to bin or \
                      project; {choice}",
-                    seqpoint::output::shown::shown_path(&config.source),
-                    seqpoint::output::shown::shown_path(&metric.name),
+                    seqpoint::text::shown::shown_path(&config.source),
+                    seqpoint::text::shown::shown_path(&metric.name),
                 );
             }
         }
@@ -259,52 +266,40 @@ fn refuse_all_zero_metrics(log: &seqpoint::RunLog) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// How SeqPoints are chosen.
+/// How SeqPoints are chosen. Every flag's name, value, help and range is the library's
+/// (`select::vocabulary`), shared with the explorer's `:` commands.
 #[derive(Debug, Clone, Args)]
 pub struct SelectArgs {
-    /// Binning method (default: optimal for one length, kmeans for two)
-    #[arg(long, value_enum)]
+    #[arg(long = METHOD.flag, help = METHOD.help, value_enum)]
     pub method: Option<Method>,
-    /// Representative per bin (default: nearest-mean with a metric, median without)
-    #[arg(long, value_enum)]
+    #[arg(long = PICK.flag, help = PICK.help, value_enum)]
     pub pick: Option<Pick>,
-    /// Number of bins (overrides --target-error)
-    #[arg(long, short = 'k', value_name = "K")]
+    #[arg(long = BINS.flag, short = 'k', value_name = BINS.value_name, help = BINS.help)]
     pub bins: Option<usize>,
-    /// Error target in percent (0.01 to 100): the smallest K that meets it is chosen
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_TARGET_PCT)]
+    #[arg(long = TARGET_ERROR.flag, value_name = TARGET_ERROR.value_name, help = TARGET_ERROR.help,
+          default_value_t = DEFAULT_TARGET_PCT, value_parser = parse_percent)]
     pub target_error: f64,
-    /// What must meet the target: error and 95% interval, or the measured error alone
-    #[arg(long, value_enum, default_value = "interval")]
+    #[arg(long = TARGET_BY.flag, help = TARGET_BY.help, value_enum, default_value = "interval")]
     pub target_by: TargetRule,
-    /// Largest K tried for the error target (at least 1)
-    #[arg(long, default_value_t = DEFAULT_MAX_BINS)]
+    #[arg(long = MAX_BINS.flag, value_name = MAX_BINS.value_name, help = MAX_BINS.help,
+          default_value_t = DEFAULT_MAX_BINS)]
     pub max_bins: usize,
-    /// The first N iterations are never chosen (they still count in totals)
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long = WARMUP.flag, value_name = WARMUP.value_name, help = WARMUP.help, default_value_t = 0)]
     pub warmup: u64,
-    /// Leave iterations A-B (inclusive, the run's iteration numbers) out: in no total, never
-    /// picked; repeatable, overlapping ranges merge (e.g. a window slowed by another process)
-    #[arg(long, value_name = "A-B", value_parser = parse_iteration_range)]
+    #[arg(long = EXCLUDE.flag, value_name = EXCLUDE.value_name, help = EXCLUDE.help,
+          value_parser = parse_iteration_range)]
     pub exclude: Vec<IterationRange>,
-    /// Seed for k-means (and any random draw)
-    #[arg(long, default_value_t = 0)]
+    #[arg(long = SEED.flag, value_name = SEED.value_name, help = SEED.help, default_value_t = 0)]
     pub seed: u64,
-    /// Profiled iterations per SeqPoint: the intervals assume M, and M > 1 lists the
-    /// iterations to profile (the SeqPoint, its alternates, then seeded draws from its bin).
-    /// Default with --target-error: the least profiling that meets it (one per SeqPoint
-    /// where that suffices, else a plan); --samples 1 forces one per SeqPoint
-    #[arg(long, value_name = "M")]
+    #[arg(long = SAMPLES.flag, value_name = SAMPLES.value_name, help = SAMPLES.help)]
     pub samples: Option<u64>,
-    /// Profile B iterations in all, spread over the bins by Neyman allocation (m_b ~ w_b s_b)
-    #[arg(long, value_name = "B", conflicts_with_all = ["samples", "plan"])]
+    #[arg(long = BUDGET.flag, value_name = BUDGET.value_name, help = BUDGET.help,
+          conflicts_with_all = [SAMPLES.flag, PLAN.flag])]
     pub budget: Option<u64>,
-    /// With --target-error: the cheapest plan (bins and samples per bin) whose 95% interval
-    /// meets the target
-    #[arg(long, conflicts_with_all = ["bins", "samples"])]
+    #[arg(long = PLAN.flag, help = PLAN.help, conflicts_with_all = [BINS.flag, SAMPLES.flag])]
     pub plan: bool,
-    /// Bin training phases separately: none, epoch, phases:P
-    #[arg(long, default_value = "none", value_parser = parse_strata)]
+    #[arg(long = STRATA.flag, value_name = STRATA.value_name, help = STRATA.help,
+          default_value = "none", value_parser = parse_strata)]
     pub strata: Strata,
 }
 
@@ -328,7 +323,11 @@ impl SelectArgs {
     /// The selection options, once the flags make sense.
     pub fn options(&self) -> anyhow::Result<SelectOptions> {
         self.check()?;
-        Ok(SelectOptions {
+        Ok(self.unchecked_options())
+    }
+
+    fn unchecked_options(&self) -> SelectOptions {
+        SelectOptions {
             method: self.method,
             pick: self.pick,
             bins: match self.bins {
@@ -343,27 +342,18 @@ impl SelectArgs {
             samples: self.samples.unwrap_or(1),
             strata: self.strata,
             error_curve: false,
-        })
+        }
     }
 
+    /// Every value within its option's range, before the log is read (the target too when
+    /// `--bins` makes it unused, as the explorer's `:target` always checks it).
     fn check(&self) -> anyhow::Result<()> {
-        let t = self.target_error;
-        if !(t.is_finite() && (MIN_TARGET_PCT..=100.0).contains(&t)) {
-            // As typed, near enough: 1e-320 rather than 0.000...0001.
-            let t = if t != 0.0 && !(1e-4..1e6).contains(&t.abs()) {
-                format!("{t:e}")
-            } else {
-                t.to_string()
-            };
-            bail!(
-                "--target-error {t}: expected a percentage from {MIN_TARGET_PCT} to 100; a \
-                 target finer than {MIN_TARGET_PCT}% is below the run-to-run noise of any \
-                 measured time, and no K or number of samples would be computed to meet it"
-            );
+        TARGET_ERROR.check_percent(self.target_error)?;
+        if let Some(budget) = self.budget {
+            BUDGET.check_count(budget)?;
         }
-        if self.max_bins == 0 {
-            bail!("--max-bins 0: expected at least 1 (the largest K the error target may use)");
-        }
+        let options = self.unchecked_options();
+        seqpoint::select::check_values(&options)?;
         Ok(())
     }
 
@@ -382,9 +372,6 @@ impl SelectArgs {
     }
 }
 
-/// The finest `--target-error` accepted, in percent.
-pub const MIN_TARGET_PCT: f64 = 0.01;
-
 /// Output format for tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
@@ -393,4 +380,82 @@ pub enum OutputFormat {
     Csv,
     /// For simulators: -o NAME writes NAME.simpoints, NAME.weights and NAME.json
     Simpoints,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use seqpoint::tui::command_line::{parse, Command as Typed};
+
+    /// What `seqpoint select --FLAG VALUE` makes of a value: the options, or the error.
+    fn flag_accepts(flag: &str, value: &str) -> bool {
+        Cli::try_parse_from(["seqpoint", "select", flag, value])
+            .map_err(|e| e.to_string())
+            .and_then(|cli| match cli.command {
+                Some(Command::Select(select)) => select
+                    .select
+                    .options()
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                _ => unreachable!("select parses as select"),
+            })
+            .is_ok()
+    }
+
+    #[test]
+    fn the_explorer_takes_exactly_the_values_the_flags_take() {
+        let values = [
+            "1",
+            "0.01",
+            "0.00999",
+            "0.001",
+            "0",
+            "-0",
+            "-1",
+            "100",
+            "100.0001",
+            "1e2",
+            "1e-3",
+            "0.5%",
+            "%",
+            "",
+            " 1",
+            "inf",
+            "-inf",
+            "NaN",
+            "one",
+            "1e400",
+            "5e-324",
+            "64",
+            "65",
+            "18446744073709551615",
+            "18446744073709551616",
+            "2.5",
+        ];
+        for (flag, command) in [
+            ("--target-error", "target"),
+            ("--bins", "k"),
+            ("--samples", "samples"),
+            ("--max-bins", "max-bins"),
+            ("--budget", "budget"),
+            ("--warmup", "warmup"),
+            ("--seed", "seed"),
+        ] {
+            for value in values {
+                // A value the shell passes as one word; the `:` line splits on spaces.
+                if value.contains(' ') || value.is_empty() {
+                    continue;
+                }
+                let typed = parse(&format!("{command} {value}"));
+                assert_eq!(
+                    flag_accepts(flag, value),
+                    typed.is_ok(),
+                    "{flag} {value} against :{command} {value}: {typed:?}"
+                );
+            }
+        }
+        // The same value reads the same on both.
+        assert_eq!(parse("target 0.5%"), Ok(Typed::Target(0.5)));
+        assert!(flag_accepts("--target-error", "0.5%"));
+    }
 }

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Args;
 
-use seqpoint::output::atomic::{write_replacing, Replace};
+use seqpoint::output::atomic::Replace;
 use seqpoint::output::protect::refuse_input_target;
-use seqpoint::output::shown::shown_path;
+use seqpoint::output::stream::{write_file_or_stream, Written};
+use seqpoint::text::shown::shown_path;
 
 /// What an existing output file may be replaced with.
 #[derive(Debug, Clone, Copy, Args)]
@@ -116,14 +117,17 @@ impl Destination {
     }
 
     /// Write `text` here: to standard output, or atomically to the file (compressed for
-    /// `.gz`), saying where on standard error.
+    /// `.gz`), saying where on standard error; a stream path such as `/dev/stdout` is written
+    /// in place, never renamed over.
     pub fn write(&self, text: &[u8], replace: Replace) -> anyhow::Result<()> {
         match self {
             Destination::Stdout => write_stdout(text),
             Destination::File { path, gzip, .. } => {
                 let bytes = if *gzip { gzipped(text)? } else { text.to_vec() };
-                write_replacing(path, &bytes, replace)?;
-                eprintln!("wrote {}", shown_path(path));
+                // A stream (`-o /dev/stdout`) is written in place: no "wrote" line in it.
+                if write_file_or_stream(path, &bytes, replace)? == Written::File {
+                    eprintln!("wrote {}", shown_path(path));
+                }
                 Ok(())
             }
         }
@@ -136,13 +140,14 @@ fn gzipped(text: &[u8]) -> anyhow::Result<Vec<u8>> {
     encoder.finish().context("compressing the output")
 }
 
-/// Write to standard output. A reader that went away (`| head`) ends the process quietly, as
-/// the default SIGPIPE action would (the binary restores it at start; this is the fallback).
+/// Write to standard output. A reader that went away (`| head`) ends the process quietly by
+/// SIGPIPE, as the default action would (the binary restores it at start, and a command that
+/// writes files handles it to remove its temporary files first: this is the same end).
 pub fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            std::process::exit(128 + libc::SIGPIPE)
+            super::signals::end_by(libc::SIGPIPE)
         }
         result => result.context("writing to standard output"),
     }

@@ -7,10 +7,10 @@ use clap::Args;
 
 use super::output::{write_stdout, ReplaceArgs};
 use super::{RunArgs, SelectArgs};
-use seqpoint::output::command::shell_word;
 use seqpoint::output::protect::refuse_input_target;
-use seqpoint::output::shown::shown_path;
 use seqpoint::plot::{check_svg_name, figure_svg, write_figure, Figure};
+use seqpoint::select::command::shell_word;
+use seqpoint::text::shown::shown_path;
 use seqpoint::{run_selection, SelectOptions};
 
 #[derive(Debug, Args)]

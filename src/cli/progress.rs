@@ -31,7 +31,7 @@ pub fn load_with_bar(path: &str, options: &LoadOptions) -> Result<RunLog, LoadEr
     ) {
         bar.set_style(style.progress_chars("=> "));
     }
-    bar.set_message(seqpoint::output::shown::shown_path(path));
+    bar.set_message(seqpoint::text::shown::shown_path(path));
     std::thread::scope(|scope| {
         let loading = scope.spawn(|| load_run_with_progress(path, options, &progress));
         while !loading.is_finished() {

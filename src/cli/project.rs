@@ -8,10 +8,12 @@ use clap::Args;
 use super::output::{Destination, ReplaceArgs};
 use seqpoint::output::table::projection_table;
 use seqpoint::project::document::{
-    project_measurements, read_select_doc, ProjectOptions, RunLength,
+    project_measurements, read_select_doc_within, ProjectOptions, RunLength,
 };
-use seqpoint::project::measured::{read_measured, MeasuredOptions};
+use seqpoint::project::merge::{merge_measurements, top_up_document};
+use seqpoint::runlog::measured::{read_measured, MeasuredOptions};
 use seqpoint::runlog::InputFormat;
+use seqpoint::select::vocabulary::{parse_percent, Surface, TARGET_ERROR};
 use seqpoint::select::{parse_iteration_range, Exclusion, IterationRange};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -27,9 +29,21 @@ pub struct ProjectCommand {
     pub seqpoints: String,
     /// Measurements of the profiled iterations on the new configuration: CSV, TSV or JSON
     /// Lines (optionally .gz, `-` for standard input), with a metric column and `seqpoint`
-    /// (the id), `iteration` or the key column(s); several rows per SeqPoint are samples
-    #[arg(value_name = "MEASURED")]
-    pub measured: String,
+    /// (the id), `iteration` or the key column(s); several rows per SeqPoint are samples.
+    /// Several files (the first measurements, then each top-up) are projected together
+    #[arg(value_name = "MEASURED", required = true, num_args = 1..)]
+    pub measured: Vec<String>,
+    /// Judge every projected figure (each metric's new total and speedup) against this 95%
+    /// error target in percent (0.01 to 100), and list the fewest iterations not yet measured
+    /// that are expected to meet it
+    #[arg(long = TARGET_ERROR.flag, value_name = TARGET_ERROR.value_name,
+          value_parser = parse_percent)]
+    pub target_error: Option<f64>,
+    /// With --target-error: write the iterations to measure next as a SeqPoints file whose
+    /// plan lists only them (what `profile_seqpoints` measures); atomically, never over a
+    /// file unless --force
+    #[arg(long, value_name = "NEXT.json", requires = "target_error")]
+    pub top_up: Option<PathBuf>,
     /// Metric column to project (repeatable); default: the SeqPoints file's metrics present
     #[arg(long, value_name = "COL")]
     pub metric: Vec<String>,
@@ -64,23 +78,48 @@ pub struct ProjectCommand {
 
 pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
     // A name the format cannot be told from is refused before any work.
-    let destination =
-        Destination::of(cmd.output.as_deref()).not_onto(&[&cmd.seqpoints, &cmd.measured])?;
+    let mut inputs: Vec<&str> = vec![&cmd.seqpoints];
+    inputs.extend(cmd.measured.iter().map(String::as_str));
+    let destination = Destination::of(cmd.output.as_deref()).not_onto(&inputs)?;
+    let top_up_destination = match &cmd.top_up {
+        Some(path) => Some(Destination::of(Some(path)).not_onto(&inputs)?),
+        None => None,
+    };
+    if let Some(t) = cmd.target_error {
+        TARGET_ERROR
+            .check_percent(t)
+            .map_err(|e| anyhow::anyhow!(e.worded(Surface::CommandLine)))?;
+    }
     let format = destination.format(
         cmd.format,
         ProjectFormat::Table,
         &[("json", ProjectFormat::Json)],
     )?;
-    let doc = read_select_doc(&cmd.seqpoints)?;
-    let mut measured = read_measured(
-        &cmd.measured,
-        &doc,
-        &MeasuredOptions {
-            metrics: cmd.metric.clone(),
-            format: cmd.input_format,
-            limits: cmd.limits.limits(),
-        },
-    )?;
+    let stdin_files = cmd.measured.iter().filter(|m| m.as_str() == "-").count()
+        + usize::from(cmd.seqpoints == "-");
+    if stdin_files > 1 {
+        anyhow::bail!(
+            "<stdin>: the SeqPoints file and the measurements are both standard input \
+             ({stdin_files} times), which can be read only once; expected a file for all but one"
+        );
+    }
+    let doc = read_select_doc_within(&cmd.seqpoints, &cmd.limits.limits())?;
+    let files = cmd
+        .measured
+        .iter()
+        .map(|path| {
+            read_measured(
+                path,
+                &doc,
+                &MeasuredOptions {
+                    metrics: cmd.metric.clone(),
+                    format: cmd.input_format,
+                    limits: cmd.limits.limits(),
+                },
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut measured = merge_measurements(files)?;
     let exclude = Exclusion::new(cmd.exclude.iter().copied());
     let dropped = exclude
         .drop_samples(&mut measured)
@@ -96,16 +135,44 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         (None, Some(n)) => RunLength::Iterations(n),
         (None, None) => RunLength::Logged,
     };
+    // Standard input is named as in every message about it.
+    let doc_name = if cmd.seqpoints == "-" {
+        "<stdin>"
+    } else {
+        cmd.seqpoints.as_str()
+    };
     let mut report = project_measurements(
-        &cmd.seqpoints,
+        doc_name,
         &doc,
         &measured,
         &ProjectOptions {
             allow_missing: cmd.allow_missing,
             run_length,
+            target_error_pct: cmd.target_error,
         },
     )?;
     report.excluded = exclude.texts();
+    // The input checks keep every figure finite; should one still not be, it is an error,
+    // never `inf` in a table or `null` in JSON with exit status 0.
+    if let Some(figure) = seqpoint::output::json::non_finite_figure(&report) {
+        anyhow::bail!(
+            "{}: the projection overflowed ({figure}); expected measurements of ordinary \
+             magnitude: rescale the metric",
+            cmd.measured
+                .iter()
+                .map(seqpoint::text::shown::shown_path)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if cmd.measured.len() > 1 {
+        report.measured_files = cmd.measured.clone();
+    }
+    if let (Some(next), Some(target)) = (top_up_destination, &report.target) {
+        let next_doc = top_up_document(&doc, &target.top_up, target.target_error_pct);
+        let text = serde_json::to_string_pretty(&next_doc)? + "\n";
+        next.write(text.as_bytes(), cmd.replace.replace())?;
+    }
     let text = match format {
         ProjectFormat::Table => projection_table(&report),
         ProjectFormat::Json => serde_json::to_string_pretty(&report)? + "\n",

@@ -6,16 +6,18 @@ use clap::Args;
 
 use super::output::{Destination, ReplaceArgs};
 use super::{OutputFormat, RunArgs, SelectArgs};
+use seqpoint::doc::SelectDoc;
 use seqpoint::output::atomic::Replace;
+use seqpoint::output::csv::select_csv;
+use seqpoint::output::json::{document_text, select_file_document};
 use seqpoint::output::protect::refuse_input_target;
-use seqpoint::output::shown::shown_path;
 use seqpoint::output::simpoints::{write_simpoint_set, SimPointPaths};
 use seqpoint::output::table::{baselines_table, plan_table};
 use seqpoint::output::table::{selection_table_planned, skipped_note};
-use seqpoint::output::{csv::select_csv, json::select_json};
-use seqpoint::project::baselines::{Baselines, RANDOM_DRAWS};
+use seqpoint::select::naive::{Baselines, RANDOM_DRAWS};
 use seqpoint::select::plan::{plan_selection_on, PlanRule};
 use seqpoint::select::{check_options, StrataGroups};
+use seqpoint::text::shown::shown_path;
 
 #[derive(Debug, Args)]
 pub struct SelectCommand {
@@ -34,8 +36,33 @@ pub struct SelectCommand {
     pub replace: ReplaceArgs,
 }
 
+/// A selection made ready for the writer of its format: the table's text, or the `seqpoint/1`
+/// document, made once, that the JSON, CSV and SimPoint writers take as it is.
+pub enum Rendered {
+    Table(String),
+    Json(Box<SelectDoc>),
+    Csv(Box<SelectDoc>),
+    /// The three files of a SimPoint set, written by `write_simpoints`.
+    Simpoints(Box<SelectDoc>),
+}
+
+impl Rendered {
+    /// The text of the output (a SimPoint set's is its JSON file).
+    pub fn text(&self) -> String {
+        match self {
+            Rendered::Table(text) => text.clone(),
+            Rendered::Json(doc) | Rendered::Simpoints(doc) => document_text(doc.as_ref()),
+            Rendered::Csv(doc) => select_csv(doc),
+        }
+    }
+}
+
 /// Render a selection (with its profiling plan and the naive baselines beside it).
-pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyhow::Result<String> {
+pub fn render(
+    run: &RunArgs,
+    select: &SelectArgs,
+    format: OutputFormat,
+) -> anyhow::Result<Rendered> {
     let options = select.options()?;
     let log = run.load()?;
     let (selection, plan) = match select.plan_rule() {
@@ -67,7 +94,7 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
     }
     let baselines = Baselines::beside(&log, &selection);
     Ok(match format {
-        OutputFormat::Table => {
+        OutputFormat::Table => Rendered::Table({
             let baselines = baselines.all(profiled as usize, options.warmup, options.seed);
             let mut text = selection_table_planned(&log, &selection, plan.as_ref());
             // One sample per SeqPoint: the SeqPoints above are the list.
@@ -87,11 +114,29 @@ pub fn render(run: &RunArgs, select: &SelectArgs, format: OutputFormat) -> anyho
                 RANDOM_DRAWS,
             ));
             text
-        }
+        }),
         OutputFormat::Json | OutputFormat::Simpoints => {
-            select_json(&log, &selection, plan.as_ref(), None, &baselines)
+            let doc = Box::new(select_file_document(
+                &log,
+                &selection,
+                plan.as_ref(),
+                None,
+                Some(&baselines),
+            ));
+            if format == OutputFormat::Json {
+                Rendered::Json(doc)
+            } else {
+                Rendered::Simpoints(doc)
+            }
         }
-        OutputFormat::Csv => select_csv(&log, &selection, plan.as_ref()),
+        // The CSV lists hold no baselines: they are not drawn for it.
+        OutputFormat::Csv => Rendered::Csv(Box::new(select_file_document(
+            &log,
+            &selection,
+            plan.as_ref(),
+            None,
+            None,
+        ))),
     })
 }
 
@@ -120,22 +165,28 @@ pub fn run(cmd: &SelectCommand) -> anyhow::Result<()> {
         for path in [&set.simpoints, &set.weights, &set.json] {
             refuse_input_target(path, &cmd.run.input_files())?;
         }
-        let text = render(&cmd.run, &cmd.select, format)?;
-        return write_simpoints(name, &text, cmd.replace.replace());
+        return match render(&cmd.run, &cmd.select, format)? {
+            Rendered::Simpoints(doc) => write_simpoints(name, &doc, cmd.replace.replace()),
+            _ => unreachable!("the simpoints format renders a SimPoint set"),
+        };
     }
-    let text = render(&cmd.run, &cmd.select, format)?;
+    let text = render(&cmd.run, &cmd.select, format)?.text();
     destination.write(text.as_bytes(), cmd.replace.replace())
 }
 
 /// The SimPoint set, and a note when the plan profiles more than the SeqPoints themselves.
-fn write_simpoints(name: &std::path::Path, json: &str, replace: Replace) -> anyhow::Result<()> {
-    let paths = write_simpoint_set(name, json, replace)?;
+fn write_simpoints(
+    name: &std::path::Path,
+    doc: &SelectDoc,
+    replace: Replace,
+) -> anyhow::Result<()> {
+    let paths = write_simpoint_set(name, doc, replace)?;
     for path in [&paths.simpoints, &paths.weights, &paths.json] {
         eprintln!("wrote {}", shown_path(path));
     }
-    let doc: seqpoint::output::doc::SelectDoc = serde_json::from_str(json)?;
     if let Some(plan) = doc
         .plan
+        .as_ref()
         .filter(|p| p.iterations > doc.seqpoints.len() as u64)
     {
         eprintln!(

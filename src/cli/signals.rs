@@ -1,4 +1,5 @@
-//! SIGINT, SIGTERM and SIGHUP while a command writes a file: the temporary file is removed
+//! SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE while a command writes a file: the temporary
+//! file is removed
 //! before the process ends the way the signal would have ended it, so an interrupted export
 //! leaves neither a partial output nor a stray `.seqpoint-XXXXXX` file.
 //!
@@ -10,12 +11,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGPIPE, SIGQUIT, SIGTERM};
 use signal_hook::iterator::Signals;
 
 use seqpoint::output::atomic::{remove_pending_temporaries, stop_writes_when_set};
 
-const HANDLED: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+/// Every signal whose default action ends the process and that can be caught (SIGKILL cannot:
+/// a temporary file it leaves has the `.seqpoint-` prefix and is never taken for an output).
+const HANDLED: [i32; 5] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE];
 
 /// The signal received, 0 for none.
 static RECEIVED: OnceLock<Arc<AtomicUsize>> = OnceLock::new();

@@ -4,7 +4,9 @@
 //! Only regular files are written. A device, named pipe or socket at the output path (or a
 //! symbolic link to one, such as `/dev/stdout` or `/proc/self/fd/1`) is refused even with
 //! `--force`: a rename would replace the node itself, and as root that destroys `/dev/null`.
-//! A symbolic link to a regular file is followed: the file it points to is replaced and the
+//! A path that names an open descriptor (`/dev/stdout` even when the shell redirected it to a
+//! file) is a stream and is never renamed over either: `stream::write_file_or_stream` writes
+//! to it in place. A symbolic link to a regular file is followed: the file it points to is replaced and the
 //! link kept. A replaced file keeps its owner and mode. A read-only file is replaced only when
 //! asked for explicitly ([`Replace::ReadOnlyToo`]) and only in a folder the user owns.
 //!
@@ -18,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crate::output::shown::shown_path;
+use crate::text::shown::shown_path;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -178,6 +180,20 @@ fn check_target(path: &Path, replace: Replace) -> Result<Target, WriteError> {
             kind_of(&meta).to_string()
         };
         return Err(WriteError::NotRegular { path: shown, kind });
+    }
+    // A regular file reached through a descriptor (`/dev/stdout >> app.log`) is the shell's
+    // redirect target: renaming over it would replace what the shell only appends to.
+    if let Some(fd) = super::descriptor::descriptor_behind(path) {
+        let which = match fd {
+            0 => "standard input".to_string(),
+            1 => "standard output".to_string(),
+            2 => "standard error".to_string(),
+            n => format!("descriptor {n}"),
+        };
+        return Err(WriteError::NotRegular {
+            path: shown,
+            kind: format!("a symbolic link to a stream ({which}, open on a file)"),
+        });
     }
     if replace == Replace::Never {
         return Err(WriteError::Exists(shown));
@@ -401,15 +417,23 @@ pub fn write_replacing(path: &Path, contents: &[u8], replace: Replace) -> Result
 /// Write several files all or none: each is checked and written to a temporary file first,
 /// and only then are they renamed into place, so a file in the way, a special file or a full
 /// disk leaves every target as it was. (Should a rename fail after others succeeded, which
-/// the checks make rare, the files this call created are removed again.)
+/// the checks make rare, the files this call created are removed again.) The renames hold
+/// an exclusive lock on the files' folders, so two processes writing the same set at once
+/// (`--format simpoints -o s --force` twice) leave one complete set, never a mix.
 pub fn write_all_or_none(files: &[(&Path, &[u8])], replace: Replace) -> Result<(), WriteError> {
-    let staged: Vec<(Staged, bool)> = files
+    let staged: Vec<Staged> = files
         .iter()
-        .map(|&(path, contents)| {
-            let existed = std::fs::symlink_metadata(path).is_ok();
-            stage(path, contents, replace).map(|s| (s, existed))
-        })
+        .map(|&(path, contents)| stage(path, contents, replace))
         .collect::<Result<_, _>>()?;
+    let _locks = lock_folders(staged.iter().map(Staged::target));
+    // Whether each file exists is read under the lock: another writer may have made it.
+    let staged: Vec<(Staged, bool)> = staged
+        .into_iter()
+        .map(|s| {
+            let existed = std::fs::symlink_metadata(s.target()).is_ok();
+            (s, existed)
+        })
+        .collect();
     let mut created: Vec<PathBuf> = Vec::new();
     for (file, existed) in staged {
         let target = file.target().to_path_buf();
@@ -433,6 +457,26 @@ pub fn write_all_or_none(files: &[(&Path, &[u8])], replace: Replace) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Exclusive advisory locks (`flock`) on the folders of `targets`, taken in a fixed order so
+/// two writers never wait on each other in a circle; released when dropped. Best effort: a
+/// folder that cannot be opened or locked (a file system without locks) is written unlocked.
+fn lock_folders<'a>(targets: impl Iterator<Item = &'a Path>) -> Vec<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    let mut folders: Vec<PathBuf> = targets
+        .map(|t| std::fs::canonicalize(folder_of(t)).unwrap_or_else(|_| folder_of(t)))
+        .collect();
+    folders.sort();
+    folders.dedup();
+    folders
+        .into_iter()
+        .filter_map(|folder| {
+            let dir = std::fs::File::open(&folder).ok()?;
+            // SAFETY: flock on a descriptor this function owns; the lock ends with the file.
+            (unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX) } == 0).then_some(dir)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,114 +1,213 @@
-//! The CSV lists a profiler script reads: the SeqPoints, or every iteration a plan profiles.
+//! The CSV lists a profiler script reads, written from the `seqpoint/1` document: the
+//! SeqPoints, or every iteration a plan profiles. Fields are quoted where CSV needs it.
 
+use crate::doc::{SelectDoc, SeqPointDoc};
 use crate::runlog::RunLog;
-use crate::select::plan::ProfilePlan;
 use crate::select::Selection;
 
-/// The columns both lists share: `id,iteration,epoch,<keys>,weight,<metrics>[,stratum]`.
-fn header(log: &RunLog, strata: bool) -> String {
-    let mut out = String::from("id,iteration,epoch");
-    for name in &log.key_names {
-        out.push(',');
-        out.push_str(name);
-    }
-    out.push_str(",weight");
-    for name in &log.metric_names() {
-        out.push(',');
-        out.push_str(name);
-    }
-    if strata {
-        out.push_str(",stratum");
-    }
-    out
+/// A writer into memory that quotes a field only when it must (it holds a `,`, a `"` or a
+/// line break), so plain names and numbers read as they always did; one `\n` per record.
+fn writer() -> ::csv::Writer<Vec<u8>> {
+    ::csv::WriterBuilder::new()
+        .quote_style(::csv::QuoteStyle::Necessary)
+        .terminator(::csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new())
 }
 
-/// One iteration's shared columns (no line end), as `header` names them.
-struct Row<'a> {
-    id: usize,
+fn write(out: &mut ::csv::Writer<Vec<u8>>, record: &[String]) {
+    out.write_record(record)
+        .expect("writing into memory cannot fail");
+}
+
+fn finish(out: ::csv::Writer<Vec<u8>>) -> String {
+    let bytes = out.into_inner().expect("flushing into memory cannot fail");
+    String::from_utf8(bytes).expect("every field was a string")
+}
+
+/// The columns both lists share: `id,iteration,epoch,<keys>,weight,<metrics>[,stratum]`.
+fn header(doc: &SelectDoc, strata: bool) -> Vec<String> {
+    let mut names = vec!["id".to_string(), "iteration".into(), "epoch".into()];
+    names.extend(doc.input.key.iter().cloned());
+    names.push("weight".into());
+    names.extend(doc.input.metrics.iter().cloned());
+    if strata {
+        names.push("stratum".into());
+    }
+    names
+}
+
+/// One iteration's shared columns, as `header` names them: its SeqPoint's id, weight and
+/// stratum beside the iteration's own number, epoch, key and values.
+fn shared_fields(
+    doc: &SelectDoc,
+    sp: &SeqPointDoc,
     iteration: u64,
     epoch: Option<u32>,
-    key: &'a [u32],
-    weight: u64,
-    stratum: Option<usize>,
-}
-
-impl Row<'_> {
-    fn push(&self, out: &mut String, values: impl Iterator<Item = f64>) {
-        out.push_str(&format!(
-            "{},{},{}",
-            self.id,
-            self.iteration,
-            self.epoch.map_or(String::new(), |e| e.to_string())
-        ));
-        for k in self.key {
-            out.push_str(&format!(",{k}"));
-        }
-        out.push_str(&format!(",{}", self.weight));
-        for v in values {
-            out.push_str(&format!(",{v}"));
-        }
-        if let Some(s) = self.stratum {
-            out.push_str(&format!(",{s}"));
-        }
+    key: &[u32],
+    values: &std::collections::BTreeMap<String, f64>,
+) -> Vec<String> {
+    let mut fields = vec![
+        sp.id.to_string(),
+        iteration.to_string(),
+        epoch.map_or(String::new(), |e| e.to_string()),
+    ];
+    fields.extend(key.iter().map(u32::to_string));
+    fields.push(sp.weight.to_string());
+    // The document's values are keyed by name; the columns keep the log's metric order.
+    fields.extend(
+        doc.input
+            .metrics
+            .iter()
+            .map(|name| values.get(name).copied().unwrap_or(f64::NAN).to_string()),
+    );
+    if let Some(s) = sp.stratum {
+        fields.push(s.to_string());
     }
+    fields
 }
 
-fn has_strata(selection: &Selection) -> bool {
-    selection.seqpoints.iter().any(|s| s.stratum.is_some())
+fn has_strata(doc: &SelectDoc) -> bool {
+    doc.seqpoints.iter().any(|s| s.stratum.is_some())
+}
+
+/// The CSV file `seqpoint select` writes: the iterations to profile when the document has a
+/// plan, else the SeqPoint list.
+pub fn select_csv(doc: &SelectDoc) -> String {
+    if doc.plan.is_some() {
+        profile_csv(doc)
+    } else {
+        seqpoints_list_csv(doc)
+    }
 }
 
 /// The list a profiler script reads when a plan profiles several iterations per SeqPoint:
 /// one row per iteration, `id` naming its SeqPoint and `sample` numbering it (0 = the
-/// SeqPoint's own iteration); other columns as in `seqpoints_csv`.
-pub fn profile_csv(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> String {
-    let mut out = header(log, has_strata(selection));
-    out.push_str(",sample,samples\n");
-    for bin in &plan.bins {
-        let sp = &selection.seqpoints[bin.seqpoint];
-        for (sample, &row) in bin.rows.iter().enumerate() {
-            let row = row as usize;
-            let shared = Row {
-                id: sp.id,
-                iteration: log.iterations.get(row),
-                epoch: log.epoch(row),
-                key: log.key(row),
-                weight: sp.weight,
-                stratum: sp.stratum,
-            };
-            shared.push(
-                &mut out,
-                log.configs[0].metrics.iter().map(|m| m.values[row]),
-            );
-            out.push_str(&format!(",{sample},{}\n", bin.samples()));
-        }
+/// SeqPoint's own iteration); other columns as in the SeqPoint list. Without a plan, the
+/// header alone.
+pub fn profile_csv(doc: &SelectDoc) -> String {
+    let mut out = writer();
+    let mut names = header(doc, has_strata(doc));
+    names.extend(["sample".to_string(), "samples".into()]);
+    write(&mut out, &names);
+    let Some(plan) = &doc.plan else {
+        return finish(out);
+    };
+    // The profile lists each bin's iterations together, its SeqPoint's own first.
+    let mut taken = vec![0usize; doc.seqpoints.len()];
+    for row in &plan.profile {
+        let sp = &doc.seqpoints[row.seqpoint];
+        let samples = plan
+            .bins
+            .iter()
+            .find(|b| b.seqpoint == row.seqpoint)
+            .map_or(0, |b| b.samples);
+        let mut fields = shared_fields(doc, sp, row.iteration, row.epoch, &row.key, &row.metrics);
+        fields.extend([taken[row.seqpoint].to_string(), samples.to_string()]);
+        taken[row.seqpoint] += 1;
+        write(&mut out, &fields);
     }
-    out
-}
-
-/// The CSV file `seqpoint select` writes: the iterations to profile when a plan asks for
-/// more than one per SeqPoint, else the SeqPoint list.
-pub fn select_csv(log: &RunLog, selection: &Selection, plan: Option<&ProfilePlan>) -> String {
-    match plan {
-        Some(plan) => profile_csv(log, selection, plan),
-        None => seqpoints_csv(log, selection),
-    }
+    finish(out)
 }
 
 /// The SeqPoint list a profiler script reads: `id,iteration,epoch,<keys>,weight,<metrics>`.
-pub fn seqpoints_csv(log: &RunLog, selection: &Selection) -> String {
-    let mut out = header(log, has_strata(selection));
-    out.push('\n');
-    for sp in &selection.seqpoints {
-        let shared = Row {
-            id: sp.id,
-            iteration: sp.iteration,
-            epoch: sp.epoch,
-            key: &sp.key,
-            weight: sp.weight,
-            stratum: sp.stratum,
-        };
-        shared.push(&mut out, sp.values[0].iter().copied());
-        out.push('\n');
+pub fn seqpoints_list_csv(doc: &SelectDoc) -> String {
+    let mut out = writer();
+    write(&mut out, &header(doc, has_strata(doc)));
+    for sp in &doc.seqpoints {
+        let fields = shared_fields(doc, sp, sp.iteration, sp.epoch, &sp.key, &sp.metrics);
+        write(&mut out, &fields);
     }
-    out
+    finish(out)
+}
+
+/// The SeqPoint list of a selection without a plan (its document made here).
+pub fn seqpoints_csv(log: &RunLog, selection: &Selection) -> String {
+    seqpoints_list_csv(&super::json::select_document(log, selection, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::LoadOptions;
+    use crate::select::{run_selection, BinCount, SelectOptions};
+
+    /// The SeqPoint list of a small run whose metric columns are `names` (CSV-quoted in the log).
+    fn list_for(names: &[&str]) -> (SelectDoc, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.csv");
+        let quoted: Vec<String> = names
+            .iter()
+            .map(|n| format!("\"{}\"", n.replace('"', "\"\"")))
+            .collect();
+        let mut text = format!("iteration,seq_len,{}\n", quoted.join(","));
+        for i in 0..12u32 {
+            let values: Vec<String> = (0..names.len())
+                .map(|m| format!("{}.5", i + m as u32))
+                .collect();
+            text.push_str(&format!("{i},{},{}\n", 10 + i % 3, values.join(",")));
+        }
+        std::fs::write(&path, text).unwrap();
+        let options = LoadOptions {
+            metrics: names.iter().map(|n| n.to_string()).collect(),
+            ..LoadOptions::default()
+        };
+        let log = crate::runlog::load_run(path.to_str().unwrap(), &options).unwrap();
+        let select = SelectOptions {
+            bins: BinCount::Fixed(3),
+            ..SelectOptions::default()
+        };
+        let doc = crate::output::json::select_document(
+            &log,
+            &run_selection(&log, &select).unwrap(),
+            None,
+        );
+        let csv = seqpoints_list_csv(&doc);
+        (doc, csv)
+    }
+
+    /// Every record as the `csv` reader sees it.
+    fn records(text: &str) -> Vec<Vec<String>> {
+        ::csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(text.as_bytes())
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_string).collect())
+            .collect()
+    }
+
+    #[test]
+    fn names_that_need_quoting_read_back_with_as_many_fields_as_the_rows() {
+        let (doc, csv) = list_for(&["t,ms", "say \"hi\""]);
+        let records = records(&csv);
+        assert_eq!(records.len(), doc.seqpoints.len() + 1);
+        let header = &records[0];
+        assert!(records.iter().all(|r| r.len() == header.len()), "{csv}");
+        assert_eq!(&header[4..], &["weight", "t,ms", "say \"hi\""]);
+        // Plain fields are not quoted: the header's first columns read as before.
+        assert!(csv.starts_with("id,iteration,epoch,seq_len,weight,\"t,ms\",\"say \"\"hi\"\"\"\n"));
+    }
+
+    #[test]
+    fn a_line_break_in_a_name_stays_inside_its_field() {
+        let (mut doc, _) = list_for(&["time_ms"]);
+        // The document may carry any name (the reader escapes control characters; a
+        // document read back need not have been).
+        let raw = "time\nms".to_string();
+        doc.input.metrics = vec![raw.clone()];
+        for sp in &mut doc.seqpoints {
+            let value = sp.metrics.remove("time_ms").unwrap();
+            sp.metrics.insert(raw.clone(), value);
+        }
+        let csv = seqpoints_list_csv(&doc);
+        let records = records(&csv);
+        assert_eq!(records.len(), doc.seqpoints.len() + 1);
+        assert!(records.iter().all(|r| r.len() == records[0].len()), "{csv}");
+        assert_eq!(records[0].last().unwrap(), &raw);
+        for (record, sp) in records[1..].iter().zip(&doc.seqpoints) {
+            assert_eq!(
+                record.last().unwrap().parse::<f64>().unwrap(),
+                sp.metrics[&raw]
+            );
+        }
+    }
 }

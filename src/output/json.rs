@@ -3,15 +3,15 @@
 
 use std::collections::BTreeMap;
 
-use super::doc::{
+use crate::doc::{
     BinRange, BinStats, InputDoc, PlanDoc, PlannedBinDoc, ProfileRowDoc, SelectDoc, SelectionDoc,
     SeqPointDoc, SpeedupDoc, TotalDoc, MEASURED_COST, SCHEMA,
 };
-use super::doc::{ReportDoc, ReportInput, REPORT_SCHEMA};
-use crate::project::baselines::Baselines;
 use crate::project::{SpeedupRow, TotalRow};
+use crate::report::document::{ReportDoc, ReportInput, REPORT_SCHEMA};
 use crate::report::Finding;
 use crate::runlog::RunLog;
+use crate::select::naive::Baselines;
 use crate::select::plan::{PlanRule, ProfilePlan};
 use crate::select::{BinCount, Exclusion, Selection};
 
@@ -64,6 +64,20 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                 max: sp.bin_max.clone(),
             },
             alternates: sp.alternates.clone(),
+            alternate_metrics: names
+                .iter()
+                .enumerate()
+                .map(|(m, n)| {
+                    let values = sp
+                        .alternates
+                        .iter()
+                        .filter_map(|&it| log.iterations.row_of(it))
+                        .map(|row| log.configs[0].metrics[m].values[row])
+                        .collect();
+                    (n.clone(), values)
+                })
+                .filter(|(_, values): &(String, Vec<f64>)| !values.is_empty())
+                .collect(),
             metrics: metric_map(&names, &sp.values[0]),
             compare_metrics: sp.values.get(1).map(|v| metric_map(&names, v)),
             bin_stats: names
@@ -96,6 +110,8 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
             unique_keys: selection.unique_keys as u64,
             metrics: names.clone(),
             compare: log.compare().map(|c| c.source.clone()),
+            iteration_like: log.iteration_like.clone(),
+            skipped_rows: log.skipped.count,
         },
         selection: SelectionDoc {
             method: selection.method.name().to_string(),
@@ -195,16 +211,18 @@ pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) ->
     }
 }
 
-/// The JSON file `seqpoint select` writes: the document with its profiling plan (if any)
-/// and the naive baselines at the same number of profiled iterations. The explorer's export
-/// calls this too, so both write the same bytes (the explorer adds `command`).
-pub fn select_json(
+/// The document `seqpoint select` writes, made once and handed to every writer (the JSON
+/// text, the CSV lists, the SimPoint set): the selection with its profiling plan (if any) and,
+/// given `baselines`, the naive baselines at the same number of profiled iterations. The
+/// explorer's export makes it here too, so both write the same bytes (the explorer adds
+/// `command`).
+pub fn select_file_document(
     log: &RunLog,
     selection: &Selection,
     plan: Option<&ProfilePlan>,
     command: Option<String>,
-    baselines: &Baselines,
-) -> String {
+    baselines: Option<&Baselines>,
+) -> SelectDoc {
     let profiled = plan.map_or(selection.bins() as u64, ProfilePlan::iterations);
     let options = &selection.options;
     let mut doc = select_document(log, selection, command);
@@ -229,8 +247,32 @@ pub fn select_json(
     } else {
         selection.projection.profiled_share()
     });
-    doc.baselines = baselines.all(profiled as usize, options.warmup, options.seed);
-    serde_json::to_string_pretty(&doc).expect("plain data serialises") + "\n"
+    if let Some(baselines) = baselines {
+        doc.baselines = baselines.all(profiled as usize, options.warmup, options.seed);
+    }
+    doc
+}
+
+/// A document's JSON file: pretty-printed, one line end after it.
+pub fn document_text<T: serde::Serialize>(doc: &T) -> String {
+    serde_json::to_string_pretty(doc).expect("plain data serialises") + "\n"
+}
+
+/// The JSON file `seqpoint select` writes (`select_file_document` as text).
+pub fn select_json(
+    log: &RunLog,
+    selection: &Selection,
+    plan: Option<&ProfilePlan>,
+    command: Option<String>,
+    baselines: &Baselines,
+) -> String {
+    document_text(&select_file_document(
+        log,
+        selection,
+        plan,
+        command,
+        Some(baselines),
+    ))
 }
 
 /// The `seqpoint-report/1` document: the findings of `seqpoint report` and what they were made
@@ -251,4 +293,32 @@ pub fn report_document(log: &RunLog, exclude: &Exclusion, findings: Vec<Finding>
         },
         findings,
     }
+}
+
+/// The first figure of a projection that is not a finite number (NaN or infinite), by name:
+/// such a figure is never written (JSON would hold `null`, a table `inf`) with exit status 0.
+pub fn non_finite_figure(report: &crate::doc::ProjectionReport) -> Option<String> {
+    let mut figures: Vec<(String, f64)> = vec![
+        ("run_iterations".into(), report.run_iterations),
+        ("scale".into(), report.scale),
+    ];
+    for m in &report.metrics {
+        let name = |what: &str| format!("{} {what}", m.metric);
+        figures.push((name("projected total"), m.projected_total));
+        figures.extend(m.interval.iter().map(|&v| (name("interval"), v)));
+        figures.extend(m.interval_within_bin.iter().map(|&v| (name("interval"), v)));
+        figures.extend(m.baseline_total.map(|v| (name("baseline total"), v)));
+        figures.extend(m.speedup.map(|v| (name("speedup"), v)));
+        for pair in [m.baseline_interval, m.interval_samples, m.speedup_interval]
+            .into_iter()
+            .flatten()
+        {
+            figures.extend(pair.iter().map(|&v| (name("interval"), v)));
+        }
+        figures.push((name("missing share"), m.missing_share));
+    }
+    figures
+        .into_iter()
+        .find(|(_, v)| !v.is_finite())
+        .map(|(name, v)| format!("{name} is {v}"))
 }

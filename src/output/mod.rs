@@ -1,13 +1,12 @@
-//! What seqpoint writes: the typed documents (`doc`), their JSON and CSV forms, every text
-//! table, the equivalent command line of a selection, atomic file output, and how file names are shown.
+//! What seqpoint writes: the typed documents' (`crate::doc`) JSON and CSV forms, every text
+//! table, SimPoint files, and atomic file output that never replaces an input (or a stream:
+//! `stream`).
 
 pub mod atomic;
-pub mod command;
 pub mod csv;
-pub mod doc;
+pub mod descriptor;
 pub mod json;
-pub mod numbers;
 pub mod protect;
-pub mod shown;
 pub mod simpoints;
+pub mod stream;
 pub mod table;

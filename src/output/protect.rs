@@ -1,10 +1,12 @@
 //! The loaded logs are never an output target: a path that names the same file as an input
 //! (the same device and inode when it exists, or the same canonical path) is refused before
-//! anything is written, whatever the user answers to an overwrite question.
+//! anything is written, whatever the user answers to an overwrite question. Standard input
+//! (`-`) is an input too: when the shell redirected it from a regular file (`- < run.csv`),
+//! that file is refused by its device and inode.
 
 use std::path::{Path, PathBuf};
 
-use super::shown::shown_path;
+use crate::text::shown::shown_path;
 
 /// An output path that is one of the loaded inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +20,12 @@ pub struct InputTarget {
 impl std::fmt::Display for InputTarget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (target, input) = (shown_path(&self.target), shown_path(&self.input));
-        if target == input {
+        if input == "-" {
+            write!(
+                f,
+                "{target} is the file standard input reads (the loaded input log)"
+            )?;
+        } else if target == input {
             write!(f, "{target} is a loaded input log")?;
         } else {
             write!(f, "{target} is the loaded input log {input}")?;
@@ -29,12 +36,17 @@ impl std::fmt::Display for InputTarget {
 
 impl std::error::Error for InputTarget {}
 
-/// `Err` when `target` is the same file as one of `inputs` (inputs that are not files, such
-/// as `-` or a bundled sample, never match).
+/// `Err` when `target` is the same file as one of `inputs`: a named file, or for `-` the file
+/// standard input reads (a pipe, a terminal or a bundled sample never match).
 pub fn refuse_input_target<P: AsRef<Path>>(target: &Path, inputs: &[P]) -> Result<(), InputTarget> {
     for input in inputs {
         let input = input.as_ref();
-        if same_file(target, input) {
+        let same = if input.as_os_str() == "-" {
+            is_standard_input(target)
+        } else {
+            same_file(target, input)
+        };
+        if same {
             return Err(InputTarget {
                 target: target.to_path_buf(),
                 input: input.to_path_buf(),
@@ -42,6 +54,31 @@ pub fn refuse_input_target<P: AsRef<Path>>(target: &Path, inputs: &[P]) -> Resul
         }
     }
     Ok(())
+}
+
+/// Whether `target` exists and is the regular file standard input was redirected from.
+fn is_standard_input(target: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Some(stdin) = standard_input_file() else {
+            return false;
+        };
+        if let Ok(meta) = std::fs::metadata(target) {
+            return meta.dev() == stdin.dev() && meta.ino() == stdin.ino();
+        }
+    }
+    false
+}
+
+/// The metadata of standard input when it is a regular file (fstat on descriptor 0, which is
+/// left open).
+#[cfg(unix)]
+pub fn standard_input_file() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = std::fs::File::from(fd).metadata().ok()?;
+    meta.is_file().then_some(meta)
 }
 
 /// The same file: the same device and inode (hard links, symlinks, `./` and `..` spellings),

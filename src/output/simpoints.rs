@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use super::atomic::{write_all_or_none, Replace, WriteError};
-use super::doc::SelectDoc;
+use super::json::document_text;
+use crate::doc::SelectDoc;
 
 /// The three files of one SimPoint set.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,26 +69,16 @@ pub fn weights_text(doc: &SelectDoc) -> String {
         .collect()
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum SimPointError {
-    #[error(transparent)]
-    Write(#[from] WriteError),
-    #[error("the selection is not a valid seqpoint/1 document: {0}")]
-    Document(String),
-}
-
-/// Write the set for the `seqpoint/1` document `json` (as `select` renders it), all three
-/// files or none (`atomic::write_all_or_none`): a file in the way that `replace` does not
-/// allow replacing, or a failed write, leaves every target as it was.
+/// Write the set for the `seqpoint/1` document `doc`, all three files or none
+/// (`atomic::write_all_or_none`): a file in the way that `replace` does not allow replacing,
+/// or a failed write, leaves every target as it was.
 pub fn write_simpoint_set(
     name: &Path,
-    json: &str,
+    doc: &SelectDoc,
     replace: impl Into<Replace>,
-) -> Result<SimPointPaths, SimPointError> {
-    let doc: SelectDoc =
-        serde_json::from_str(json).map_err(|e| SimPointError::Document(e.to_string()))?;
+) -> Result<SimPointPaths, WriteError> {
     let paths = SimPointPaths::of(name);
-    let contents = [simpoints_text(&doc), weights_text(&doc), json.to_string()];
+    let contents = [simpoints_text(doc), weights_text(doc), document_text(doc)];
     let files: Vec<(&Path, &[u8])> = paths
         .all()
         .into_iter()
@@ -208,11 +199,11 @@ mod tests {
     #[test]
     fn an_existing_file_stops_the_whole_set() {
         let doc = doc(60, 9, 3, Strata::None);
-        let json = serde_json::to_string_pretty(&doc).unwrap();
+        let json = document_text(&doc);
         let dir = tempfile::tempdir().unwrap();
         let name = dir.path().join("sp");
         std::fs::write(dir.path().join("sp.weights"), "keep").unwrap();
-        let err = write_simpoint_set(&name, &json, false).unwrap_err();
+        let err = write_simpoint_set(&name, &doc, false).unwrap_err();
         assert!(err
             .to_string()
             .ends_with("sp.weights: already exists; pass --force to overwrite it"));
@@ -223,7 +214,7 @@ mod tests {
             "keep"
         );
 
-        let paths = write_simpoint_set(&name, &json, true).unwrap();
+        let paths = write_simpoint_set(&name, &doc, true).unwrap();
         assert_eq!(
             std::fs::read_to_string(&paths.weights).unwrap(),
             weights_text(&doc)

@@ -1,16 +1,16 @@
 //! Plain-text tables for the terminal, every one of them: the `select` report with its plan
 //! and naive baselines, the `project` report, and the number formats they share.
 
-use super::doc::ProjectionReport;
+use crate::doc::ProjectionReport;
 use std::fmt;
 
 use crate::groups::key_text;
-use crate::output::shown::shown_path;
-use crate::project::baselines::Baseline;
 use crate::project::Projection;
 use crate::runlog::RunLog;
+use crate::select::naive::Baseline;
 use crate::select::plan::{PlanRule, ProfilePlan};
 use crate::select::{Advice, MoreBins, Selection, TargetRule};
+use crate::text::shown::shown_path;
 
 /// Format a number with a sensible number of digits for a table.
 pub fn num(v: f64) -> String {
@@ -113,6 +113,25 @@ pub fn skipped_note(log: &RunLog) -> Option<String> {
         note.push_str(&format!("; first: {reason}"));
     }
     Some(note)
+}
+
+/// When the log has no iteration column but one that looks like it (`global_step`): that
+/// iterations are row numbers, and how to use the column instead. `None` otherwise.
+pub fn iteration_note(log: &RunLog) -> Option<String> {
+    let first = log.iteration_like.first()?;
+    let names: Vec<String> = log
+        .iteration_like
+        .iter()
+        .map(|n| format!("'{}'", shown_path(n)))
+        .collect();
+    Some(format!(
+        "{}: no iteration column, so iterations are numbered by row (0, 1, 2, ...); {} {} \
+         like one but is not read as it: rename it to 'iteration' (or 'step') to use it",
+        shown_path(&log.source),
+        names.join(", "),
+        if names.len() == 1 { "looks" } else { "look" },
+    ))
+    .filter(|_| !first.is_empty())
 }
 
 /// The `select` table: SeqPoints, then projected against actual, then the target verdict.
@@ -384,6 +403,15 @@ pub fn projection_table(report: &ProjectionReport) -> String {
                 )
             },
         );
+        if m.estimate.as_deref() == Some("ratio") {
+            out.push_str(&format!(
+                "{}: 95% interval ±{:.2}%, the ratio estimate on the baseline (each measured \
+                 iteration paired with its logged baseline value; docs/project.md)\n",
+                m.metric,
+                pct_of(m.interval, m.projected_total),
+            ));
+            continue;
+        }
         out.push_str(&format!(
             "{}: 95% interval ±{:.2}% for the picks made (each pick's noise and how far its key \
              stands from its bin; docs/intervals.md); a pick drawn at random from each bin would \
@@ -404,6 +432,46 @@ pub fn projection_table(report: &ProjectionReport) -> String {
             ids.join(", "),
             100.0 * first.missing_share
         ));
+    }
+    if let Some(target) = &report.target {
+        out.push_str(&target_verdict(target));
+    }
+    out
+}
+
+/// `project --target-error`'s verdict in words: met or not on each figure, and the top-up.
+fn target_verdict(target: &crate::doc::TargetDoc) -> String {
+    let t = target.target_error_pct;
+    let figures: Vec<String> = target
+        .figures
+        .iter()
+        .map(|f| format!("{} ±{:.2}%", f.figure, f.half_width_pct))
+        .collect();
+    let mut out = if target.met {
+        format!(
+            "\ntarget ±{t}% met on every projected figure: {}\n",
+            figures.join(", ")
+        )
+    } else {
+        format!("\ntarget ±{t}% not met: {}\n", figures.join(", "))
+    };
+    if !target.top_up.is_empty() {
+        let mut seqpoints: Vec<usize> = target.top_up.iter().map(|r| r.seqpoint).collect();
+        seqpoints.dedup();
+        out.push_str(&format!(
+            "top-up: measure {} more iteration(s) of {} SeqPoint(s) (--top-up NEXT.json lists \
+             them), then project with every measurement file: {}\n",
+            target.top_up.len(),
+            seqpoints.len(),
+            if target.expected_met == Some(true) {
+                "expected to meet the target at the noise measured so far"
+            } else {
+                "not expected to meet it"
+            }
+        ));
+    }
+    if let Some(reason) = &target.reason {
+        out.push_str(&format!("why not: {reason}\n"));
     }
     out
 }

@@ -165,7 +165,8 @@ pub fn check_svg_name(path: &Path) -> Result<(), PlotError> {
     if extension.as_deref() == Some("svg") {
         return Ok(());
     }
-    use crate::output::{command::shell_word, shown::shown_path};
+    use crate::select::command::shell_word;
+    use crate::text::shown::shown_path;
     let shown = shell_word(&shown_path(path));
     let svg = shell_word(&shown_path(path.with_extension("svg")));
     let message = match extension.as_deref() {

@@ -1,70 +1,25 @@
 //! `project`: from a `seqpoint/1` document and the SeqPoints' measurements on a new
 //! configuration to whole-run totals, speedups (or savings) and 95% intervals.
 //!
-//! The estimate and the way its two interval sources combine are in `stratified`; this module
-//! reads the document, scales weights to the run's length, handles SeqPoints left out, and
-//! sets the result against the baseline totals stored in the document.
+//! The estimate and the way its two interval sources combine are in `stratified`; reading and
+//! checking the document is in `reading`; this module scales weights to the run's length,
+//! handles SeqPoints left out, and sets the result against the baseline totals stored in the
+//! document.
 
-use crate::output::doc::{
-    MetricProjection, MissingBin, ProjectionReport, SelectDoc, PROJECTION_SCHEMA, SCHEMA,
-};
-use crate::project::measured::Measurements;
+use crate::doc::{MetricProjection, MissingBin, ProjectionReport, SelectDoc, PROJECTION_SCHEMA};
+use crate::estimate::{new_parts, speedup_parts};
+use crate::project::ratio::{paired_bins, ratio_speedup, ratio_total};
 use crate::project::stratified::{estimate, BinMeasure};
+use crate::project::target::{judge, Figure};
 use crate::project::{new_total, paired_speedup, stratum_variance, Estimate, KeyNoise, PickedBin};
-use crate::runlog::{ConfigRole, LoadError};
+use crate::runlog::measured::Measurements;
+use crate::runlog::ConfigRole;
+
+mod reading;
+pub use reading::{parse_select_doc, read_select_doc, read_select_doc_within};
 
 pub use super::request::{ProjectError, ProjectOptions, RunLength};
 use crate::stats::{interval, variance_of_half_width};
-
-/// Read and check a `seqpoint/1` document.
-pub fn read_select_doc(path: &str) -> Result<SelectDoc, ProjectError> {
-    let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
-        path: path.to_string(),
-        reason: e.to_string(),
-    })?;
-    parse_select_doc(path, &bytes)
-}
-
-pub fn parse_select_doc(path: &str, bytes: &[u8]) -> Result<SelectDoc, ProjectError> {
-    // A byte-order mark (some editors save one) is accepted, as in run logs.
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    // Messages quote the document (serde echoes unknown values): escape control characters so
-    // a hostile file cannot send escape sequences to the terminal.
-    let document = |message: String| ProjectError::Document {
-        path: path.to_string(),
-        message: crate::runlog::error::printable(&message),
-    };
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        LoadError::at(
-            path,
-            e.line() as u64,
-            Some(e.column() as u64),
-            format!(
-                "not JSON ({e}); expected the SeqPoints file written by `seqpoint select -o seqpoints.json`"
-            ),
-        )
-    })?;
-    match value.get("schema").and_then(|s| s.as_str()) {
-        Some(SCHEMA) => {}
-        Some(other) => {
-            return Err(document(format!(
-                "schema '{other}'; expected '{SCHEMA}' (the file `seqpoint select -o seqpoints.json` writes)"
-            )))
-        }
-        None => {
-            return Err(document(format!(
-                "no \"schema\" field; expected a '{SCHEMA}' document (the file `seqpoint select -o seqpoints.json` writes)"
-            )))
-        }
-    }
-    let doc: SelectDoc = serde_json::from_value(value)
-        .map_err(|e| document(format!("not a valid '{SCHEMA}' document: {e}")))?;
-    if doc.seqpoints.is_empty() {
-        return Err(document("the document lists no SeqPoints".into()));
-    }
-    crate::project::validate::check_document(path, &doc)?;
-    Ok(doc)
-}
 
 /// Baseline total and variance of one metric from the document (`actual` is exact).
 fn baseline_of(doc: &SelectDoc, metric: &str) -> Option<(f64, f64, &'static str)> {
@@ -260,6 +215,7 @@ pub fn project_measurements(
     let missing_share = missing_bins.iter().fold(0.0, |s, m| s + m.share);
 
     let mut metrics = Vec::new();
+    let mut figures = Vec::new();
     for (m, name) in measured.metric_names.iter().enumerate() {
         let stats = bin_stats(doc, name)?;
         let bins: Vec<BinMeasure> = doc
@@ -286,9 +242,22 @@ pub fn project_measurements(
         let design = new_total(&picked);
         // The design's interval for the measured bins; bins left out are imputed at the
         // measured ratio with the random-pick variance (`stratified`).
-        let estimate = Estimate {
-            value: random_pick.value,
-            variance: design.variance + random_pick.missing_variance,
+        let ratio = paired_bins(doc, name, measured, m, scale)
+            .and_then(|paired| ratio_total(&paired).map(|parts| (parts, paired)));
+        let ratio_used = ratio.is_some();
+        let estimate = match &ratio {
+            // Every measured iteration paired with its baseline value: the ratio estimate.
+            Some((parts, paired)) => {
+                let distinct: Vec<u64> = paired.iter().map(|b| b.pairs.len() as u64).collect();
+                Estimate {
+                    value: parts.value,
+                    variance: parts.variance(&distinct),
+                }
+            }
+            None => Estimate {
+                value: random_pick.value,
+                variance: design.variance + random_pick.missing_variance,
+            },
         };
         if !missing.is_empty()
             && bins
@@ -301,10 +270,32 @@ pub fn project_measurements(
         }
         let baseline =
             baseline_of(doc, name).map(|(v, var, source)| (v * scale, var * scale * scale, source));
+        let mut speedup_figure = None;
         let (speedup, speedup_interval) = match baseline {
+            // The known baseline total over the ratio estimate of the new one.
+            Some((b, _, "actual")) if ratio.is_some() && estimate.value > 0.0 => {
+                let (parts, paired) = ratio.as_ref().expect("matched");
+                let distinct: Vec<u64> = paired.iter().map(|b| b.pairs.len() as u64).collect();
+                let parts = ratio_speedup(b, parts);
+                let s = Estimate {
+                    value: parts.value,
+                    variance: parts.variance(&distinct),
+                };
+                speedup_figure = Some(Figure {
+                    name: format!("{name} speedup"),
+                    parts,
+                    half_width_pct: s.half_width_pct(),
+                });
+                (Some(s.value), Some(s.interval()))
+            }
             // Every SeqPoint measured: the paired ratio at the picks, as `select --compare`.
             Some(_) if missing.is_empty() && design.value > 0.0 => {
                 let s = paired_speedup(&picked);
+                speedup_figure = Some(Figure {
+                    name: format!("{name} speedup"),
+                    parts: speedup_parts(&picked),
+                    half_width_pct: s.half_width_pct(),
+                });
                 (Some(s.value), Some(s.interval()))
             }
             Some((b, var_b, _)) if estimate.value > 0.0 && b > 0.0 => {
@@ -316,6 +307,12 @@ pub fn project_measurements(
             }
             _ => (None, None),
         };
+        figures.push(Figure {
+            name: format!("{name} total"),
+            parts: ratio.map_or_else(|| new_parts(&picked), |(parts, _)| parts),
+            half_width_pct: estimate.half_width_pct(),
+        });
+        figures.extend(speedup_figure);
         metrics.push(MetricProjection {
             metric: name.clone(),
             baseline_total: baseline.map(|b| b.0),
@@ -334,6 +331,7 @@ pub fn project_measurements(
             } else {
                 "speedup".into()
             },
+            estimate: Some(if ratio_used { "ratio" } else { "design" }.into()),
             missing_bins: missing_bins.clone(),
             missing_share,
             samples: measured.rows() as u64,
@@ -349,7 +347,11 @@ pub fn project_measurements(
         run_iterations: run_weight,
         scale,
         excluded: Vec::new(),
+        measured_files: Vec::new(),
         metrics,
+        target: options
+            .target_error_pct
+            .map(|target| judge(doc, measured, &figures, target)),
     })
 }
 
@@ -357,7 +359,7 @@ pub fn project_measurements(
 mod tests {
     use super::*;
     use crate::output::json::select_document;
-    use crate::project::measured::{parse_measured, MeasuredOptions};
+    use crate::runlog::measured::{parse_measured, MeasuredOptions};
     use crate::runlog::{InputFormat, LoadOptions};
     use crate::select::{run_selection, BinCount, SelectOptions};
     use crate::stats::Z95;
@@ -517,7 +519,7 @@ mod tests {
         assert!(err("{\"schema\": \"seqpoint/9\"}")
             .starts_with("sp.json: schema 'seqpoint/9'; expected 'seqpoint/1'"));
         assert!(err("{\"schema\": \"seqpoint/1\"}")
-            .starts_with("sp.json: not a valid 'seqpoint/1' document: missing field"));
+            .starts_with("sp.json:1:24: not a valid 'seqpoint/1' document: missing field"));
         let doc = doc_for(RUN);
         let text = serde_json::to_string(&doc).unwrap();
         assert_eq!(parse_select_doc("sp.json", text.as_bytes()).unwrap(), doc);

@@ -1,22 +1,22 @@
 //! Projection: whole-run totals from SeqPoints against the full log (`Projection`, what
 //! `select` reports), and `project` from measurements on a new configuration (`document`).
 //!
-//! `estimate` holds the one variance of a projected total and of a speedup; `stratified`
-//! carries it to measured samples; `baselines` are the naive choices beside SeqPoints.
+//! The one variance of a projected total and of a speedup is `crate::estimate`'s; `stratified`
+//! carries it to measured samples. The measurements themselves are read by `runlog::measured`.
 
-pub mod baselines;
 pub mod document;
-pub mod estimate;
-pub mod measured;
+pub mod merge;
+pub mod ratio;
 pub mod request;
 pub mod stratified;
+pub mod target;
 pub mod validate;
 
 use crate::pick::SeqPoint;
 use crate::runlog::{ConfigRole, RunLog};
 use crate::stats::{compensated_sum, percent_error};
 
-pub use estimate::{
+pub use crate::estimate::{
     baseline_total, new_noise, new_total, paired_speedup, stratum_variance, Estimate, KeyNoise,
     PickedBin, StratumVariance,
 };
@@ -63,15 +63,6 @@ pub fn project_total(
         &picked_bins(seqpoints, metric, &vec![samples; seqpoints.len()]),
         config,
     )
-}
-
-/// The paired speedup at the picks, `samples` profiled per SeqPoint.
-pub fn project_speedup(seqpoints: &[SeqPoint], metric: usize, samples: u64) -> Estimate {
-    paired_speedup(&picked_bins(
-        seqpoints,
-        metric,
-        &vec![samples; seqpoints.len()],
-    ))
 }
 
 /// One configuration and metric: projected against actual.

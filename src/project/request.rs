@@ -19,13 +19,15 @@ pub enum RunLength {
 pub struct ProjectOptions {
     pub allow_missing: bool,
     pub run_length: RunLength,
+    /// `--target-error PCT`: judge every projected figure and list the top-up.
+    pub target_error_pct: Option<f64>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectError {
     #[error(transparent)]
     Load(#[from] LoadError),
-    #[error("{}: {message}", crate::output::shown::shown_path(path))]
+    #[error("{}: {message}", crate::text::shown::shown_path(path))]
     Document { path: String, message: String },
     #[error("{0}")]
     Missing(String),

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::output::doc::SelectDoc;
+use crate::doc::SelectDoc;
 use crate::project::request::{ProjectError, RunLength};
 
 /// The longest run projected: 2^53 iterations, the largest count an f64 holds exactly (and
@@ -187,7 +187,7 @@ fn as_typed(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::doc::BinStats;
+    use crate::doc::BinStats;
     use crate::output::json::select_document;
     use crate::runlog::test_log;
     use crate::select::{run_selection, BinCount, SelectOptions};

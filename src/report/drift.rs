@@ -4,6 +4,7 @@
 use super::{pct, Check, Context, Detail, Finding, Verdict};
 use crate::rows::RowRanges;
 use crate::runlog::RunLog;
+use crate::select::vocabulary::{Surface, STRATA};
 use crate::select::{strata_rows, Strata};
 
 /// How the run is cut to look for drift: by epoch when the log has two or more, else in
@@ -43,7 +44,7 @@ impl DriftStrata {
         DriftStrata {
             names,
             of_row,
-            flag: format!("--strata {strata}"),
+            flag: STRATA.typed(Surface::CommandLine, &strata.to_string()),
             strata,
         }
     }

@@ -7,6 +7,7 @@
 //! for people. A verdict is `warn` when the user should act (or look) before profiling,
 //! including when a check could not be made (then `value` is None).
 
+pub mod document;
 mod drift;
 mod neighbours;
 mod render;
@@ -22,6 +23,8 @@ pub use render::findings_table;
 pub use robust::{deviations, pooled_mad, warmup_length, JUDGED_MIN};
 pub use variance::{explained, noise, Explained, Noise};
 
+use crate::select::command::CommandLine;
+use crate::select::vocabulary::{COMPARE, EXCLUDE};
 use serde::{Deserialize, Serialize};
 
 use crate::groups::KeyGroups;
@@ -287,16 +290,14 @@ impl<'a> Context<'a> {
     /// read, with the iterations this report left out, so that advice followed checks the same
     /// run.
     fn select_command(&self, flags: &str) -> String {
-        use crate::output::command::shell_word;
-        let mut words = vec!["seqpoint select".to_string(), shell_word(&self.log.source)];
+        let mut line = CommandLine::select(&self.log.source);
         if let Some(compare) = self.log.compare() {
-            words.push(format!("--compare {}", shell_word(&compare.source)));
+            line.option(COMPARE, &compare.source);
         }
         for range in self.options.exclude.texts() {
-            words.push(format!("--exclude {range}"));
+            line.option(EXCLUDE, range);
         }
-        words.push(flags.to_string());
-        words.join(" ")
+        format!("{} {flags}", line.text())
     }
 }
 
@@ -390,8 +391,8 @@ pub(crate) mod test_support {
 mod tests {
     use super::test_support::log;
     use super::*;
-    use crate::output::doc::ReportDoc;
     use crate::output::json::report_document;
+    use crate::report::document::ReportDoc;
 
     #[test]
     fn every_check_once_in_order_and_json_names() {

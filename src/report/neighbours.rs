@@ -17,6 +17,7 @@
 //! rather than another process). Up to `MAX_WINDOWS` are found, each after removing the ones
 //! before.
 
+use crate::select::vocabulary::{Surface, EXCLUDE};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -330,7 +331,7 @@ pub(crate) fn neighbours(ctx: &Context, windows: &[(usize, usize, f64)]) -> Find
     let mut excess_of_series = vec![0.0; ctx.series.len()];
     for &(first, last, p) in windows {
         let name = format!("{}-{}", iteration(first), iteration(last));
-        flags.push(format!("--exclude {name}"));
+        flags.push(EXCLUDE.typed(Surface::CommandLine, &name));
         details.push(Detail::run(
             format!("window {name} iterations"),
             (last - first + 1) as f64,

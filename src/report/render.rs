@@ -1,8 +1,8 @@
 //! Findings as text: the `report` table for the terminal.
 
 use super::{Check, Finding, Verdict};
-use crate::output::doc::ReportDoc;
-use crate::output::shown::shown_path;
+use crate::report::document::ReportDoc;
+use crate::text::shown::shown_path;
 
 /// The headline value in the units its check speaks: shares as percentages, counts as counts.
 pub fn value_text(finding: &Finding) -> String {

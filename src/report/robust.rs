@@ -1,6 +1,7 @@
 //! `warmup` and `outliers`: iterations far from their key group's median, by a robust rule
 //! (median + `mad_factor` pooled MADs), either leading the run (warm-up) or anywhere after it.
 
+use crate::select::vocabulary::{Surface, WARMUP};
 use std::collections::BTreeMap;
 
 use super::{pct, Check, Context, Detail, Finding, Series, Verdict};
@@ -182,7 +183,7 @@ pub(crate) fn warmup(ctx: &Context) -> Finding {
             "pass --warmup {flag} so that no SeqPoint is a warm-up iteration (they still \
              count in the totals)"
         ),
-        suggest: Some(format!("--warmup {flag}")),
+        suggest: Some(WARMUP.typed(Surface::CommandLine, &flag.to_string())),
         details,
     }
 }

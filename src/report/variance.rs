@@ -1,6 +1,7 @@
 //! `explained` (share of a metric's variance the key explains, and for two lengths whether one
 //! alone would do) and `noise` (spread of one iteration's metric within its key group).
 
+use crate::select::vocabulary::{Surface, KEY, SAMPLES};
 use std::collections::HashMap;
 
 use super::drift::DriftStrata;
@@ -175,7 +176,7 @@ pub(crate) fn explained_check(ctx: &Context) -> Finding {
                 pct(best.0.max(0.0)),
                 best.1
             ));
-            suggest = Some(format!("--key {}", best.1));
+            suggest = Some(KEY.typed(Surface::CommandLine, &best.1.to_string()));
         } else {
             advice.push_str(&format!(
                 "; neither length alone would do ({} alone falls {} short of both): keep --key {}",
@@ -313,7 +314,7 @@ pub(crate) fn noise_check(ctx: &Context) -> Finding {
                 pct(value),
                 pct(limit)
             ),
-            Some(format!("--samples {samples}")),
+            Some(SAMPLES.typed(Surface::CommandLine, &samples.to_string())),
         )
     } else {
         (

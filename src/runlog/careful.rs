@@ -191,6 +191,7 @@ impl RowSink {
             }],
             skipped: self.skipped,
             proxy: None,
+            iteration_like: plan.iteration_like,
         })
     }
 

@@ -1,5 +1,10 @@
 //! Which header column is which: iteration, epoch, the key, the metrics.
-//! Names match case-insensitively; well-known aliases are accepted.
+//! Names match case-insensitively; well-known aliases are accepted. A name that differs from
+//! one only by byte-order marks, invisible characters (zero-width space, soft hyphen, other
+//! format characters), surrounding spaces or a stray pair of quotes is that name
+//! ([`same_name`]): an editor's second BOM must not turn `iteration` into row numbers. A
+//! header with no iteration column but one that looks like it (`global_step`) is named
+//! ([`ColumnPlan::iteration_like`]), so the user is told iterations are row numbers.
 
 use super::error::{closest_name, printable, shown_name, LoadError};
 
@@ -23,6 +28,9 @@ pub struct ColumnPlan {
     /// (`gpu_step_time_ms`), so the user is told the `--metric` to pass rather than left with
     /// a proxy cost.
     pub measurement_like: Vec<String>,
+    /// With no iteration column: the columns whose names look like one (`global_step`), as
+    /// in the header, so the user is told that row numbers stand in.
+    pub iteration_like: Vec<String>,
     pub width: usize,
 }
 
@@ -40,12 +48,73 @@ pub fn looks_measured(name: &str) -> bool {
         .any(|part| MEASUREMENT_WORDS.contains(&part))
 }
 
+/// A header name as it is compared: byte-order marks and other invisible (format) characters
+/// removed, then spaces trimmed and one pair of surrounding quotes (left when a BOM stood
+/// before a quoted field) dropped.
+pub(crate) fn bare_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let invisible = |c: char| {
+        matches!(c,
+            '\u{FEFF}' | '\u{00AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}')
+    };
+    let kept: std::borrow::Cow<'_, str> = if name.contains(invisible) {
+        name.chars()
+            .filter(|&c| !invisible(c))
+            .collect::<String>()
+            .into()
+    } else {
+        name.into()
+    };
+    let trimmed = kept.trim();
+    let unquoted = trimmed
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(trimmed)
+        .trim();
+    if unquoted.len() == kept.len() {
+        kept
+    } else {
+        unquoted.to_string().into()
+    }
+}
+
+/// Whether header name `header` is the column `wanted` (ignoring case and what [`bare_name`]
+/// removes).
+pub(crate) fn same_name(header: &str, wanted: &str) -> bool {
+    bare_name(header).eq_ignore_ascii_case(wanted.trim())
+}
+
 fn find(header: &[String], names: &[&str]) -> Option<usize> {
-    names.iter().find_map(|wanted| {
-        header
-            .iter()
-            .position(|h| h.trim().eq_ignore_ascii_case(wanted))
-    })
+    names
+        .iter()
+        .find_map(|wanted| header.iter().position(|h| same_name(h, wanted)))
+}
+
+/// Name parts that make a column look like the iteration number.
+const ITERATION_WORDS: &[&str] = &[
+    "iteration",
+    "iterations",
+    "iter",
+    "iters",
+    "step",
+    "steps",
+    "it",
+];
+
+/// Whether a column name looks like an iteration column it is not (`global_step`,
+/// `train_iter`, `iteration_id`, `Step Number`): one of its parts is an iteration word, or it
+/// is a near spelling of `iteration` (`itteration`); a measurement (`step_time_ms`) is not.
+fn looks_like_iteration(name: &str) -> bool {
+    let lower = bare_name(name).to_ascii_lowercase();
+    if looks_measured(&lower) {
+        return false;
+    }
+    let parts: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|p| !p.is_empty())
+        .collect();
+    parts.iter().any(|p| ITERATION_WORDS.contains(p))
+        || (lower.len() >= 7 && closest_name(&lower, &["iteration".to_string()]).is_some())
 }
 
 /// Characters of column names listed in a missing-column message: a wide header (or a whole
@@ -156,7 +225,7 @@ pub(crate) fn ambiguity(header: &[String], wanted: &[(&'static str, String)]) ->
         let mut matching = header
             .iter()
             .enumerate()
-            .filter(|(_, h)| h.trim().eq_ignore_ascii_case(wanted))
+            .filter(|(_, h)| same_name(h, wanted))
             .map(|(i, _)| i);
         let first = matching.next()?;
         let second = matching.next()?;
@@ -204,7 +273,7 @@ impl ColumnPlan {
             let index = find(header, KEY_ALIASES)
                 .ok_or_else(|| missing_column(path, "key", DEFAULT_KEY, header))?;
             keys.push(index);
-            key_names.push(printable(header[index].trim()));
+            key_names.push(printable(&bare_name(&header[index])));
         } else {
             for name in key {
                 let aliases: Vec<&str> = if name.eq_ignore_ascii_case(DEFAULT_KEY) {
@@ -215,7 +284,7 @@ impl ColumnPlan {
                 let index = find(header, &aliases)
                     .ok_or_else(|| missing_column(path, "key", name, header))?;
                 keys.push(index);
-                key_names.push(printable(header[index].trim()));
+                key_names.push(printable(&bare_name(&header[index])));
             }
         }
         if key_names.len() > 2 {
@@ -230,7 +299,7 @@ impl ColumnPlan {
             for name in DEFAULT_METRICS {
                 if let Some(index) = find(header, &[name]) {
                     metric_cols.push(index);
-                    metric_names.push(printable(header[index].trim()));
+                    metric_names.push(printable(&bare_name(&header[index])));
                 }
             }
         } else {
@@ -241,7 +310,7 @@ impl ColumnPlan {
                     continue;
                 }
                 metric_cols.push(index);
-                metric_names.push(printable(header[index].trim()));
+                metric_names.push(printable(&bare_name(&header[index])));
             }
         }
         let iteration = find(header, ITERATION_ALIASES);
@@ -261,10 +330,26 @@ impl ColumnPlan {
         } else {
             Vec::new()
         };
+        let iteration_like = if iteration.is_none() {
+            header
+                .iter()
+                .enumerate()
+                .filter(|(i, name)| {
+                    !keys.contains(i)
+                        && !metric_cols.contains(i)
+                        && Some(*i) != epoch
+                        && looks_like_iteration(name)
+                })
+                .map(|(_, name)| printable(name.trim()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(ColumnPlan {
             iteration,
             epoch,
             measurement_like,
+            iteration_like,
             keys,
             key_names,
             metrics: metric_cols,
@@ -362,6 +447,60 @@ mod tests {
             ColumnPlan::resolve("f", &h, &[], &[]).unwrap().keys,
             vec![0]
         );
+    }
+
+    #[test]
+    fn invisible_characters_and_boms_do_not_change_a_name() {
+        for name in [
+            "\u{FEFF}iteration",
+            "\u{FEFF}\u{FEFF}iteration",
+            "\u{FEFF}\"iteration\"",
+            "\"\u{FEFF}iteration\"",
+            "ite\u{200B}ration",
+            " Iteration\u{2060} ",
+            "iter\u{00AD}ation",
+        ] {
+            let h = header(&[name, "seq_len", "time_ms"]);
+            let plan = ColumnPlan::resolve("f", &h, &[], &[]).unwrap();
+            assert_eq!(plan.iteration, Some(0), "{name:?}");
+            assert!(plan.iteration_like.is_empty(), "{name:?}");
+        }
+        let h = header(&["iteration", "\u{FEFF}seq_len", "time\u{200B}_ms"]);
+        let plan = ColumnPlan::resolve("f", &h, &[], &[]).unwrap();
+        assert_eq!((plan.keys, plan.metrics), (vec![1], vec![2]));
+        assert_eq!(plan.key_names, ["seq_len"]);
+        // An invisible difference does not make two columns of one: both are the key.
+        let h = header(&["seq_len", "seq\u{200B}_len"]);
+        assert!(ColumnPlan::resolve("f", &h, &[], &[]).is_err());
+    }
+
+    #[test]
+    fn a_column_that_only_looks_like_the_iteration_is_named() {
+        for name in [
+            "global_step",
+            "train_iter",
+            "Step Number",
+            "iteration_id",
+            "itteration",
+        ] {
+            let h = header(&[name, "seq_len", "time_ms"]);
+            let plan = ColumnPlan::resolve("f", &h, &[], &[]).unwrap();
+            assert_eq!(plan.iteration, None, "{name}");
+            assert_eq!(plan.iteration_like, [name], "{name}");
+        }
+        for name in [
+            "loss",
+            "lr",
+            "timestamp",
+            "tokens",
+            "seq",
+            "batch_size",
+            "step_time_ms",
+        ] {
+            let h = header(&[name, "seq_len", "time_ms"]);
+            let plan = ColumnPlan::resolve("f", &h, &[], &[]).unwrap();
+            assert!(plan.iteration_like.is_empty(), "{name}");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::output::shown::shown_path;
+use crate::text::shown::shown_path;
 
 /// Where in an input a problem sits. Lines and columns are 1-based, as editors show them.
 #[derive(Debug, Clone, PartialEq, Eq)]

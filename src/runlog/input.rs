@@ -5,6 +5,11 @@
 //! substitution (`<(zcat run.csv.gz)`) works like a file. Reading is bounded by `InputLimits`:
 //! it stops at the first line longer than `--max-line`, past `--max-input` bytes, or when the
 //! load would need more memory than the machine has, instead of growing without end.
+//!
+//! A stream is checked as it arrives: once its first 64 KiB (and again its first 4 MiB) are
+//! in, the caller's parser reads those whole lines ([`Probe`]), and an error it finds there is
+//! returned at once, so `yes 'not,a,header' | seqpoint select -` stops at 1:1 instead of
+//! reading until memory runs out.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
@@ -14,8 +19,9 @@ use super::format::{format_from_extension, sniff_format, InputFormat};
 use super::gunzip::{gzip_problem, Gunzip, GZIP_MAGIC};
 use super::limits::InputLimits;
 
-/// How an input is named in messages: standard input (`-`) by that name.
-pub(crate) fn shown_path(path: &str) -> &str {
+/// How an input is named in messages: `<stdin>` for `-`, any other path as it is (not yet
+/// escaped for a terminal: `text::shown::shown_path` does that where it is printed).
+pub(crate) fn input_name(path: &str) -> &str {
     if path == "-" {
         "<stdin>"
     } else {
@@ -61,13 +67,69 @@ pub(crate) fn read_input(
     path: &str,
     format: Option<InputFormat>,
     limits: &InputLimits,
+    probe: Probe<'_>,
 ) -> Result<(std::borrow::Cow<'static, [u8]>, InputFormat), LoadError> {
     if let Some(bytes) = super::sample::sample_bytes(path) {
         return Ok((bytes.into(), format.unwrap_or(InputFormat::Csv)));
     }
     let opened = open_input(path)?;
-    let (bytes, format) = read_opened(path, opened, format, limits)?;
+    let (bytes, format) = read_opened(path, opened, format, limits, probe)?;
     Ok((bytes.into(), format))
+}
+
+/// The caller's parser run on the first whole lines of an input still being read: an error it
+/// returns at a line before the last one read is the input's error (the rest cannot mend it).
+/// It is given the name for messages, the lines and their format.
+pub(crate) type Probe<'a> = &'a dyn Fn(&str, &[u8], InputFormat) -> Result<(), LoadError>;
+
+/// Sizes at which an input being read is probed.
+const PROBE_AT: [usize; 2] = [64 << 10, 4 << 20];
+
+/// Run `probe` on the whole lines of `text` (an input's start): an error located on a line
+/// before the last one is returned; any other outcome waits for the whole input.
+fn probe_prefix(
+    path: &str,
+    text: &[u8],
+    format: Option<InputFormat>,
+    stem: &str,
+    probe: Probe<'_>,
+) -> Result<(), LoadError> {
+    let Some(last_newline) = memchr::memrchr(b'\n', text) else {
+        return Ok(());
+    };
+    check_encoding(path, &text[..last_newline + 1])?;
+    let format = format
+        .or_else(|| format_from_extension(stem))
+        .unwrap_or_else(|| sniff_format(&text[..last_newline + 1]));
+    let end = match format {
+        // A newline inside a quoted field is not the end of a row.
+        InputFormat::Csv | InputFormat::Tsv => whole_lines_end(text),
+        _ => Some(last_newline + 1),
+    };
+    let Some(end) = end else {
+        return Ok(());
+    };
+    let lines = &text[..end];
+    let complete = memchr::memchr_iter(b'\n', lines).count() as u64;
+    match probe(path, lines, format) {
+        Err(e) if e.line().is_some_and(|line| line < complete) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// The end of the last whole line of `text` that is outside a quoted CSV field (an even
+/// number of quotes before it), if any.
+fn whole_lines_end(text: &[u8]) -> Option<usize> {
+    let mut quotes = 0usize;
+    let mut end = None;
+    for (i, &b) in text.iter().enumerate() {
+        match b {
+            b'"' => quotes += 1,
+            b'\n' if quotes.is_multiple_of(2) => end = Some(i + 1),
+            _ => {}
+        }
+    }
+    end
 }
 
 /// Read an opened input to its end into memory (a regular file from its start), within the
@@ -77,8 +139,9 @@ pub(crate) fn read_opened(
     opened: Opened,
     format: Option<InputFormat>,
     limits: &InputLimits,
+    probe: Probe<'_>,
 ) -> Result<(Vec<u8>, InputFormat), LoadError> {
-    let shown = shown_path(path);
+    let shown = input_name(path);
     let io_error = |e: std::io::Error| LoadError::Io {
         path: shown.to_string(),
         reason: e.to_string(),
@@ -99,8 +162,14 @@ pub(crate) fn read_opened(
     let (prefix, reader) = read_prefix(reader).map_err(io_error)?;
     let compressed = prefix == GZIP_MAGIC;
     let reader = BufReader::with_capacity(256 << 10, std::io::Cursor::new(prefix).chain(reader));
+    let stem = if compressed {
+        path.strip_suffix(".gz").unwrap_or(path)
+    } else {
+        path
+    };
+    let probe_start = |text: &[u8]| probe_prefix(shown, text, format, stem, probe);
     let (bytes, stem) = if compressed {
-        let bytes = collect(shown, Gunzip::new(reader), None, limits, true)?;
+        let bytes = collect(shown, Gunzip::new(reader), None, limits, true, &probe_start)?;
         if bytes.starts_with(&GZIP_MAGIC) {
             return Err(LoadError::file(
                 shown,
@@ -109,9 +178,10 @@ pub(crate) fn read_opened(
                  result",
             ));
         }
-        (bytes, path.strip_suffix(".gz").unwrap_or(path))
+        (bytes, stem)
     } else {
-        (collect(shown, reader, size_hint, limits, false)?, path)
+        let bytes = collect(shown, reader, size_hint, limits, false, &probe_start)?;
+        (bytes, stem)
     };
     check_encoding(shown, &bytes)?;
     let format = format
@@ -143,15 +213,17 @@ fn read_prefix<R: Read>(mut reader: R) -> std::io::Result<(Vec<u8>, R)> {
 /// line number): the estimate checked against the machine while reading.
 const CAREFUL_BYTES_PER_LINE: u64 = 40;
 
-/// Read everything into memory, checking each line's length as it arrives and stopping at
-/// the first limit met.
+/// Read everything into memory, checking each line's length as it arrives, probing the start
+/// (`probe`), and stopping at the first limit met or error found.
 fn collect<R: Read>(
     path: &str,
     mut reader: R,
     size_hint: Option<u64>,
     limits: &InputLimits,
     compressed: bool,
+    probe: &dyn Fn(&[u8]) -> Result<(), LoadError>,
 ) -> Result<Vec<u8>, LoadError> {
+    let mut probes = PROBE_AT.iter().copied().peekable();
     let mut out: Vec<u8> = Vec::new();
     if let Some(len) = size_hint.filter(|&len| len <= limits.max_input) {
         // A regular file says its size: refuse one that cannot fit before reading it.
@@ -179,7 +251,13 @@ fn collect<R: Read>(
         if let Some(budget) = budget.filter(|&b| needed > b) {
             return Err(limits.out_of_memory(path, needed, budget));
         }
+        if out.try_reserve(n).is_err() {
+            return Err(limits.allocation_failed(path, needed));
+        }
         out.extend_from_slice(text);
+        if probes.next_if(|&at| out.len() >= at).is_some() {
+            probe(&out)?;
+        }
     }
     Ok(out)
 }

@@ -85,7 +85,11 @@ impl InputLimits {
     /// The memory a load may use: `--max-memory`, else what the machine has available.
     /// `None` when neither is known (then nothing is checked).
     pub(crate) fn memory_budget(&self) -> Option<u64> {
-        self.max_memory.or_else(available_memory)
+        match self.max_memory {
+            // What the user allows, but never more than an address-space limit leaves.
+            Some(max) => Some(address_space_room().map_or(max, |room| room.min(max))),
+            None => available_memory(),
+        }
     }
 
     /// Refuse a load estimated to need `needed` bytes when that is over the budget.
@@ -99,11 +103,26 @@ impl InputLimits {
         }
     }
 
+    /// The system refused memory the load asked for (an address-space limit such as
+    /// `ulimit -v`, or an overcommitted machine): an error, not an abort.
+    pub(crate) fn allocation_failed(&self, path: &str, needed: u64) -> LoadError {
+        LoadError::file(
+            path,
+            format!(
+                "reading it needs more than {} and the system gave no more memory (an \
+                 address-space limit such as ulimit -v?); stopped reading there (split the log, \
+                 or raise the limit)",
+                format_size(needed)
+            ),
+        )
+    }
+
     pub(crate) fn out_of_memory(&self, path: &str, needed: u64, budget: u64) -> LoadError {
         let have = if self.max_memory.is_some() {
             "the --max-memory limit"
         } else {
-            "the memory available on this machine"
+            "the memory this process can have now: what the machine has available, under any \
+             container cap or address-space limit"
         };
         LoadError::file(
             path,
@@ -125,7 +144,30 @@ fn available_memory() -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     let machine = kib.checked_mul(1024)?;
-    Some(cgroup_room().map_or(machine, |room| room.min(machine)))
+    let room = [cgroup_room(), address_space_room()]
+        .into_iter()
+        .flatten()
+        .fold(machine, u64::min);
+    Some(room)
+}
+
+/// Room left under the process's address-space limit (`ulimit -v`, `prlimit --as`), if one
+/// is set: the limit less what the process has mapped already.
+fn address_space_room() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } != 0
+        || limit.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let mapped_kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(limit.rlim_cur.saturating_sub(mapped_kib * 1024))
 }
 
 /// Room left under a cgroup v2 memory cap (`memory.max` minus `memory.current`), if any.

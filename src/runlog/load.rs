@@ -8,7 +8,7 @@ use super::error::LoadError;
 use super::fast;
 use super::format::InputFormat;
 use super::input::{
-    check_encoding, check_line_lengths, open_input, read_opened, shown_path, Opened,
+    check_encoding, check_line_lengths, input_name, open_input, read_opened, Opened,
 };
 use super::progress::LoadProgress;
 use super::{LoadOptions, MetricColumn, RunLog};
@@ -29,7 +29,7 @@ pub fn load_run_with_progress(
     if path == "-" && options.compare.as_deref() == Some("-") {
         progress.finish();
         return Err(LoadError::file(
-            shown_path(path),
+            input_name(path),
             "the run log and --compare are both standard input, which can be read only once; \
              expected a file for one of them (save it first, e.g. with tee)",
         ));
@@ -116,8 +116,12 @@ fn load_path_observed(
             return Ok(log);
         }
     }
-    let (bytes, format) = read_opened(path, opened, options.format, &options.limits)?;
-    load_bytes(shown_path(path), &bytes, format, options)
+    // The start of a stream is parsed as it arrives: a wrong header is an error at once.
+    let probe = |name: &str, lines: &[u8], format| {
+        load_bytes_careful(name, lines, format, options).map(|_| ())
+    };
+    let (bytes, format) = read_opened(path, opened, options.format, &options.limits, &probe)?;
+    load_bytes(input_name(path), &bytes, format, options)
 }
 
 /// Rows a run log may have: rows are numbered with 32 bits in the key groups and the

@@ -21,10 +21,12 @@ pub(crate) mod input;
 pub(crate) mod jsonl;
 pub mod limits;
 mod load;
+pub mod measured;
 pub(crate) mod parse;
 mod progress;
 pub mod sample;
 
+pub use crate::doc::ConfigRole;
 pub use align::with_compare;
 pub use columns::{ColumnPlan, DEFAULT_KEY, KEY_ALIASES};
 pub use compact::{Epochs, Iterations};
@@ -33,23 +35,6 @@ pub use format::InputFormat;
 pub use limits::InputLimits;
 pub use load::{load_bytes, load_path, load_run, load_run_with_progress};
 pub use progress::LoadProgress;
-
-/// Which configuration a metric was measured on: the run log itself, or `--compare`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ConfigRole {
-    Baseline,
-    Compare,
-}
-
-impl ConfigRole {
-    pub fn name(self) -> &'static str {
-        match self {
-            ConfigRole::Baseline => "baseline",
-            ConfigRole::Compare => "compare",
-        }
-    }
-}
 
 /// One numeric column of per-iteration measurements (or a proxy cost computed from keys).
 #[derive(Debug, Clone, PartialEq)]
@@ -109,6 +94,9 @@ pub struct RunLog {
     pub skipped: SkippedRows,
     /// Set when the log had no metric and a proxy cost was computed from the keys.
     pub proxy: Option<cost::Cost>,
+    /// With no iteration column (iterations are row numbers): the columns that look like one
+    /// (`global_step`), for the note that says so.
+    pub iteration_like: Vec<String>,
 }
 
 impl RunLog {
@@ -195,6 +183,7 @@ impl RunLog {
             configs,
             skipped: self.skipped.clone(),
             proxy: self.proxy,
+            iteration_like: self.iteration_like.clone(),
         }
     }
 }

@@ -52,10 +52,28 @@ pub(crate) fn parse_length(raw: &[u8]) -> Result<u32, String> {
     })
 }
 
-/// A measured metric: a finite, non-negative number.
+/// The largest measurement read: totals, squares for intervals and ratios of two runs' values
+/// stay far inside f64 (a value of 1e300 made an interval of [-inf, inf]).
+pub const METRIC_MAX: f64 = 1e30;
+/// The smallest measurement other than 0: a ratio of 1e150 to 1e-300 is infinite.
+pub const METRIC_MIN_POSITIVE: f64 = 1e-30;
+
+/// A measured metric: a finite, non-negative number, 0 or between `METRIC_MIN_POSITIVE` and
+/// `METRIC_MAX`.
 pub(crate) fn parse_metric(raw: &[u8]) -> Result<f64, String> {
     let s = text(raw)?;
     match s.parse::<f64>() {
+        Ok(v) if v > METRIC_MAX && v.is_finite() => Err(format!(
+            "found {}, expected a measurement of at most {METRIC_MAX:e} (a larger one would \
+             overflow the totals and intervals): rescale the metric (e.g. to seconds)",
+            shown_value(raw)
+        )),
+        Ok(v) if v > 0.0 && v < METRIC_MIN_POSITIVE => Err(format!(
+            "found {}, expected 0 or a measurement of at least {METRIC_MIN_POSITIVE:e} (a \
+             smaller one would overflow a speedup's ratio): rescale the metric (e.g. to \
+             nanoseconds)",
+            shown_value(raw)
+        )),
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
         Ok(v) if v.is_finite() => Err(format!(
             "found {}, expected a non-negative number",

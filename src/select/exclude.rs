@@ -4,13 +4,14 @@
 //! the parsing ("0-420"), the merging, the checks against a run and the row filter (the kept
 //! rows for `select`, the kept log for `report`, the kept samples for `project`).
 
+use super::vocabulary::{Surface, EXCLUDE};
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
 use super::SelectError;
-use crate::project::measured::Measurements;
 use crate::rows::RowRanges;
+use crate::runlog::measured::Measurements;
 use crate::runlog::RunLog;
 
 /// One inclusive range of iteration numbers, `first-last`.
@@ -185,23 +186,31 @@ impl Exclusion {
             .map(|r| log.iterations.get(r))
             .fold((u64::MAX, 0), |(lo, hi), i| (lo.min(i), hi.max(i)));
         if log.is_empty() {
-            return Err(SelectError::Invalid(
-                "--exclude: the run has no iterations".into(),
-            ));
+            return Err(EXCLUDE
+                .error(&self.texts().join(","), "the run has no iterations".into())
+                .into());
         }
         for r in &self.ranges {
             if r.first < lowest || r.last > highest {
-                return Err(SelectError::Invalid(format!(
-                    "--exclude {r} reaches outside the run: its iterations are \
-                     {lowest}-{highest}"
-                )));
+                return Err(EXCLUDE
+                    .error(
+                        &r.to_string(),
+                        format!("reaches outside the run: its iterations are {lowest}-{highest}"),
+                    )
+                    .into());
             }
         }
         if self.excluded_rows(log) == log.len() as u64 {
-            return Err(SelectError::Invalid(format!(
-                "--exclude {} leaves no iteration of the run ({lowest}-{highest})",
-                self.texts().join(" --exclude ")
-            )));
+            // Every range together leaves nothing: named as typed, one option per range.
+            let ranges = self
+                .texts()
+                .join(&format!(" {} ", EXCLUDE.typed(Surface::CommandLine, "")));
+            return Err(EXCLUDE
+                .error(
+                    &ranges,
+                    format!("leaves no iteration of the run ({lowest}-{highest})"),
+                )
+                .into());
         }
         Ok(())
     }
@@ -350,7 +359,7 @@ mod tests {
             .unwrap_err();
         assert!(
             past.to_string()
-                .contains("--exclude 104-106 reaches outside"),
+                .contains("--exclude 104-106: reaches outside"),
             "{past}"
         );
         let all = Exclusion::parse(&["100-102", "103-105"])
@@ -362,7 +371,7 @@ mod tests {
 
     #[test]
     fn naive_baselines_profile_and_stand_for_the_kept_iterations_only() {
-        use crate::project::baselines::Baselines;
+        use crate::select::naive::Baselines;
         // One key costing 10, except iterations 0-19 (1000: a slowed window).
         let rows: String = (0..100)
             .map(|i| format!("{i},1,{}\n", if i < 20 { 1000 } else { 10 }))

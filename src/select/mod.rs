@@ -6,12 +6,15 @@
 //! target's rules and advice; `plan` spreads extra profiled iterations over the SeqPoints;
 //! `coverage` checks by redraws that the intervals hold what they claim.
 
+pub mod command;
 pub mod coverage;
 pub mod exclude;
+pub mod naive;
 pub mod plan;
 mod selectors;
 mod strata;
 mod target;
+pub mod vocabulary;
 
 use std::ops::ControlFlow;
 
@@ -20,6 +23,7 @@ use crate::pick::{Pick, SeqPoint};
 use crate::project::Projection;
 use crate::runlog::RunLog;
 
+pub use crate::doc::StratumOutcome;
 pub use exclude::{parse_iteration_range, Exclusion, IterationRange};
 pub use selectors::Selectors;
 pub use strata::{kept_strata_rows, strata_rows, Strata, StrataGroups, StratumRows};
@@ -27,10 +31,7 @@ pub use target::{
     Advice, CurvePoint, MoreBins, TargetOutcome, TargetRule, LUCK_RATIO, MEASURED_INTERVAL_LIMIT,
 };
 
-/// The largest K tried for an error target unless the user says otherwise (`--max-bins`).
-pub const DEFAULT_MAX_BINS: usize = 64;
-/// The error target, in percent, unless the user says otherwise (`--target-error`).
-pub const DEFAULT_TARGET_PCT: f64 = 1.0;
+pub use vocabulary::{OptionError, DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BinCount {
@@ -73,20 +74,6 @@ impl Default for SelectOptions {
             error_curve: true,
         }
     }
-}
-
-/// One stratum of a selection: its K and how well its own SeqPoints project it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct StratumOutcome {
-    pub name: String,
-    pub iterations: u64,
-    pub k: usize,
-    /// Whether this stratum's own projection meets the target (always true with fixed K). The
-    /// error target applies to the whole run, so a stratum may miss it while the run meets it.
-    pub met: bool,
-    /// This stratum's own worst error and 95% half-width, against its own totals, in percent.
-    pub worst_error_pct: f64,
-    pub worst_half_width_pct: f64,
 }
 
 /// The result of `select`: SeqPoints, their projection, and how K was chosen.
@@ -137,8 +124,22 @@ pub enum SelectError {
     Binning(#[from] BinningError),
     #[error("--strata epoch needs an epoch column in the run log")]
     NoEpochs,
+    /// An option's value that no K could satisfy, naming the option.
+    #[error(transparent)]
+    Option(#[from] OptionError),
     #[error("{0}")]
     Invalid(String),
+}
+
+impl SelectError {
+    /// The error as `surface` words it: an option's value named as the user typed it there
+    /// (`--exclude 0-5` or `:exclude 0-5`), any other error as it is.
+    pub fn worded(&self, surface: vocabulary::Surface) -> String {
+        match self {
+            SelectError::Option(e) => e.worded(surface),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// The binning method and pick in effect: the options' own, else the defaults for this log.
@@ -152,29 +153,34 @@ pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) 
     (method, pick)
 }
 
+/// Each option's value within its range (`vocabulary`), before any log is read: the part of
+/// `check_options` the CLI and the explorer can check first.
+pub fn check_values(options: &SelectOptions) -> Result<(), OptionError> {
+    use vocabulary::{BINS, MAX_BINS, SAMPLES, TARGET_ERROR};
+    SAMPLES.check_count(options.samples)?;
+    MAX_BINS.check_count(options.max_bins as u64)?;
+    match options.bins {
+        BinCount::Fixed(k) => BINS.check_count(k as u64),
+        BinCount::Target(t) => TARGET_ERROR.check_percent(t),
+    }
+}
+
 /// Reject options no K could satisfy, before any work (the same messages for `select` and
 /// the explorer, which checks before it opens the terminal). The metric values themselves
 /// are checked once, by `StrataGroups::new`.
 pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), SelectError> {
-    if options.samples == 0 {
-        return Err(SelectError::Invalid("--samples must be at least 1".into()));
-    }
-    match options.bins {
-        BinCount::Fixed(0) => return Err(SelectError::Invalid("--bins must be at least 1".into())),
-        BinCount::Target(t) if !(t > 0.0 && t.is_finite()) => {
-            return Err(SelectError::Invalid(format!(
-                "--target-error must be a positive percentage, got {t}"
-            )))
-        }
-        _ => {}
-    }
+    check_values(options)?;
     let rows = log.len() as u64;
     if options.warmup > 0 && options.warmup >= rows {
-        return Err(SelectError::Invalid(format!(
-            "--warmup {} covers the whole run ({rows} iterations): no iteration is left to \
-             pick; use a warm-up below {rows}",
-            options.warmup
-        )));
+        return Err(vocabulary::WARMUP
+            .error(
+                &options.warmup.to_string(),
+                format!(
+                    "covers the whole run ({rows} iterations): no iteration is left to pick; \
+                     use a warm-up below {rows}"
+                ),
+            )
+            .into());
     }
     options.exclude.check(log)?;
     if options.method == Some(Method::Optimal) && log.dims() != 1 {
@@ -270,7 +276,7 @@ mod tests {
             .collect();
         let log = log(&format!("seq_len,time_ms\n{rows}"));
         let options = SelectOptions {
-            bins: BinCount::Target(0.001),
+            bins: BinCount::Target(vocabulary::MIN_TARGET_PCT),
             max_bins: 12,
             error_curve: true,
             ..SelectOptions::default()
@@ -381,7 +387,7 @@ mod tests {
             let e = run_selection(&log, &options).unwrap_err().to_string();
             assert!(
                 e.contains(&format!(
-                    "--warmup {warmup} covers the whole run (450 iterations)"
+                    "--warmup {warmup}: covers the whole run (450 iterations)"
                 )),
                 "{e}"
             );
@@ -466,13 +472,14 @@ mod tests {
             .as_object_mut()
             .unwrap()
             .remove("excluded_iterations");
-        let old: crate::output::doc::SelectDoc = serde_json::from_value(json).unwrap();
+        let old: crate::doc::SelectDoc = serde_json::from_value(json).unwrap();
         assert!(old.selection.exclude.is_empty() && old.input.excluded_iterations == 0);
         let (method, pick) = method_and_pick(&log, &options);
-        let command = crate::output::command::select_command(
+        let command = crate::select::command::select_command(
             "run.csv",
             &Default::default(),
             &options,
+            &Default::default(),
             method,
             pick,
         );

@@ -10,9 +10,9 @@ use super::{
     check_options, kept_strata_rows, BinCount, Progress, SelectError, SelectOptions, Selection,
     Selectors, StrataGroups, TargetRule,
 };
+use crate::estimate::{baseline_parts, new_parts, speedup_parts, VarianceParts};
 use crate::groups::KeyGroups;
 use crate::pick::SeqPoint;
-use crate::project::estimate::{baseline_parts, new_parts, speedup_parts, VarianceParts};
 use crate::project::{project_bins, PickedBin, Projection};
 use crate::runlog::RunLog;
 use crate::stats::{half_width_pct, variance_of_half_width};
@@ -670,10 +670,9 @@ fn meets(projection: &Projection, target_pct: f64) -> bool {
     within_target(projection.worst_half_width_pct(), target_pct)
 }
 
-/// Whether a worst 95% half-width (in percent) meets `target_pct`, up to rounding: the one
-/// rule the plan search and the plan's projection share.
+/// Whether a worst 95% half-width (in percent) meets `target_pct` (`stats::meets_target`).
 fn within_target(worst_pct: f64, target_pct: f64) -> bool {
-    worst_pct <= target_pct * (1.0 + 1e-9)
+    crate::stats::meets_target(worst_pct, target_pct)
 }
 
 /// Project from the planned iterations' logged values: each SeqPoint's values are those of

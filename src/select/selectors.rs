@@ -442,7 +442,7 @@ mod tests {
         let log = log(&format!("seq_len,time_ms\n{rows}"));
         let mut advised = Vec::new();
         for method in [Method::Optimal, Method::Quantile] {
-            let cases = [2.0, 1.0, 0.5, 0.2, 0.05, 0.001]
+            let cases = [2.0, 1.0, 0.5, 0.2, 0.05, 0.01]
                 .into_iter()
                 .flat_map(|t| [(t, 2), (t, 3), (t, 5)]);
             for (target, max_bins) in cases {

@@ -1,6 +1,7 @@
 //! Strata: the training phases binned separately (`--strata`), the rows of each, and the key
 //! groups and candidates every selection over them shares (one pass over the rows).
 
+use super::vocabulary::{Surface, COST, EXCLUDE, STRATA, WARMUP};
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
@@ -80,14 +81,17 @@ pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, Sel
         Strata::Phases(p) => {
             let n = log.len();
             if p == 0 {
-                return Err(SelectError::Invalid(
-                    "--strata phases:P needs at least one phase".into(),
-                ));
+                return Err(STRATA
+                    .error("phases:0", "expected at least one phase (phases:P)".into())
+                    .into());
             }
             if p > n {
-                return Err(SelectError::Invalid(format!(
-                    "--strata phases:{p} asks for more phases than the {n} iterations"
-                )));
+                return Err(STRATA
+                    .error(
+                        &format!("phases:{p}"),
+                        format!("asks for more phases than the {n} iterations"),
+                    )
+                    .into());
             }
             (0..p)
                 .map(|i| {
@@ -169,9 +173,12 @@ fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
         for metric in &config.metrics {
             if let Some(row) = first_beyond(&metric.values, limit) {
                 let remedy = if log.proxy.is_some() {
-                    "choose a smaller --cost exponent"
+                    format!(
+                        "choose a smaller {} exponent",
+                        COST.typed(Surface::CommandLine, "")
+                    )
                 } else {
-                    "rescale the metric (e.g. to seconds)"
+                    "rescale the metric (e.g. to seconds)".into()
                 };
                 return Err(SelectError::Invalid(format!(
                     "{}: column '{}' has {:e} at iteration {}, too large to total over {n} \
@@ -258,14 +265,19 @@ impl StrataGroups {
                     name.clone()
                 };
                 let left = if exclude.is_empty() {
-                    ""
+                    String::new()
                 } else {
-                    " outside --exclude"
+                    format!(" outside {}", EXCLUDE.typed(Surface::CommandLine, ""))
                 };
-                return Err(SelectError::Invalid(format!(
-                    "--warmup {warmup} covers every iteration of {of}{left}: no iteration is \
-                     left to pick; use a shorter warm-up"
-                )));
+                return Err(WARMUP
+                    .error(
+                        &warmup.to_string(),
+                        format!(
+                            "covers every iteration of {of}{left}: no iteration is left to \
+                             pick; use a shorter warm-up"
+                        ),
+                    )
+                    .into());
             }
         }
         let stratum_actual: Vec<Vec<Vec<f64>>> = groups.iter().map(totals_of).collect();

@@ -58,7 +58,8 @@ impl CurvePoint {
             // well be ten times the target: a hit there is luck.
             TargetRule::Measured => MEASURED_INTERVAL_LIMIT * target,
         };
-        self.worst_error_pct <= target && self.worst_half_width_pct <= interval_limit
+        self.worst_error_pct <= target
+            && crate::stats::meets_target(self.worst_half_width_pct, interval_limit)
     }
 
     /// How far from the target (<= 1 means met), for choosing the best K when none meets it.
@@ -325,7 +326,7 @@ mod tests {
         // Three keys, each with a spread: K = 3 is as far as binning goes.
         let narrow = log("seq_len,time_ms\n1,1\n1,3\n2,4\n2,7\n3,9\n3,12\n1,2\n2,5\n3,10\n");
         let options = SelectOptions {
-            bins: BinCount::Target(0.001),
+            bins: BinCount::Target(crate::select::vocabulary::MIN_TARGET_PCT),
             ..SelectOptions::default()
         };
         let selection = run_selection(&narrow, &options).unwrap();
@@ -445,7 +446,7 @@ mod tests {
         // time = key^2 exactly: 3 unique keys -> K=3 gives zero error and zero spread.
         let log = log("seq_len,time_ms\n1,1\n2,4\n3,9\n1,1\n3,9\n2,4\n3,9\n");
         let options = SelectOptions {
-            bins: BinCount::Target(0.001),
+            bins: BinCount::Target(crate::select::vocabulary::MIN_TARGET_PCT),
             ..SelectOptions::default()
         };
         let selection = run_selection(&log, &options).unwrap();
@@ -461,7 +462,7 @@ mod tests {
         // exact only with K = 4. The target is met with K = 1 + 4, not 4 in each.
         let log = log("seq_len,time_ms\n1,5\n1,5\n1,5\n1,5\n1,1\n2,4\n3,9\n4,16\n");
         let options = SelectOptions {
-            bins: BinCount::Target(0.001),
+            bins: BinCount::Target(crate::select::vocabulary::MIN_TARGET_PCT),
             strata: Strata::Phases(2),
             ..SelectOptions::default()
         };
@@ -489,7 +490,7 @@ mod tests {
         // projects 2 * 1 + 3 * 9 = 29 against 23.
         let text = "seq_len,time_ms,energy_j\n1,10,1\n1,10,1\n2,20,5\n2,20,9\n2,20,7\n";
         let options = SelectOptions {
-            bins: BinCount::Target(0.001),
+            bins: BinCount::Target(crate::select::vocabulary::MIN_TARGET_PCT),
             ..SelectOptions::default()
         };
         let both = run_selection(&log(text), &options).unwrap();

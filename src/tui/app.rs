@@ -1,25 +1,21 @@
 //! The explorer's state: the loaded run (fixed for the session), what the user tunes, what is
 //! on screen, and the prepared selectors that keep a key press O(groups).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ratatui::widgets::TableState;
 
 use crate::binning::Method;
-use crate::groups::KeyGroups;
-use crate::output::command::select_command;
 use crate::pick::Pick;
-use crate::project::baselines::Baselines;
 use crate::project::Projection;
-use crate::runlog::sample::sample_bytes;
-use crate::runlog::{LoadOptions, RunLog};
+use crate::runlog::LoadOptions;
 use crate::select::plan::{PlanAsk, PlanRule, ProfilePlan};
-use crate::select::{
-    check_options, method_and_pick, BinCount, CurvePoint, SelectError, SelectOptions, Selection,
-    Selectors, StrataGroups, DEFAULT_TARGET_PCT,
-};
+use crate::select::{CurvePoint, SelectOptions, Selection, Selectors};
+
+// The session and the settings live in `session`; their old paths keep working.
+pub use super::session::{BaselineSeries, Session, Settings};
 
 /// Error targets that `t` / `T` step through, in percent.
 pub const TARGETS: [f64; 12] = [
@@ -33,284 +29,6 @@ const PREPARED_KEPT: usize = 4;
 /// and only quitting acts (the state needs it for that, the layout for drawing).
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
-
-/// What stays fixed while the explorer runs: the run, its key groups and the command line's
-/// options (warm-up, seed, samples, strata, target rule) that no key changes.
-pub struct Session {
-    /// The run as named on the command line (or the bundled sample's name).
-    pub run: String,
-    pub load: LoadOptions,
-    /// Shared by the sessions a restart makes (`:samples 2` …): a restart copies no rows.
-    pub log: Arc<RunLog>,
-    pub strata: StrataGroups,
-    /// The whole run's key groups when strata split it; otherwise the one stratum's serve.
-    whole_run: Option<KeyGroups>,
-    pub base: SelectOptions,
-    /// Where an export goes by default: beside the run, or here for the sample and stdin.
-    pub export_dir: PathBuf,
-    /// What the user asked to profile (`--samples`, `--plan`, `--budget`); `rule` resolves
-    /// it for the settings as `select` does.
-    pub ask: PlanAsk,
-    /// First-N and random-N worst errors by profiled iterations: they depend on the budget
-    /// alone, not on the method or pick, so a new method's curve reuses them.
-    pub baselines_by_budget: std::sync::Mutex<std::collections::HashMap<usize, (f64, f64)>>,
-    /// The most iterations a baseline can profile: every larger budget gives its baselines.
-    baseline_cap: usize,
-}
-
-/// The naive baselines as `select` makes them: over the kept iterations when some are left
-/// out (`--exclude`), else from the key groups' totals without another pass.
-fn baselines_of<'l>(log: &'l RunLog, strata: &StrataGroups, base: &SelectOptions) -> Baselines<'l> {
-    if base.exclude.is_empty() {
-        Baselines::with_actual(log, strata.actual().to_vec())
-    } else {
-        Baselines::excluding(log, &base.exclude)
-    }
-}
-
-impl Session {
-    /// Checks the options before the terminal opens, so a bad option reads like the CLI's error.
-    pub fn new(
-        run: String,
-        load: LoadOptions,
-        log: impl Into<Arc<RunLog>>,
-        base: SelectOptions,
-    ) -> Result<Self, SelectError> {
-        let log = log.into();
-        check_options(&log, &base)?;
-        // The session's key groups leave out `--exclude`'s iterations, as `select`'s do.
-        let strata = StrataGroups::for_options(&log, &base)?;
-        let export_dir = if run == "-" || sample_bytes(&run).is_some() {
-            PathBuf::new()
-        } else {
-            Path::new(&run)
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default()
-        };
-        let baseline_cap = baselines_of(&log, &strata, &base).budget(usize::MAX, base.warmup);
-        Ok(Session {
-            baseline_cap,
-            ask: PlanAsk {
-                samples: (base.samples > 1).then_some(base.samples),
-                ..PlanAsk::default()
-            },
-            // Without strata the one stratum is the whole run: no second grouping pass. The
-            // whole run is the run less `--exclude`'s iterations, as the strata are.
-            whole_run: (strata.groups.len() > 1)
-                .then(|| KeyGroups::from_rows(&log, &base.exclude.kept_row_ranges(&log))),
-            run,
-            load,
-            log,
-            strata,
-            base,
-            export_dir,
-            baselines_by_budget: Default::default(),
-        })
-    }
-
-    /// The same run with other session options (a `:samples`, `:strata` … command): the
-    /// log is shared, not read again, so a run read from a pipe can be restarted too.
-    pub fn with_options(&self, base: SelectOptions, ask: PlanAsk) -> Result<Session, SelectError> {
-        Ok(Session::new(
-            self.run.clone(),
-            self.load.clone(),
-            Arc::clone(&self.log),
-            base,
-        )?
-        .asking(ask))
-    }
-
-    /// The run read again with other load options (`:metric NAME`), then these options.
-    /// Errors read as the command line's would (a missing column is named with the file's).
-    pub fn reloaded(
-        &self,
-        load: LoadOptions,
-        base: SelectOptions,
-        ask: PlanAsk,
-    ) -> Result<Session, String> {
-        let log = crate::runlog::load_run(&self.run, &load).map_err(|e| e.to_string())?;
-        Session::new(self.run.clone(), load, log, base)
-            .map(|s| s.asking(ask))
-            .map_err(|e| e.to_string())
-    }
-
-    /// The profiling budget of a curve point: its SeqPoints times the session's samples.
-    pub fn curve_budget(&self, point: &CurvePoint) -> usize {
-        (point.bins as u64 * self.base.samples) as usize
-    }
-
-    /// The naive baselines beside the curve, as far as computed (`compute::fill_baselines`):
-    /// at each K, first-N and random-N (mean error over seeded draws) profiling as many
-    /// iterations as the SeqPoints of that K would, with the warm-up and seed `select` uses.
-    pub fn baseline_curves(&self, curve: &[CurvePoint]) -> Vec<BaselineSeries> {
-        let errors: Vec<(usize, (f64, f64))> = curve
-            .iter()
-            .filter_map(|p| {
-                self.kept_baseline_errors(self.curve_budget(p))
-                    .map(|e| (p.k, e))
-            })
-            .collect();
-        vec![
-            BaselineSeries {
-                name: "first-N".into(),
-                glyph: 'f',
-                points: errors.iter().map(|&(k, (first, _))| (k, first)).collect(),
-            },
-            BaselineSeries {
-                name: "random-N".into(),
-                glyph: 'r',
-                points: errors.iter().map(|&(k, (_, random))| (k, random)).collect(),
-            },
-        ]
-    }
-
-    /// First-N and random-N worst errors at `budget` profiled iterations, when already
-    /// computed (the screen reads them without computing).
-    pub fn kept_baseline_errors(&self, budget: usize) -> Option<(f64, f64)> {
-        self.baselines_by_budget
-            .lock()
-            .ok()
-            .and_then(|kept| kept.get(&self.baseline_budget(budget)).copied())
-    }
-
-    /// The iterations the naive baselines of `budget` profile (see `Baselines::budget`): what
-    /// their errors are kept by.
-    pub fn baseline_budget(&self, budget: usize) -> usize {
-        budget.clamp(1, self.baseline_cap.max(1))
-    }
-
-    /// The same session with the profiling the command line asked for (`--samples 1` forces
-    /// one per SeqPoint; `--plan`, `--budget B`).
-    pub fn asking(self, ask: PlanAsk) -> Session {
-        Session { ask, ..self }
-    }
-
-    /// How much is profiled for these settings: `select`'s rule for the same flags.
-    pub fn rule(&self, settings: &Settings) -> Option<PlanRule> {
-        self.ask.rule(
-            (!settings.auto).then_some(settings.k),
-            settings.target_pct,
-            self.base.target_by,
-        )
-    }
-
-    /// The loaded logs as named on the command line (the run, and `--compare`'s).
-    pub fn inputs(&self) -> Vec<PathBuf> {
-        std::iter::once(&self.run)
-            .chain(self.load.compare.as_ref())
-            .map(PathBuf::from)
-            .collect()
-    }
-
-    /// The naive baselines as `select` makes them: over the kept iterations when some are
-    /// left out (`--exclude`), else from the session's totals without another pass.
-    pub fn baselines(&self) -> Baselines<'_> {
-        baselines_of(&self.log, &self.strata, &self.base)
-    }
-
-    /// The whole run's key groups (less `--exclude`'s iterations): what the distribution
-    /// panels draw.
-    pub fn groups(&self) -> &KeyGroups {
-        self.whole_run.as_ref().unwrap_or(&self.strata.groups[0])
-    }
-
-    /// The largest K that still changes anything: one bin per key group.
-    pub fn max_k(&self) -> usize {
-        self.strata.largest().max(1)
-    }
-
-    pub fn default_export_path(&self) -> PathBuf {
-        self.export_dir.join("seqpoints.json")
-    }
-
-    /// The options `seqpoint select` would be given for these settings.
-    pub fn options(&self, settings: &Settings) -> SelectOptions {
-        SelectOptions {
-            method: Some(settings.method),
-            pick: Some(settings.pick),
-            bins: if settings.auto {
-                BinCount::Target(settings.target_pct)
-            } else {
-                BinCount::Fixed(settings.k)
-            },
-            ..self.base.clone()
-        }
-    }
-
-    /// The equivalent `seqpoint select ...` line.
-    pub fn command(&self, settings: &Settings) -> String {
-        let mut command = select_command(
-            &self.run,
-            &self.load,
-            &self.options(settings),
-            settings.method,
-            settings.pick,
-        );
-        // What the options cannot say: the profiling asked for beyond `--samples M > 1`.
-        if self.ask.samples == Some(1) {
-            command.push_str(" --samples 1");
-        }
-        if self.ask.plan {
-            command.push_str(" --plan");
-        }
-        if let Some(budget) = self.ask.budget {
-            command.push_str(&format!(" --budget {budget}"));
-        }
-        command
-    }
-
-    /// Methods that work on this run's key (`optimal` needs a one-length key).
-    pub fn methods(&self) -> Vec<Method> {
-        Method::ALL
-            .into_iter()
-            .filter(|&m| m != Method::Optimal || self.log.dims() == 1)
-            .collect()
-    }
-}
-
-/// What the user tunes; every change recomputes the selection from the key groups.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Settings {
-    pub method: Method,
-    pub pick: Pick,
-    /// Bins per stratum when not in auto mode.
-    pub k: usize,
-    pub target_pct: f64,
-    /// Auto-K: the smallest K that meets the target.
-    pub auto: bool,
-}
-
-impl Settings {
-    /// Whether two settings give the same selection (the target only matters in auto mode).
-    pub fn same_selection(&self, other: &Settings) -> bool {
-        self.method == other.method
-            && self.pick == other.pick
-            && self.auto == other.auto
-            && if self.auto {
-                self.target_pct == other.target_pct
-            } else {
-                self.k == other.k
-            }
-    }
-
-    /// The command line's choices, with its defaults resolved as `select` resolves them.
-    pub fn initial(session: &Session) -> Self {
-        let base = &session.base;
-        let (k, target_pct, auto) = match base.bins {
-            BinCount::Fixed(k) => (k.clamp(1, session.max_k()), DEFAULT_TARGET_PCT, false),
-            BinCount::Target(t) => (1, t, true),
-        };
-        let (method, pick) = method_and_pick(&session.log, base);
-        Settings {
-            method,
-            pick,
-            k,
-            target_pct,
-            auto,
-        }
-    }
-}
 
 /// Which main view is shown; Tab switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -388,6 +106,22 @@ pub struct CommandPrompt {
     pub error: Option<String>,
 }
 
+/// The options fixed for a session (a `:` command that changes one starts it again).
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub base: SelectOptions,
+    pub ask: PlanAsk,
+    pub load: LoadOptions,
+}
+
+/// What `u` goes back to: the settings before a key changed them, or the session options
+/// (and the settings) before a `:` command started the session again.
+#[derive(Debug, Clone)]
+pub enum Undo {
+    Settings(Settings),
+    Options(Box<(Options, Settings)>),
+}
+
 /// A popup over the current view.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
@@ -463,6 +197,23 @@ impl Shown {
             .map_or(self.selection.iterations_to_profile(), |p| p.iterations())
     }
 
+    /// The iterations the plan profiles for one SeqPoint (its own first), when a plan
+    /// profiles more than one per SeqPoint somewhere; `None` without a plan.
+    pub fn planned_iterations(
+        &self,
+        log: &crate::runlog::RunLog,
+        seqpoint: usize,
+    ) -> Option<Vec<u64>> {
+        let plan = self.plan.as_ref()?;
+        let bin = plan.bins.iter().find(|b| b.seqpoint == seqpoint)?;
+        Some(
+            bin.rows
+                .iter()
+                .map(|&r| log.iteration(r as usize))
+                .collect(),
+        )
+    }
+
     /// Whether the target is met, when a target decides: the plan's verdict, else auto-K's.
     pub fn target_met(&self) -> Option<bool> {
         match &self.plan {
@@ -489,16 +240,6 @@ impl Pending {
     pub fn cancel(&self) {
         self.cancel.store(true, Ordering::Relaxed);
     }
-}
-
-/// A naive baseline's worst error per profiling budget (K iterations), drawn with `glyph`.
-/// `name` is short (`first-N`): the legend adds the error at the current K.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BaselineSeries {
-    pub name: String,
-    pub glyph: char,
-    /// `(K, worst error %)`.
-    pub points: Vec<(usize, f64)>,
 }
 
 /// Selectors for one method and pick, built once, with their error-versus-K curve.
@@ -535,8 +276,8 @@ pub struct App<'a> {
     /// The SeqPoints table's selected row and scroll (rows in `sort` order).
     pub table: TableState,
     pub sort: SortBy,
-    /// Settings before each change, the latest last (`u` goes back one).
-    pub history: Vec<Settings>,
+    /// What each change replaced, the latest last (`u` goes back one).
+    pub history: Vec<Undo>,
     pub status: Option<Status>,
     /// The last footer message, kept for the full view (`i`) after the next key clears it.
     pub last_message: Option<String>,
@@ -553,6 +294,8 @@ pub struct App<'a> {
     pub quit: bool,
     /// Ctrl-Z: the run loop gives the terminal back and stops the process.
     pub suspend: bool,
+    /// Ctrl-L: the run loop clears the terminal and draws every cell again.
+    pub redraw: bool,
     /// The terminal's size when last drawn or resized (`None` before the first draw).
     pub size: Option<(u16, u16)>,
     /// Rows the SeqPoints table showed when last drawn: what a page key moves.
@@ -562,6 +305,16 @@ pub struct App<'a> {
     pub restart: Option<(SelectOptions, PlanAsk)>,
     /// With `restart`: read the log again with these options first (`:metric NAME`).
     pub reload: Option<LoadOptions>,
+    /// The session options before the restart that made this session: if its first result
+    /// fails (a `:budget` below the SeqPoints …), the session starts again with them, so a
+    /// refused option never sticks.
+    pub fallback: Option<Options>,
+    /// The restart asked for goes back to the options before (a fallback): it gets none.
+    pub reverting: bool,
+    /// K steps pressed while auto-K searched (`a` then `l l l`): applied to the K it finds.
+    pub auto_then: isize,
+    /// The id of the new session being built off the UI thread (a restart), if any.
+    pub building: Option<u64>,
     prepared: Vec<Prepared<'a>>,
     next_job: u64,
 }
@@ -588,23 +341,31 @@ impl<'a> App<'a> {
             ascii: false,
             quit: false,
             suspend: false,
+            redraw: false,
             size: None,
             page_rows: None,
             restart: None,
             reload: None,
+            fallback: None,
+            reverting: false,
+            building: None,
+            auto_then: 0,
             prepared: Vec::new(),
             next_job: 0,
         }
     }
 
     /// After a restart over new session options: what the user was looking at and had
-    /// tuned carries over (K within what the new session allows).
-    pub fn carry_from(&mut self, old: &App<'a>) {
+    /// tuned carries over (K within what the new session allows). Returns whether the
+    /// prepared selectors carried over (they do when the key groups are shared).
+    pub fn carry_from(&mut self, old: &App<'a>) -> bool {
         self.settings = Settings {
             k: old.settings.k.clamp(1, self.session.max_k()),
             ..old.settings
         };
         self.view = old.view;
+        // A popup open while the new session was built stays open over it.
+        self.overlay = old.overlay.clone();
         self.ascii = old.ascii;
         self.measure = old.measure;
         self.log_scale = old.log_scale;
@@ -615,15 +376,24 @@ impl<'a> App<'a> {
         self.page_rows = old.page_rows;
         self.next_job = old.next_job;
         // Only what to profile changed (`:plan`, `:budget`, `:samples` with the same M): the
-        // same log's key groups and options, so the prepared selectors and curves still hold.
-        let same_bins = |o: &SelectOptions| SelectOptions {
-            bins: BinCount::Target(0.0),
-            ..o.clone()
-        };
-        if same_bins(&self.session.base) == same_bins(&old.session.base)
-            && self.session.load.metrics == old.session.load.metrics
-        {
+        // very key groups and log, shared, so the prepared selectors and curves still hold
+        // (they borrow those, not the old session).
+        let shared = Arc::ptr_eq(&self.session.strata, &old.session.strata)
+            && Arc::ptr_eq(&self.session.log, &old.session.log)
+            && super::session::same_key_groups(&self.session.base, &old.session.base)
+            && self.session.load.metrics == old.session.load.metrics;
+        if shared {
             self.prepared = old.prepared.clone();
+        }
+        shared
+    }
+
+    /// The session options in force: what `u` goes back to after a restart.
+    pub fn options_now(&self) -> Options {
+        Options {
+            base: self.session.base.clone(),
+            ask: self.session.ask,
+            load: self.session.load.clone(),
         }
     }
 
@@ -723,5 +493,238 @@ impl<'a> App<'a> {
             SortBy::Metric => order.sort_by(|&a, &b| first_metric(b).total_cmp(&first_metric(a))),
         }
         order
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runlog::load_run;
+    use crate::runlog::sample::SAMPLE_NAME;
+    use crate::select::BinCount;
+    use crate::select::{Exclusion, IterationRange};
+    use crate::tui::keymap::Action;
+    use crate::tui::settle;
+    use crate::tui::update::{recompute, update, Effect};
+
+    fn session(base: SelectOptions) -> Session {
+        let load = LoadOptions::default();
+        let log = load_run(SAMPLE_NAME, &load).unwrap();
+        Session::new(SAMPLE_NAME.into(), load, log, base).unwrap()
+    }
+
+    fn fixed(k: usize) -> SelectOptions {
+        SelectOptions {
+            bins: BinCount::Fixed(k),
+            ..SelectOptions::default()
+        }
+    }
+
+    /// An app with its first result computed, as the screen shows it after start-up.
+    fn started(session: &Session) -> App<'_> {
+        let mut app = App::new(session, false);
+        let effect = recompute(&mut app);
+        settle(&mut app, effect);
+        app
+    }
+
+    /// Press an action and let its work finish.
+    fn act(app: &mut App, action: Action) {
+        let effect = update(app, action);
+        settle(app, effect);
+    }
+
+    #[test]
+    fn a_result_is_current_only_while_its_settings_stand() {
+        let session = session(fixed(4));
+        let mut app = App::new(&session, false);
+        assert!(app.shown.is_none() && app.current().is_none());
+        assert!(matches!(recompute(&mut app), Some(Effect::Compute(_))));
+        assert!(
+            app.pending.is_some(),
+            "the first result is computed off the UI thread"
+        );
+
+        let app = &mut started(&session);
+        assert!(app.pending.is_none());
+        assert_eq!(app.shown_k(), Some(4));
+        assert_eq!(app.current().map(|s| s.seqpoints.len()), Some(4));
+        // Another K: what is on screen is stale until it is recomputed (no export of it).
+        app.settings.k = 5;
+        assert!(app.current().is_none() && app.current_shown().is_none());
+        assert_eq!(app.shown_k(), Some(4));
+        // At a fixed K the target only judges the errors: the result still stands.
+        app.settings.k = 4;
+        app.settings.target_pct = 20.0;
+        assert!(app.current().is_some());
+        // One iteration per SeqPoint, no plan, and no target that decides.
+        let shown = app.current_shown().unwrap();
+        assert!(shown.plan.is_none());
+        assert_eq!(shown.iterations(), 4);
+        assert_eq!(shown.target_met(), None);
+    }
+
+    #[test]
+    fn the_table_lists_the_seqpoints_in_its_order_and_keeps_the_selected_one() {
+        let session = session(fixed(6));
+        let mut app = started(&session);
+        let seqpoints = app.shown.as_ref().unwrap().selection.seqpoints.clone();
+        assert_eq!(app.row_order(), [0, 1, 2, 3, 4, 5]);
+        // A SeqPoint whose row moves when the table is ordered by iteration.
+        let mut by_iteration: Vec<usize> = (0..seqpoints.len()).collect();
+        by_iteration.sort_by_key(|&i| seqpoints[i].iteration);
+        let moves = (0..seqpoints.len())
+            .find(|&i| by_iteration[i] != i)
+            .expect("ids are not in iteration order");
+        app.table.select(Some(moves));
+        assert_eq!(app.selected_seqpoint(), Some(moves));
+
+        act(&mut app, Action::CycleSort);
+        assert_eq!(app.sort, SortBy::Iteration);
+        let status = app.status.as_ref().unwrap();
+        assert_eq!(status.text, "table ordered by iteration");
+        let iterations: Vec<u64> = app
+            .row_order()
+            .iter()
+            .map(|&i| seqpoints[i].iteration)
+            .collect();
+        let mut sorted: Vec<u64> = seqpoints.iter().map(|sp| sp.iteration).collect();
+        sorted.sort_unstable();
+        assert_eq!(iterations, sorted);
+        // The SeqPoint selected before is still the one selected, in its new row.
+        assert_eq!(app.selected_seqpoint(), Some(moves));
+        assert_ne!(app.table.selected(), Some(moves));
+
+        act(&mut app, Action::CycleSort);
+        act(&mut app, Action::CycleSort);
+        assert_eq!(app.sort, SortBy::Weight);
+        let weights: Vec<u64> = app
+            .row_order()
+            .iter()
+            .map(|&i| seqpoints[i].weight)
+            .collect();
+        assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{weights:?}");
+        act(&mut app, Action::CycleSort);
+        act(&mut app, Action::CycleSort);
+        assert_eq!(app.sort, SortBy::Id, "five orders, then the first again");
+    }
+
+    #[test]
+    fn the_newest_four_prepared_selectors_are_kept() {
+        let session = session(fixed(4));
+        let mut app = started(&session);
+        assert_eq!(app.settings.method, Method::Optimal);
+        // Every pick of optimal binning, then another method: five preparations.
+        for _ in 1..Pick::ALL.len() {
+            act(&mut app, Action::CyclePick);
+        }
+        for pick in Pick::ALL {
+            assert!(app.prepared(Method::Optimal, pick).is_some(), "{pick:?}");
+        }
+        act(&mut app, Action::CycleMethod);
+        assert_eq!(app.settings.method, Method::Uniform);
+        assert!(app.prepared(Method::Uniform, Pick::Mode).is_some());
+        assert!(app.prepared(Method::Optimal, Pick::NearestMean).is_none());
+        assert!(app.prepared(Method::Optimal, Pick::Median).is_some());
+        // The dropped one is built again: a job, not an answer at once.
+        app.settings.method = Method::Optimal;
+        app.settings.pick = Pick::NearestMean;
+        assert!(matches!(recompute(&mut app), Some(Effect::Compute(_))));
+    }
+
+    #[test]
+    fn undo_keeps_the_last_hundred_changes() {
+        let session = session(fixed(4));
+        let mut app = started(&session);
+        for _ in 0..60 {
+            act(&mut app, Action::MoreBins);
+            act(&mut app, Action::FewerBins);
+        }
+        assert_eq!(app.history.len(), 100);
+        assert_eq!(app.settings.k, 4);
+        act(&mut app, Action::Undo);
+        assert_eq!(app.settings.k, 5);
+        assert_eq!(app.history.len(), 99);
+    }
+
+    #[test]
+    fn a_restart_carries_the_settings_and_the_selectors_that_still_hold() {
+        let first = session(fixed(4));
+        let mut old = started(&first);
+        act(&mut old, Action::NextView);
+        act(&mut old, Action::CycleSort);
+        act(&mut old, Action::ToggleLogScale);
+
+        // A budget changes what is profiled, not the key groups: the selectors still hold.
+        let budget = first
+            .with_options(
+                first.base.clone(),
+                PlanAsk {
+                    budget: Some(12),
+                    ..PlanAsk::default()
+                },
+            )
+            .unwrap();
+        let mut next = App::new(&budget, false);
+        next.carry_from(&old);
+        assert_eq!(next.settings, old.settings);
+        assert_eq!((next.view, next.sort), (View::SeqPoints, SortBy::Iteration));
+        assert!(next.log_scale);
+        assert!(next.curve().is_some());
+
+        // Iterations left out: other key groups, selectors built again, K within the new run.
+        old.settings.k = 133;
+        let excluded = SelectOptions {
+            exclude: Exclusion::default().with(IterationRange { first: 0, last: 99 }),
+            ..first.base.clone()
+        };
+        let excluded = first.with_options(excluded, first.ask).unwrap();
+        let mut next = App::new(&excluded, false);
+        next.carry_from(&old);
+        assert_eq!(next.settings.k, 130);
+        assert!(next.curve().is_none());
+    }
+
+    #[test]
+    fn quitting_cancels_the_running_job() {
+        let session = session(fixed(4));
+        let mut app = App::new(&session, false);
+        let Some(Effect::Compute(job)) = recompute(&mut app) else {
+            panic!("no job");
+        };
+        assert!(update(&mut app, Action::Quit).is_none());
+        assert!(app.quit);
+        assert!(app.pending.is_none());
+        assert!(job.cancel.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn the_distribution_measures_iterations_then_each_metric() {
+        let session = session(fixed(4));
+        let mut app = started(&session);
+        assert_eq!(session.log.metric_names().len(), 1);
+        act(&mut app, Action::CycleMeasure);
+        assert_eq!(app.measure, Measure::Metric(0));
+        act(&mut app, Action::CycleMeasure);
+        assert_eq!(app.measure, Measure::Iterations);
+    }
+
+    #[test]
+    fn too_small_below_the_minimum_size_only() {
+        let session = session(fixed(4));
+        let mut app = App::new(&session, false);
+        assert!(
+            !app.too_small(),
+            "before the first draw the size is unknown"
+        );
+        for (size, small) in [
+            ((59, 16), true),
+            ((60, 15), true),
+            ((60, 16), false),
+            ((200, 60), false),
+        ] {
+            app.size = Some(size);
+            assert_eq!(app.too_small(), small, "{size:?}");
+        }
     }
 }

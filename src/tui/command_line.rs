@@ -4,6 +4,10 @@
 
 use crate::binning::Method;
 use crate::pick::Pick;
+use crate::select::vocabulary::{
+    Opt, Surface, BINS, BUDGET, EXCLUDE, MAX_BINS, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED,
+    STRATA, TARGET_ERROR, WARMUP,
+};
 use crate::select::{parse_iteration_range, IterationRange, Strata};
 
 /// What a command line asks for.
@@ -27,29 +31,64 @@ pub enum Command {
     Plan,
     /// Leave iterations A-B out (`--exclude A-B`), added to those left out already.
     Exclude(IterationRange),
+    /// `:exclude none`: every iteration back in.
+    IncludeAll,
     /// B profiled iterations in all, by Neyman allocation (`--budget B`).
     Budget(u64),
     /// Another metric column: the log is read again with `--metric NAME`.
     Metric(String),
 }
 
-/// The commands, their argument and what they do: completion and the help read this.
+/// `auto`, the one command that is the explorer's own rather than an option of `select`.
+const AUTO: (&str, &str, &str) = ("auto", "", "auto-K: the smallest K that meets the target");
+
+/// A `select` option as a command: its `:` name, value and summary, all the vocabulary's.
+const fn entry(option: Opt) -> (&'static str, &'static str, &'static str) {
+    match option.command {
+        Some(name) => (name, option.value_name, option.summary),
+        None => panic!("an option without a `:` command"),
+    }
+}
+
+/// The commands, their argument and what they do, in the order the help lists them:
+/// completion and the help read this.
 pub const COMMANDS: &[(&str, &str, &str)] = &[
-    ("k", "N", "K bins per stratum (leaves auto-K)"),
-    ("target", "PCT", "error target in percent"),
-    ("auto", "", "auto-K: the smallest K that meets the target"),
-    ("method", "NAME", "optimal, uniform, quantile or kmeans"),
-    ("pick", "NAME", "nearest-mean, median, centroid or mode"),
-    ("samples", "M", "profiled iterations per SeqPoint"),
-    ("max-bins", "N", "the largest K auto-K tries"),
-    ("strata", "S", "none, epoch or phases:P"),
-    ("warmup", "N", "leave out the first N iterations"),
-    ("seed", "N", "seed of random draws"),
-    ("metric", "NAME", "metric column (reloads the log)"),
-    ("plan", "", "the cheapest plan meeting the target"),
-    ("budget", "B", "profile B iterations in all"),
-    ("exclude", "A-B", "leave out iterations A to B"),
+    entry(BINS),
+    entry(TARGET_ERROR),
+    AUTO,
+    entry(METHOD),
+    entry(PICK),
+    entry(SAMPLES),
+    entry(MAX_BINS),
+    entry(STRATA),
+    entry(WARMUP),
+    entry(SEED),
+    entry(METRIC),
+    entry(PLAN),
+    entry(BUDGET),
+    entry(EXCLUDE),
 ];
+
+/// The option a command sets (none for `auto`).
+fn option_of(command: &str) -> Option<Opt> {
+    [
+        BINS,
+        TARGET_ERROR,
+        METHOD,
+        PICK,
+        SAMPLES,
+        MAX_BINS,
+        STRATA,
+        WARMUP,
+        SEED,
+        METRIC,
+        PLAN,
+        BUDGET,
+        EXCLUDE,
+    ]
+    .into_iter()
+    .find(|o| o.command == Some(command))
+}
 
 /// Words a command's argument may take, for completion.
 fn values(command: &str) -> Vec<&'static str> {
@@ -57,6 +96,7 @@ fn values(command: &str) -> Vec<&'static str> {
         "method" => Method::ALL.iter().map(|m| m.name()).collect(),
         "pick" => Pick::ALL.iter().map(|p| p.name()).collect(),
         "strata" => vec!["none", "epoch", "phases:"],
+        "exclude" => vec!["none"],
         _ => Vec::new(),
     }
 }
@@ -139,32 +179,25 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
             COMMANDS.iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
         ));
     };
-    fn needed<'l>(arg: Option<&'l str>, name: &str, what: &str) -> Result<&'l str, String> {
-        arg.ok_or_else(|| format!(":{name} needs {what}: e.g. :{name} {}", example(name)))
-    }
-    let need = |arg: Option<&'a str>| needed(arg, name, what);
-    let count = |arg: Option<&'a str>, least: u64| -> Result<u64, String> {
-        let text = needed(arg, name, what)?;
-        match text.parse::<u64>() {
-            Ok(n) if n >= least => Ok(n),
-            _ => Err(format!(
-                ":{name}: {text:?} is not a whole number of at least {least}"
-            )),
-        }
+    let option = option_of(name);
+    let need = |arg: Option<&'a str>| -> Result<&'a str, String> {
+        let example = option.map_or("", |o| o.example);
+        arg.ok_or_else(|| format!(":{name} needs {what}: e.g. :{name} {example}"))
+    };
+    // Counts and percentages are checked by their option, as `select` checks its flags.
+    let count = |arg: Option<&'a str>, option: Opt| -> Result<u64, String> {
+        option
+            .count(need(arg)?)
+            .map_err(|e| e.worded(Surface::Explorer))
     };
     Ok(match *name {
-        "k" => Command::K(count(arg, 1)? as usize),
-        "budget" => Command::Budget(count(arg, 1)?),
-        "target" => {
-            let text = need(arg)?;
-            let pct = text.trim_end_matches('%').parse::<f64>().ok();
-            let pct = pct
-                .filter(|p| p.is_finite() && *p > 0.0 && *p < 100.0)
-                .ok_or_else(|| {
-                    format!(":{name}: {text:?} is not a percentage between 0 and 100")
-                })?;
-            Command::Target(pct)
-        }
+        "k" => Command::K(count(arg, BINS)? as usize),
+        "budget" => Command::Budget(count(arg, BUDGET)?),
+        "target" => Command::Target(
+            TARGET_ERROR
+                .percent(need(arg)?)
+                .map_err(|e| e.worded(Surface::Explorer))?,
+        ),
         "auto" => Command::Auto,
         "method" => {
             let text = need(arg)?;
@@ -184,40 +217,23 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
                     .ok_or_else(|| format!(":pick: {text:?} is not one of {}", list(name)))?,
             )
         }
-        "samples" => Command::Samples(count(arg, 1)?),
-        "max-bins" => Command::MaxBins(count(arg, 1)? as usize),
+        "samples" => Command::Samples(count(arg, SAMPLES)?),
+        "max-bins" => Command::MaxBins(count(arg, MAX_BINS)? as usize),
         "strata" => Command::Strata(
             need(arg)?
                 .parse::<Strata>()
                 .map_err(|e| format!(":strata: {e}"))?,
         ),
-        "warmup" => Command::Warmup(count(arg, 0)?),
-        "seed" => Command::Seed(count(arg, 0)?),
+        "warmup" => Command::Warmup(count(arg, WARMUP)?),
+        "seed" => Command::Seed(count(arg, SEED)?),
         "metric" => Command::Metric(need(arg)?.to_string()),
         "plan" => Command::Plan,
+        "exclude" if need(arg)? == "none" => Command::IncludeAll,
         "exclude" => Command::Exclude(
             parse_iteration_range(need(arg)?).map_err(|e| format!(":exclude: {e}"))?,
         ),
         _ => unreachable!("every command in COMMANDS is parsed above"),
     })
-}
-
-fn example(name: &str) -> &'static str {
-    match name {
-        "k" => "8",
-        "target" => "0.5",
-        "method" => "kmeans",
-        "pick" => "median",
-        "samples" => "2",
-        "max-bins" => "128",
-        "strata" => "epoch",
-        "warmup" => "5",
-        "seed" => "3",
-        "metric" => "energy_j",
-        "budget" => "80",
-        "exclude" => "0-420",
-        _ => "",
-    }
 }
 
 fn list(name: &str) -> String {
@@ -264,10 +280,17 @@ mod tests {
     #[test]
     fn mistakes_are_explained() {
         for (line, says) in [
-            ("k", ":k needs N"),
+            ("k", ":k needs K"),
             ("k 0", "at least 1"),
-            ("k eight", "\"eight\""),
-            ("target 120", "between 0 and 100"),
+            ("k eight", ":k eight: expected a whole number of at least 1"),
+            (
+                "target 120",
+                ":target 120: expected a percentage from 0.01 to 100",
+            ),
+            (
+                "target 0.001",
+                ":target 0.001: expected a percentage from 0.01 to 100",
+            ),
             ("method fastest", "optimal, uniform"),
             ("exclude 9-3", "reversed"),
             ("zoom 2", "no command \"zoom\""),

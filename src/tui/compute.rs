@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::{Prepared, Session, Settings};
-use crate::project::baselines::{Baseline, RANDOM_DRAWS};
+use crate::select::naive::{Baseline, RANDOM_DRAWS};
 use crate::select::plan::{cheapest_plan_with_progress, plan_selection_on, PlanRule, ProfilePlan};
 use crate::select::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
 

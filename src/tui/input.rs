@@ -40,14 +40,14 @@ pub fn action_for(key: KeyEvent, overlay: &Overlay) -> Option<Action> {
         Overlay::CommandLine(_) if code == KeyCode::Tab => Some(Action::Complete),
         Overlay::CommandLine(_) | Overlay::Search(_) => prompt_key(key, ctrl),
         Overlay::Help { .. } => {
-            keymap::lookup(keymap::HELP, code, ctrl).or_else(|| keymap::movement(code))
+            keymap::lookup(keymap::HELP, code, ctrl).or_else(|| keymap::movement(code, ctrl))
         }
         Overlay::Command { .. } => keymap::lookup(keymap::COMMAND, code, ctrl),
         Overlay::About { .. } => {
-            keymap::lookup(keymap::ABOUT, code, ctrl).or_else(|| keymap::movement(code))
+            keymap::lookup(keymap::ABOUT, code, ctrl).or_else(|| keymap::movement(code, ctrl))
         }
         Overlay::Detail { .. } => {
-            keymap::lookup(keymap::DETAIL, code, ctrl).or_else(|| keymap::movement(code))
+            keymap::lookup(keymap::DETAIL, code, ctrl).or_else(|| keymap::movement(code, ctrl))
         }
         Overlay::None => keymap::lookup(keymap::MAIN, code, ctrl),
     }
@@ -59,6 +59,8 @@ fn prompt_key(key: KeyEvent, ctrl: bool) -> Option<Action> {
         KeyCode::Char('u') if ctrl => Action::ClearInput,
         KeyCode::Char('a') if ctrl => Action::CursorStart,
         KeyCode::Char('e') if ctrl => Action::CursorEnd,
+        // Ctrl-H is what many terminals send for Backspace.
+        KeyCode::Char('h') if ctrl => Action::Erase,
         KeyCode::Char(_) if ctrl => return None,
         KeyCode::Char(c) => Action::Type(c),
         KeyCode::Backspace => Action::Erase,

@@ -35,6 +35,8 @@ pub enum Action {
     Back,
     /// Ctrl-Z: give the terminal back and stop; `fg` resumes.
     Suspend,
+    /// Ctrl-L: clear the terminal and draw the screen again.
+    Redraw,
     /// `:` opens the command line.
     CommandLine,
     /// `/`: find a SeqPoint by iteration or key.
@@ -90,7 +92,9 @@ impl Action {
 #[derive(Debug, Clone, Copy)]
 pub struct Binding {
     pub keys: &'static [KeyCode],
-    /// Only with Ctrl held; other bindings ignore modifiers (Shift-t arrives as `T`).
+    /// With Ctrl held, and only then: a binding without it never answers Ctrl+its key
+    /// (Ctrl-L redraws, Ctrl-H is a Backspace on many terminals). Shift is ignored (Shift-t
+    /// arrives as `T`).
     pub ctrl: bool,
     pub action: Action,
     pub help: Option<Help>,
@@ -169,11 +173,11 @@ impl Binding {
     }
 
     fn matches(&self, code: KeyCode, ctrl: bool) -> bool {
-        (!self.ctrl || ctrl) && self.keys.contains(&code)
+        self.ctrl == ctrl && self.keys.contains(&code)
     }
 }
 
-/// The main screen, in the order the help lists them (the README lists the same).
+/// The main screen, in the order the help lists them (docs/explorer.md shows `help_markdown`).
 pub const MAIN: &[Binding] = &[
     Binding::new(&[Char('h'), Left], Action::FewerBins)
         .help("h / ←", "fewer bins (K − 1); leaves auto-K")
@@ -214,8 +218,10 @@ pub const MAIN: &[Binding] = &[
     Binding::new(&[PageDown, Char(' ')], Action::PageDown).above(),
     Binding::new(&[Home, Char('g')], Action::First).help("g / G", "first / last (Home End)"),
     Binding::new(&[End, Char('G')], Action::Last).above(),
-    Binding::new(&[Char('u')], Action::Undo)
-        .help("u", "undo the last change of K, target, method or pick"),
+    Binding::new(&[Char('u')], Action::Undo).help(
+        "u",
+        "undo the last change: K, target, method, pick or a : option",
+    ),
     Binding::new(&[Char('/')], Action::Search).help("/", "find a SeqPoint by iteration or key"),
     Binding::new(&[Char('o')], Action::CycleSort)
         .help("o", "order the table: id, iteration, key, weight, metric"),
@@ -263,6 +269,11 @@ pub const ANYWHERE: &[Binding] = &[
         ..Binding::new(&[Char('z'), Char('Z')], Action::Suspend)
             .help("Ctrl-Z", "suspend to the shell; fg comes back")
     },
+    Binding {
+        ctrl: true,
+        ..Binding::new(&[Char('l'), Char('L')], Action::Redraw)
+            .help("Ctrl-L", "clear the terminal and draw the screen again")
+    },
 ];
 
 /// The help popup.
@@ -305,10 +316,10 @@ pub fn lookup(table: &[Binding], code: KeyCode, ctrl: bool) -> Option<Action> {
 }
 
 /// The main screen's movement keys (the detail and full-result popups scroll with them).
-pub fn movement(code: KeyCode) -> Option<Action> {
+pub fn movement(code: KeyCode, ctrl: bool) -> Option<Action> {
     MAIN.iter()
         .filter(|b| b.action.moves())
-        .find(|b| b.matches(code, false))
+        .find(|b| b.matches(code, ctrl))
         .map(|b| b.action)
 }
 
@@ -318,6 +329,18 @@ pub fn help_rows() -> impl Iterator<Item = (&'static str, &'static str)> {
         Some(Help::Row(keys, what)) => Some((keys, what)),
         _ => None,
     })
+}
+
+/// The help overlay's rows as a Markdown table, the one docs/explorer.md carries (a test
+/// compares the two, so the page cannot drift from the keys).
+pub fn help_markdown() -> String {
+    let mut table = String::from("| key | does |\n|---|---|\n");
+    for (keys, what) in help_rows() {
+        // A `|` would end the cell; none is in the table today, but a new row could add one.
+        let cell = |text: &str| text.replace('|', "\\|");
+        table.push_str(&format!("| `{}` | {} |\n", cell(keys), cell(what)));
+    }
+    table
 }
 
 /// The footer's hints, in footer order; the `wide` ones only when there is room.

@@ -2,15 +2,23 @@
 //! `keymap`), drawn by `ui`; slow recomputation (`compute`) and the making of an export's
 //! documents (`save`) run on worker threads, the terminal in `terminal`.
 //!
+//! `App` works over a `Session` (the run and the options fixed while it runs, `session`);
+//! `update` hands `:` commands to `commands`, the export prompt's steps to `export_prompt`,
+//! and starts or takes in the work it hands out in `recompute`.
+//!
 //! `run` is the event loop; `press` and `settle` drive the same state without a terminal
 //! (tests, examples, benchmarks).
 
 pub mod app;
 pub mod command_line;
+pub mod commands;
 pub mod compute;
+pub mod export_prompt;
 pub mod input;
 pub mod keymap;
+pub mod recompute;
 pub mod save;
+pub mod session;
 pub mod terminal;
 pub mod ui;
 pub mod update;
@@ -66,6 +74,11 @@ enum Message<'a> {
     },
     /// More of the curve's naive baselines were computed: draw them.
     Filled,
+    /// A restart's new session, built (or why not).
+    Built {
+        id: u64,
+        next: Box<Result<Session, String>>,
+    },
     /// An export's documents, ready to write (or why not).
     ExportMade {
         id: u64,
@@ -75,47 +88,31 @@ enum Message<'a> {
 
 /// Open the explorer on the terminal until the user quits or a signal ends it.
 pub fn run(session: Session) -> io::Result<Ended> {
-    // The run lives as long as the process: a worker may still be reading it when the
-    // screen closes, and the process exits right after.
-    let session: &'static Session = Box::leak(Box::new(session));
-    let mut app = App::new(session, colour_enabled());
+    let mut owner = Arc::new(session);
+    let mut app = App::new(lend(&owner), colour_enabled());
     app.ascii = !ui::ascii::locale_is_utf8();
     let mut guard = TerminalGuard::enter()?;
-    let (sender, receiver) = mpsc::channel();
+    // One channel per session: a restart drops what the old session's workers still send.
+    let (mut sender, mut receiver) = outbox(&owner);
     let mut effect = update::recompute(&mut app);
     let mut dirty = true;
     loop {
         if let Some((base, ask)) = app.restart.take() {
-            // A session option changed (`:samples 2` …): the same log, new options. The old
-            // session's key groups stay (leaked) since a worker may still hold them; its job
-            // was cancelled. The log itself is shared between the two, not copied.
-            let next = match app.reload.take() {
-                Some(load) => app.session.reloaded(load, base, ask),
-                None => app
-                    .session
-                    .with_options(base, ask)
-                    .map_err(|e| e.to_string()),
-            };
-            match next {
-                Ok(next) => {
-                    // The old session's baselines are of no use to the new one.
-                    if let Some(filling) = app.filling.take() {
-                        filling.store(true, Ordering::Relaxed);
-                    }
-                    let next: &'static Session = Box::leak(Box::new(next));
-                    let mut fresh = App::new(next, app.colour);
-                    fresh.ascii = app.ascii;
-                    fresh.carry_from(&app);
-                    app = fresh;
-                    effect = update::recompute(&mut app);
-                }
-                Err(e) => {
-                    app.status = Some(app::Status {
-                        text: e,
-                        error: true,
-                    })
-                }
+            // A session option changed (`:samples 2` …): the new session is built on a worker
+            // (grouping a large run again takes seconds); the screen answers keys meanwhile.
+            if let Some(filling) = app.filling.take() {
+                filling.store(true, Ordering::Relaxed);
             }
+            let id = app.next_job_id();
+            app.building = Some(id);
+            build_session(
+                Arc::clone(&owner),
+                app.reload.take(),
+                base,
+                ask,
+                id,
+                &sender,
+            );
             dirty = true;
         }
         if let Some(e) = effect.take() {
@@ -123,7 +120,28 @@ pub fn run(session: Session) -> io::Result<Ended> {
             dirty = true;
         }
         let (received, next) = receive(&mut app, &receiver);
-        dirty |= received;
+        dirty |= received.any;
+        if let Some(built) = received.session {
+            // The new session replaces the old: once the old one's workers have stopped (they
+            // are cancelled), nothing holds it and its memory goes.
+            let previous = app.options_now();
+            let next_owner = Arc::new(built);
+            let mut fresh = App::new(lend(&next_owner), app.colour);
+            fresh.carry_from(&app);
+            fresh.fallback = (!std::mem::take(&mut app.reverting)).then_some(previous);
+            if let Some(pending) = app.pending.take() {
+                pending.cancel();
+            }
+            drop(next);
+            // Everything lent from the old session goes before the old session does.
+            app = fresh;
+            (sender, receiver) = outbox(&next_owner);
+            owner = next_owner;
+            give_back_freed_memory();
+            effect = update::recompute(&mut app);
+            dirty = true;
+            continue;
+        }
         if next.is_some() {
             effect = next;
             continue;
@@ -145,6 +163,11 @@ pub fn run(session: Session) -> io::Result<Ended> {
             std::thread::sleep(TICK);
             continue;
         }
+        if std::mem::take(&mut app.redraw) {
+            // Ctrl-L: whatever else wrote on the terminal goes; every cell is drawn again.
+            guard.screen.clear()?;
+            dirty = true;
+        }
         if dirty {
             guard.screen.draw(|frame| ui::draw(frame, &mut app))?;
             dirty = false;
@@ -163,6 +186,92 @@ pub fn run(session: Session) -> io::Result<Ended> {
             }
         }
     }
+}
+
+/// Hand the memory freed by old sessions back to the system. The allocator keeps freed
+/// blocks in the arena of the thread that freed them (each worker thread may have one), so
+/// without this the resident size creeps up by a session's worth per arena over restarts.
+fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's own arenas.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// The session as the explorer's state and workers borrow it.
+///
+/// SAFETY: the reference outlives `owner`'s borrow, so everything holding it (or anything
+/// borrowed through it) must also hold the `Arc`: the run loop's `owner` for the state, each
+/// worker's own clone for its thread, and each `Sent` for a message in the channel. The state
+/// over the old session is dropped before `owner` moves on, and prepared selectors carry over
+/// a restart only when they borrow the log and key groups that the new session shares (the
+/// heap data of `Arc`s it holds, not the old session itself: `App::carry_from`).
+fn lend(owner: &Arc<Session>) -> &'static Session {
+    unsafe { &*Arc::as_ptr(owner) }
+}
+
+/// A message with the session it may borrow from, kept alive until the message is dropped.
+/// Field order matters: the message is dropped first.
+struct Sent {
+    message: Message<'static>,
+    _session: Arc<Session>,
+}
+
+/// Sends messages holding their session; a worker takes a clone (and so holds it too).
+#[derive(Clone)]
+struct Outbox {
+    sender: Sender<Sent>,
+    session: Arc<Session>,
+}
+
+impl Outbox {
+    fn send(&self, message: Message<'static>) {
+        let _ = self.sender.send(Sent {
+            message,
+            _session: Arc::clone(&self.session),
+        });
+    }
+}
+
+fn outbox(owner: &Arc<Session>) -> (Outbox, Receiver<Sent>) {
+    let (sender, receiver) = mpsc::channel();
+    (
+        Outbox {
+            sender,
+            session: Arc::clone(owner),
+        },
+        receiver,
+    )
+}
+
+/// Build the session for new options on a worker (the log read again first for `:metric`);
+/// it comes back as `Message::Built`.
+fn build_session(
+    old: Arc<Session>,
+    reload: Option<crate::runlog::LoadOptions>,
+    base: crate::select::SelectOptions,
+    ask: crate::select::plan::PlanAsk,
+    id: u64,
+    outbox: &Outbox,
+) {
+    let out = outbox.clone();
+    let work = move || {
+        let made = caught(|| match reload {
+            Some(load) => old.reloaded(load, base, ask),
+            None => old.with_options(base, ask).map_err(|e| e.to_string()),
+        })
+        .and_then(|made| made);
+        drop(old);
+        out.send(Message::Built {
+            id,
+            next: Box::new(made),
+        });
+    };
+    start_worker(outbox, work, |reason| Message::Built {
+        id,
+        next: Box::new(Err(reason)),
+    });
 }
 
 /// One key press: its action, if the key means anything here, applied to the state.
@@ -219,7 +328,7 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
     }
 }
 
-fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Message<'static>>) {
+fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Outbox) {
     match effect {
         Effect::Compute(job) => spawn(job, app.session, sender.clone()),
         Effect::MakeExport(job) => spawn_export(job, app.session, sender.clone()),
@@ -235,7 +344,7 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Me
                 move || {
                     let _ = caught(|| {
                         compute::fill_baselines(session, &budgets, &cancel, &mut || {
-                            let _ = sender.send(Message::Filled);
+                            sender.send(Message::Filled);
                         })
                     });
                 },
@@ -256,17 +365,27 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Sender<Me
     }
 }
 
-/// Apply what the worker sent: whether the screen needs redrawing, and the work a finished
-/// job left to do (the settings moved on while it ran).
+/// What the worker sent, applied: whether the screen needs redrawing, and a restart's new
+/// session when it is ready.
+struct Received {
+    any: bool,
+    session: Option<Session>,
+}
+
+/// Apply what the worker sent: what it changed, and the work a finished job left to do (the
+/// settings moved on while it ran).
 fn receive(
     app: &mut App<'static>,
-    receiver: &Receiver<Message<'static>>,
-) -> (bool, Option<Effect<'static>>) {
-    let mut any = false;
+    receiver: &Receiver<Sent>,
+) -> (Received, Option<Effect<'static>>) {
+    let mut received = Received {
+        any: false,
+        session: None,
+    };
     let mut next = None;
-    while let Ok(message) = receiver.try_recv() {
-        any = true;
-        match message {
+    while let Ok(sent) = receiver.try_recv() {
+        received.any = true;
+        match sent.message {
             Message::Progress {
                 id,
                 label,
@@ -285,6 +404,20 @@ fn receive(
                 }
             }
             Message::Filled => {}
+            Message::Built { id, next: built } => {
+                if app.building != Some(id) {
+                    continue;
+                }
+                app.building = None;
+                match *built {
+                    Ok(session) => {
+                        // The swap happens in the run loop; what else came is the old session's.
+                        received.session = Some(session);
+                        return (received, None);
+                    }
+                    Err(e) => next = update::refused_restart(app, e),
+                }
+            }
             Message::ExportMade { id, made } => {
                 if let Some(effect) = update::export_made(app, id, *made) {
                     next = Some(effect);
@@ -292,10 +425,10 @@ fn receive(
             }
         }
     }
-    (any, next)
+    (received, next)
 }
 
-fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'static>>) {
+fn spawn(job: Job<'static>, session: &'static Session, sender: Outbox) {
     let (id, settings) = (job.id, job.settings);
     let failure = sender.clone();
     // What the loop is told when the job cannot finish.
@@ -312,7 +445,7 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
         let mut report = |label, done, total| {
             if last.elapsed() >= PROGRESS_EVERY || done == total {
                 last = Instant::now();
-                let _ = progress_sender.send(Message::Progress {
+                progress_sender.send(Message::Progress {
                     id,
                     label,
                     done,
@@ -322,7 +455,7 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
         };
         let interim_sender = sender.clone();
         let mut interim = |selection, plan: Option<_>| {
-            let _ = interim_sender.send(Message::Interim {
+            interim_sender.send(Message::Interim {
                 id,
                 settings,
                 selection: Box::new(selection),
@@ -336,11 +469,11 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Sender<Message<'s
             Err(reason) => failed(reason),
         };
         let budgets = shown_budgets(session, &done);
-        let _ = sender.send(Message::Done(Box::new(done)));
+        sender.send(Message::Done(Box::new(done)));
         // The result is on screen: its naive baselines follow, one redraw each.
         let _ = caught(|| {
             compute::fill_baselines(session, &budgets, &cancel, &mut || {
-                let _ = sender.send(Message::Filled);
+                sender.send(Message::Filled);
             })
         });
     };
@@ -356,12 +489,12 @@ fn shown_budgets(session: &Session, done: &Done) -> Vec<usize> {
 }
 
 /// Make an export's documents on a worker; they come back as `Message::ExportMade`.
-fn spawn_export(job: Box<ExportJob>, session: &'static Session, sender: Sender<Message<'static>>) {
+fn spawn_export(job: Box<ExportJob>, session: &'static Session, sender: Outbox) {
     let id = job.id;
     let failure = sender.clone();
     let worker = move || {
         let made = caught(|| job.make(session)).and_then(|made| made);
-        let _ = sender.send(Message::ExportMade {
+        sender.send(Message::ExportMade {
             id,
             made: Box::new(made),
         });
@@ -375,7 +508,7 @@ fn spawn_export(job: Box<ExportJob>, session: &'static Session, sender: Sender<M
 /// Run `work` on a worker thread. When no thread can be had, send `failed(reason)` instead,
 /// so that the loop is not left waiting for a result that never comes.
 fn start_worker(
-    sender: &Sender<Message<'static>>,
+    sender: &Outbox,
     work: impl FnOnce() + Send + 'static,
     failed: impl FnOnce(String) -> Message<'static>,
 ) {
@@ -383,7 +516,7 @@ fn start_worker(
         .name(WORKER_THREAD.into())
         .spawn(work)
     {
-        let _ = sender.send(failed(format!("cannot start a worker thread: {e}")));
+        sender.send(failed(format!("cannot start a worker thread: {e}")));
     }
 }
 

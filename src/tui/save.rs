@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use super::app::{ExportPlan, Session};
-use crate::output::doc::SelectDoc;
-use crate::output::{atomic::write_all_or_none, csv::select_csv, json::select_json};
+use crate::output::atomic::write_all_or_none;
+use crate::output::csv::select_csv;
+use crate::output::json::{document_text, select_file_document};
 use crate::select::plan::ProfilePlan;
 use crate::select::Selection;
 
@@ -47,36 +48,25 @@ impl ExportJob {
     pub fn make(self, session: &Session) -> Result<ExportPlan, String> {
         let log = &session.log;
         // What is shown is written: the plan lists every iteration to profile.
-        let plan = self.plan;
-        let json = select_json(
+        let mut doc = select_file_document(
             log,
             &self.selection,
-            plan.as_ref(),
+            self.plan.as_ref(),
             Some(self.command),
-            &session.baselines(),
+            Some(&session.baselines()),
         );
-        let json = match self.judged_by {
-            Some(target) => with_target(&json, target)?,
-            None => json,
-        };
+        // The target the screen judges by, when the document records none.
+        if doc.selection.target_error_pct.is_none() {
+            doc.selection.target_error_pct = self.judged_by;
+        }
         Ok(ExportPlan {
-            json,
-            csv: select_csv(log, &self.selection, plan.as_ref()),
+            json: document_text(&doc),
+            csv: select_csv(&doc),
             json_path: self.json_path,
             csv_path: self.csv_path,
             overwrite: false,
         })
     }
-}
-
-/// The document with the target the screen judges by, when it records none.
-fn with_target(json: &str, target: f64) -> Result<String, String> {
-    let mut doc: SelectDoc = serde_json::from_str(json).map_err(|e| e.to_string())?;
-    if doc.selection.target_error_pct.is_some() {
-        return Ok(json.to_string());
-    }
-    doc.selection.target_error_pct = Some(target);
-    Ok(serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n")
 }
 
 /// Write both files of `plan`; reports where they went as absolute paths.

@@ -82,8 +82,15 @@ const BAD: &[(&[&str], &str)] = &[
     ),
     (
         &["huge_metric.csv"],
-        "error: huge_metric.csv: column 'time_ms' has 1e308 at iteration 1, too large to total over \
-         2 iterations (at most 1.676e153); rescale the metric (e.g. to seconds)\n",
+        "error: huge_metric.csv:3:3: column 'time_ms': found \"1e308\", expected a measurement of \
+         at most 1e30 (a larger one would overflow the totals and intervals): rescale the metric \
+         (e.g. to seconds)\n",
+    ),
+    (
+        &["tiny_metric.csv"],
+        "error: tiny_metric.csv:3:3: column 'time_ms': found \"1e-300\", expected 0 or a \
+         measurement of at least 1e-30 (a smaller one would overflow a speedup's ratio): rescale \
+         the metric (e.g. to nanoseconds)\n",
     ),
     (
         &["duplicate_iteration.csv"],

@@ -424,7 +424,7 @@ fn extreme_settings_do_not_crash() {
         .assert()
         .failure()
         .stderr(predicates::str::contains(format!(
-            "--warmup {max} covers the whole run"
+            "--warmup {max}: covers the whole run"
         )));
 }
 

@@ -75,10 +75,14 @@ pub fn terminal(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend>
     terminal
 }
 
-/// The `seqpoint` binary built for these tests, run from `dir`.
+/// The `seqpoint` binary built for these tests, run from `dir`. Its progress status lines
+/// (written off a terminal once a selection passes two seconds, as an unoptimised build on
+/// a loaded machine can) are put off, so that tests comparing standard error whole see only
+/// what they check; the tests of those lines set the delay again.
 pub fn seqpoint_in(dir: &std::path::Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
-    cmd.current_dir(dir);
+    cmd.current_dir(dir)
+        .env("SEQPOINT_STATUS_AFTER_MS", "600000");
     cmd
 }
 
@@ -133,4 +137,33 @@ pub fn permissions_do_not_bite() -> bool {
     std::fs::write(&path, b"x").expect("write probe");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).expect("chmod");
     std::fs::read(&path).is_ok()
+}
+
+/// True on CI (`CI=true`), where every tool `.ci/run` installs (tmux, Python, torch) must be
+/// present: a test that would skip without one fails there instead.
+pub fn on_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// One line in the test log even when the test passes: the harness captures what `print!`
+/// and `eprint!` write from a passing test, not what is written to standard error directly.
+pub fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Report that `test` skips because `why` (a tool `.ci/run` installs is missing): a `SKIP`
+/// line in the log, or, on CI, a failure.
+pub fn skip(test: &str, why: &str) {
+    assert!(
+        !on_ci(),
+        "{test}: {why}; CI requires it (.ci/run installs it)"
+    );
+    note(&format!("SKIP {test}: {why}"));
+}
+
+/// True where the end-to-end test must run on real torch: on CI (`.ci/run` installs it) or
+/// when `SEQPOINT_REQUIRE_TORCH=1` asks for it.
+pub fn torch_required() -> bool {
+    on_ci() || std::env::var("SEQPOINT_REQUIRE_TORCH").is_ok_and(|v| v == "1")
 }

@@ -56,7 +56,7 @@ fn a_warmup_at_or_past_the_run_is_refused() {
         assert!(!ok);
         assert!(
             err.contains(&format!(
-                "--warmup {warmup} covers the whole run (450 iterations)"
+                "--warmup {warmup}: covers the whole run (450 iterations)"
             )),
             "{err}"
         );
@@ -128,11 +128,11 @@ fn bad_ranges_get_clear_errors() {
         ),
         (
             "400-500",
-            "--exclude 400-500 reaches outside the run: its iterations are 0-449",
+            "--exclude 400-500: reaches outside the run: its iterations are 0-449",
         ),
         (
             "0-449",
-            "--exclude 0-449 leaves no iteration of the run (0-449)",
+            "--exclude 0-449: leaves no iteration of the run (0-449)",
         ),
         ("ten", "expected A-B with A and B iteration numbers"),
     ] {

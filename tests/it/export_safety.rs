@@ -41,7 +41,7 @@ fn an_existing_file_is_kept_without_force() {
         .success()
         .stderr("wrote seqpoints.json\n");
     let text = std::fs::read_to_string(dir.path().join("seqpoints.json")).unwrap();
-    let doc: seqpoint::output::doc::SelectDoc = serde_json::from_str(&text).unwrap();
+    let doc: seqpoint::doc::SelectDoc = serde_json::from_str(&text).unwrap();
     assert_eq!(doc.seqpoints.len(), 2);
     assert_eq!(files_in(dir.path()), ["seqpoints.json"]);
 }
@@ -279,7 +279,7 @@ fn a_read_only_file_needs_its_own_flag() {
         .assert()
         .success()
         .stderr("wrote seqpoints.json\n");
-    let doc: seqpoint::output::doc::SelectDoc =
+    let doc: seqpoint::doc::SelectDoc =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(doc.seqpoints.len(), 2);
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
@@ -499,4 +499,62 @@ fn no_command_writes_onto_its_own_input() {
         files_in(dir.path()),
         ["log.json", "measured.csv", "new.csv", "run.csv", "sp.json"]
     );
+}
+
+/// Two `--format simpoints -o s --force` at once, with different numbers of SeqPoints, many
+/// times over: each time the three files are one run's complete set (the same SeqPoints in
+/// `s.simpoints`, `s.weights` and `s.json`), never a mix of both, and both runs succeed.
+#[test]
+fn concurrent_simpoint_sets_leave_one_complete_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = |name: &str| {
+        std::fs::read_to_string(dir.path().join(name))
+            .unwrap()
+            .lines()
+            .count()
+    };
+    for round in 0..30 {
+        let children: Vec<_> = ["3", "5"]
+            .into_iter()
+            .map(|k| {
+                Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+                    .current_dir(dir.path())
+                    .env("SEQPOINT_STATUS_AFTER_MS", "600000")
+                    .args([
+                        "select",
+                        "-k",
+                        k,
+                        "--format",
+                        "simpoints",
+                        "-o",
+                        "s",
+                        "--force",
+                    ])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("s.json")).unwrap())
+                .unwrap();
+        let in_json = json["seqpoints"].as_array().unwrap().len();
+        assert!(in_json == 3 || in_json == 5, "round {round}: {in_json}");
+        assert_eq!(lines("s.simpoints"), in_json, "round {round}");
+        assert_eq!(lines("s.weights"), in_json, "round {round}");
+        assert_eq!(
+            files_in(dir.path()),
+            ["s.json", "s.simpoints", "s.weights"],
+            "round {round}"
+        );
+    }
 }

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use seqpoint::output::doc::SelectDoc;
+use seqpoint::doc::SelectDoc;
 use seqpoint::project::document::parse_select_doc;
-use seqpoint::project::measured::{parse_measured, MeasuredOptions};
+use seqpoint::runlog::measured::{parse_measured, MeasuredOptions};
 use seqpoint::runlog::{load_bytes, InputFormat, LoadOptions};
 
 // The fuzz targets' own helpers (control byte, invariants, message checks): the fuzz crate
@@ -112,7 +112,7 @@ fn an_escape_sequence_in_a_seqpoints_file_is_shown_escaped() {
     let err = parse_select_doc("seqpoints.json", hostile.as_bytes()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "seqpoints.json: not a valid 'seqpoint/1' document: unknown variant \
+        "seqpoints.json:165:39: not a valid 'seqpoint/1' document: unknown variant \
          `\\u{1b}[2Jbaseline`, expected `baseline` or `compare`"
     );
 }

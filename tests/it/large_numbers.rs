@@ -78,6 +78,7 @@ fn big_log(n: usize) -> (RunLog, i128) {
         }],
         skipped: SkippedRows::default(),
         proxy: None,
+        iteration_like: Vec::new(),
     };
     (log, exact)
 }
@@ -150,4 +151,139 @@ fn one_million_rows_keep_exact_totals() {
 #[ignore = "10M rows: about a minute in a debug build; run with --ignored or --release"]
 fn ten_million_rows_keep_exact_totals() {
     check_totals(10_000_000);
+}
+
+/// A run of 60 iterations whose iteration 7 measured `at_seven` (the rest 10-16 ms).
+fn run_with(dir: &std::path::Path, name: &str, at_seven: &str) {
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for i in 0..60 {
+        let ms = if i == 7 {
+            at_seven.to_string()
+        } else {
+            (10 + i % 7).to_string()
+        };
+        text.push_str(&format!("{i},{},{ms}\n", 5 + i % 7));
+    }
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+fn seqpoint(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = crate::common::seqpoint_in(dir).args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every number in a JSON document is finite: no `null` stands where a figure is expected.
+fn figures_finite(value: &serde_json::Value, path: &str) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, v) in map {
+                figures_finite(v, &format!("{path}.{key}"));
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                figures_finite(v, &format!("{path}[{i}]"));
+            }
+        }
+        serde_json::Value::Number(n) => assert!(n.as_f64().unwrap().is_finite(), "{path}"),
+        _ => {}
+    }
+}
+
+/// Measurements whose totals, squares or ratios would overflow are refused where they stand
+/// (file, line, column); measurements at the edge of what is accepted project finite figures.
+#[test]
+fn measurements_that_would_overflow_are_refused_with_their_place() {
+    let dir = tempfile::tempdir().unwrap();
+    run_with(dir.path(), "r.csv", "12");
+    let (code, _, stderr) = seqpoint(dir.path(), &["select", "r.csv", "-k", "3", "-o", "sp.json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    for (value, expected) in [
+        ("1e300", "expected a measurement of at most 1e30"),
+        ("1.7e308", "expected a measurement of at most 1e30"),
+        ("1e-300", "expected 0 or a measurement of at least 1e-30"),
+    ] {
+        std::fs::write(
+            dir.path().join("m.csv"),
+            format!("seqpoint,time_ms\n0,12\n1,{value}\n2,14\n"),
+        )
+        .unwrap();
+        let (code, stdout, stderr) = seqpoint(dir.path(), &["project", "sp.json", "m.csv"]);
+        assert_eq!(code, Some(1), "{value}: {stdout}");
+        assert!(
+            stderr.starts_with(&format!(
+                "error: m.csv:3:2: column 'time_ms': found \"{value}\""
+            )) && stderr.contains(expected),
+            "{value}: {stderr}"
+        );
+    }
+    // select --compare: 1e150 against 1e-300 made a speedup of inf with error 0.000.
+    run_with(dir.path(), "big.csv", "1e150");
+    run_with(dir.path(), "tiny.csv", "1e-300");
+    let (code, _, stderr) = seqpoint(dir.path(), &["select", "big.csv", "--compare", "r.csv"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.starts_with("error: big.csv:9:3: column 'time_ms'"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = seqpoint(dir.path(), &["select", "r.csv", "--compare", "tiny.csv"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.starts_with("error: tiny.csv:9:3: column 'time_ms'"),
+        "{stderr}"
+    );
+
+    // The edges themselves are read, and every figure written is finite.
+    run_with(dir.path(), "edge_big.csv", "1e30");
+    run_with(dir.path(), "edge_tiny.csv", "1e-30");
+    for args in [
+        &[
+            "select",
+            "edge_big.csv",
+            "--compare",
+            "edge_tiny.csv",
+            "-k",
+            "7",
+            "--format",
+            "json",
+        ][..],
+        &[
+            "select",
+            "edge_tiny.csv",
+            "--compare",
+            "edge_big.csv",
+            "-k",
+            "7",
+            "--format",
+            "json",
+        ],
+    ] {
+        let (code, stdout, stderr) = seqpoint(dir.path(), args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        figures_finite(&doc["projection"], "projection");
+        figures_finite(&doc["speedup"], "speedup");
+        assert!(
+            doc["speedup"]["projected"].as_f64().is_some(),
+            "{}",
+            doc["speedup"]
+        );
+    }
+    std::fs::write(
+        dir.path().join("m.csv"),
+        "seqpoint,time_ms\n0,1e30\n1,1e-30\n2,14\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = seqpoint(
+        dir.path(),
+        &["project", "sp.json", "m.csv", "--format", "json"],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    figures_finite(&doc, "report");
+    assert!(doc["metrics"][0]["speedup"].as_f64().is_some(), "{doc}");
 }

@@ -7,11 +7,12 @@
 use proptest::prelude::*;
 
 use seqpoint::binning::{objective, Binner, Method};
-use seqpoint::output::{doc::SelectDoc, json::select_document};
+use seqpoint::doc::SelectDoc;
+use seqpoint::output::json::select_document;
 use seqpoint::pick::{Pick, PickSettings, Selector};
 use seqpoint::project::document::{parse_select_doc, project_measurements, ProjectOptions};
-use seqpoint::project::measured::{Identified, Measurements, Sample};
 use seqpoint::project::{actual_totals, project};
+use seqpoint::runlog::measured::{Identified, Measurements, Sample};
 use seqpoint::runlog::{load_bytes, InputFormat, LoadOptions};
 use seqpoint::select::{BinCount, SelectOptions, Strata, TargetRule};
 use seqpoint::{run_selection, KeyGroups, RunLog};
@@ -256,7 +257,8 @@ proptest! {
                 prop_assert!(!message.chars().any(char::is_control), "{:?}", message);
                 // Only settings that are invalid for this log may fail.
                 let invalid = matches!(options.bins, BinCount::Fixed(0))
-                    || matches!(options.bins, BinCount::Target(t) if t.is_nan() || t <= 0.0)
+                    || matches!(options.bins, BinCount::Target(t) if t.is_nan() || t < 0.01)
+                    || options.max_bins == 0
                     || options.samples == 0
                     || (options.strata == Strata::Epoch && !run.epochs)
                     || matches!(options.strata, Strata::Phases(p) if p == 0 || p > log.len())

@@ -1,5 +1,6 @@
-//! The way into the tool: logs written by `examples/pytorch/seqpoint_log.py` (and the tiny
-//! example) load with the seqpoint library as they are. Skips when python3 is absent.
+//! The way into the tool: logs written by the `seqpoint_log` package (and the tiny
+//! example) load with the seqpoint library as they are. Skips, saying so, when Python is
+//! absent (fails on CI, which requires it).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,16 +12,16 @@ pub(crate) fn examples() -> PathBuf {
 }
 
 /// The Python to run the logger with: `SEQPOINT_PYTHON` (CI points it at an interpreter with
-/// torch), else python3; None, with a note, when it does not run here.
-pub(crate) fn python() -> Option<String> {
+/// torch), else python3; None, with a `SKIP` line for `test`, when it does not run here (on
+/// CI, where it is required, the test fails instead).
+pub(crate) fn python(test: &str) -> Option<String> {
     let python = std::env::var("SEQPOINT_PYTHON").unwrap_or_else(|_| "python3".to_string());
     let ok = Command::new(&python)
         .arg("--version")
         .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
+        .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("note: {python} not found; the Python logger tests are skipped");
+        crate::common::skip(test, &format!("{python} not found"));
     }
     ok.then_some(python)
 }
@@ -29,7 +30,7 @@ fn run_python(python: &str, script: &str, dir: &Path) {
     let out = Command::new(python)
         .arg("-c")
         .arg(script)
-        .env("PYTHONPATH", examples())
+        .env("PYTHONPATH", examples().join("src"))
         .current_dir(dir)
         .output()
         .unwrap();
@@ -42,7 +43,9 @@ fn run_python(python: &str, script: &str, dir: &Path) {
 
 #[test]
 fn dry_pass_and_timed_logs_load_as_run_logs() {
-    let Some(python) = python() else { return };
+    let Some(python) = python("python_logger::dry_pass_and_timed_logs_load_as_run_logs") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     // A list-based loader: 3 batches per epoch, 2 epochs; each batch a list of sequences.
     let script = r#"
@@ -95,7 +98,9 @@ with seqpoint_log.TimedLog("run.jsonl", synchronize=None, energy=None, clock=clo
 
 #[test]
 fn the_tiny_example_writes_logs_seqpoint_reads() {
-    let Some(python) = python() else { return };
+    let Some(python) = python("python_logger::the_tiny_example_writes_logs_seqpoint_reads") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(&python)
         .arg(examples().join("tiny_train.py"))
@@ -127,4 +132,82 @@ fn the_tiny_example_writes_logs_seqpoint_reads() {
     assert_eq!(run.epoch_count(), Some(2));
     assert!(run.proxy.is_none());
     assert!(run.configs[0].metrics[0].values.iter().all(|&t| t > 0.0));
+}
+
+/// Whether `python` imports torch; when it does not, a `SKIP` line for `test` (on CI, where
+/// torch is required, the test fails instead).
+fn torch_or_skip(python: &str, test: &str) -> bool {
+    let ok = Command::new(python)
+        .args(["-c", "import torch"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            !crate::common::torch_required(),
+            "{test}: torch is required here but {python} cannot import it"
+        );
+        crate::common::skip(test, &format!("{python} has no torch"));
+    }
+    ok
+}
+
+#[test]
+fn a_two_rank_torchrun_job_writes_one_log_seqpoint_reads() {
+    let name = "python_logger::a_two_rank_torchrun_job_writes_one_log_seqpoint_reads";
+    let Some(python) = python(name) else { return };
+    if !torch_or_skip(&python, name) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(&python)
+        .args([
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nnodes",
+            "1",
+            "--nproc_per_node",
+            "2",
+        ])
+        .arg(examples().join("tests/two_ranks.py"))
+        .arg(dir.path())
+        .env("PYTHONPATH", examples().join("src"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "torchrun failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let run = load_run(&path("run.jsonl"), &LoadOptions::default()).unwrap();
+    let lengths = load_run(&path("lengths.jsonl"), &LoadOptions::default()).unwrap();
+    // 64 sequences over 2 ranks in batches of 4, 2 epochs: one row per job step.
+    assert_eq!(run.len(), 16);
+    assert_eq!(
+        run.keys, lengths.keys,
+        "the dry pass saw the training's batches"
+    );
+    assert_eq!(run.metric_names(), vec!["time_ms"]);
+    // The key is the longer of the two ranks' padded lengths, kept beside it.
+    let text = std::fs::read_to_string(path("run.jsonl")).unwrap();
+    for (line, &key) in text.lines().zip(&run.keys) {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        let rank = |r: &str| row[r].as_u64().unwrap();
+        let longest = rank("rank0_seq_len").max(rank("rank1_seq_len"));
+        assert_eq!(u64::from(key), longest, "{line}");
+    }
+    // And it is a log `select` chooses from.
+    let selection = run_selection(
+        &run,
+        &SelectOptions {
+            bins: BinCount::Fixed(3),
+            ..SelectOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        selection.seqpoints.iter().map(|s| s.weight).sum::<u64>(),
+        16
+    );
 }

@@ -564,7 +564,7 @@ fn report_exclude_follows_the_neighbour_advice() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "--exclude 400-500 reaches outside the run: its iterations are 0-449",
+            "--exclude 400-500: reaches outside the run: its iterations are 0-449",
         ));
 }
 

@@ -6,10 +6,10 @@ use std::path::Path;
 use crate::common::{ch, key, press, sample_session, started, translation_session, type_text};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use seqpoint::binning::Method;
-use seqpoint::output::command::select_command;
 use seqpoint::output::json::select_json;
 use seqpoint::pick::Pick;
-use seqpoint::project::baselines::Baselines;
+use seqpoint::select::command::select_command;
+use seqpoint::select::naive::Baselines;
 use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanAsk, PlanRule, ProfilePlan};
 use seqpoint::tui::app::{Measure, Overlay, View};
 use seqpoint::tui::{self, App};
@@ -116,7 +116,7 @@ fn h_and_l_step_k_and_leave_auto_at_the_k_it_found() {
 
 #[test]
 fn a_press_at_the_prepared_table_is_answered_at_once() {
-    let session = sample_session(fixed(8, 64));
+    let session = sample_session(fixed(8, 32));
     let mut app = started(&session);
     // Optimal within the prepared DP table: no job, the new result is there right away.
     assert!(tui::press(&mut app, ch('l')).is_none());
@@ -341,6 +341,7 @@ fn help_and_command_popups_open_and_close() {
             &session.run,
             &session.load,
             &options,
+            &session.ask,
             Method::Optimal,
             Pick::NearestMean
         )
@@ -1253,7 +1254,9 @@ fn by_default_a_target_shows_the_cheapest_plan_select_gives() {
 
 #[test]
 fn plan_and_budget_commands_give_selects_plans() {
-    let session = sample_session(fixed(8, 64));
+    // K up to 32, not 64: the commands and their plans are the question, not how far the
+    // search reaches (half the plan searches an unoptimised build makes here).
+    let session = sample_session(fixed(8, 32));
     let mut app = started(&session);
     command(&mut app, "plan");
     assert!(app.settings.auto, "the plan chooses K");
@@ -1317,8 +1320,13 @@ fn export_equals_select(app: &mut App, dir: &Path, name: &str) -> String {
 #[test]
 fn exports_of_plans_are_selects_bytes() {
     let dir = tempfile::tempdir().unwrap();
-    // The default: the target's cheapest plan.
-    let session = sample_session(SelectOptions::default());
+    // The target's cheapest plan, over K up to 32 (the export records `--max-bins 32`):
+    // the bytes are the question; K up to 64 made this search 50 times longer in an
+    // unoptimised build.
+    let session = sample_session(SelectOptions {
+        max_bins: 32,
+        ..SelectOptions::default()
+    });
     let mut app = started(&session);
     let json = export_equals_select(&mut app, dir.path(), "default");
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -1342,7 +1350,13 @@ fn exports_of_plans_are_selects_bytes() {
 #[test]
 fn exclude_leaves_iterations_out_as_select_does() {
     let dir = tempfile::tempdir().unwrap();
-    let session = sample_session(SelectOptions::default());
+    // A fixed K, three samples per SeqPoint and a short error curve: the exclusion is the
+    // question, and a plan of repeated samples must leave it out as the default search's
+    // plans would, without searching every K up to 64 twice in an unoptimised build.
+    let session = sample_session(SelectOptions {
+        samples: 3,
+        ..fixed(12, 16)
+    });
     let mut app = started(&session);
     command(&mut app, "exclude 0-99");
     let next = restarted(&app);

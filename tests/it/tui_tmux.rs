@@ -2,35 +2,53 @@
 //! what `seqpoint select` writes, an export onto a loaded log is refused, Esc goes back
 //! (also when the next key arrives with it), 80x23 and 60x16 fit, Ctrl-Z and `fg` give the
 //! terminal back and take it again, and quitting, SIGTERM, SIGHUP and SIGQUIT all leave the
-//! terminal restored (main screen, cursor shown, cooked mode with echo). Skipped without
-//! tmux.
+//! terminal restored (main screen, cursor shown, cooked mode with echo). Without tmux each test
+//! says it skips; on CI, which installs tmux, it fails instead.
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_seqpoint");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_seqpoint");
 const PROMPT: &str = "sp-test$ ";
+/// How long a wait for the screen or a process may take before the test gives up: a deadline
+/// for a machine under heavy load, never a measure (a quiet machine is done in a fraction).
+pub(crate) const PATIENCE: Duration = Duration::from_secs(120);
+/// How often the screen is read while waiting: each read is one short tmux command.
+const POLL: Duration = Duration::from_millis(25);
 
-fn tmux_available() -> bool {
+/// Whether tmux runs here; when not, `test` says it skips (on CI, where `.ci/run` installs
+/// tmux, it fails instead).
+pub(crate) fn tmux_available(test: &str) -> bool {
     let found = Command::new("tmux")
         .arg("-V")
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
-        println!("note: tmux is not installed; the terminal tests were skipped");
+        crate::common::skip(&format!("tui_tmux::{test}"), "tmux not found");
+    }
+    found
+}
+
+/// Whether `/proc` describes processes (Linux); when not, `test` says it skips.
+pub(crate) fn proc_available(test: &str) -> bool {
+    let found = Path::new("/proc/self/stat").exists();
+    if !found {
+        crate::common::note(&format!("SKIP tui_tmux::{test}: no /proc"));
     }
     found
 }
 
 /// A tmux server of its own (own socket), running a plain shell in one pane.
-struct Pane {
+pub(crate) struct Pane {
     socket: PathBuf,
     _dir: tempfile::TempDir,
 }
 
 impl Pane {
-    fn start(width: u16, height: u16, cwd: &Path) -> Pane {
+    pub(crate) fn start(width: u16, height: u16, cwd: &Path) -> Pane {
         let dir = tempfile::tempdir().unwrap();
         let pane = Pane {
             socket: dir.path().join("tmux.sock"),
@@ -55,7 +73,7 @@ impl Pane {
         pane
     }
 
-    fn tmux(&self, args: &[&str]) -> String {
+    pub(crate) fn tmux(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .arg("-S")
             .arg(&self.socket)
@@ -70,29 +88,29 @@ impl Pane {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "0"];
         args.extend_from_slice(keys);
         self.tmux(&args);
     }
 
     /// Type a shell line and run it.
-    fn run(&self, line: &str) {
+    pub(crate) fn run(&self, line: &str) {
         self.tmux(&["send-keys", "-t", "0", "-l", line]);
         self.keys(&["Enter"]);
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-t", "0"])
     }
 
-    fn flag(&self, name: &str) -> String {
+    pub(crate) fn flag(&self, name: &str) -> String {
         self.tmux(&["display-message", "-p", "-t", "0", &format!("#{{{name}}}")])
             .trim()
             .to_string()
     }
 
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
@@ -100,30 +118,66 @@ impl Pane {
                 return screen;
             }
             assert!(
-                start.elapsed() < Duration::from_secs(60),
+                start.elapsed() < PATIENCE,
                 "waited for {what}; the screen is:\n{screen}"
             );
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// Wait until the program in the pane has read every byte typed so far (the terminal's
+    /// input queue is empty): what it does with them comes after, in order, before anything
+    /// sent later, such as a resize.
+    pub(crate) fn wait_until_typed_keys_are_read(&self) {
+        use std::os::fd::AsRawFd;
+        let tty = self.flag("pane_tty");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+            .open(&tty)
+            .unwrap_or_else(|e| panic!("{tty}: {e}"));
+        let start = Instant::now();
+        loop {
+            let mut waiting: libc::c_int = 0;
+            // SAFETY: FIONREAD writes one c_int through the pointer, which lives past the call.
+            let rc = unsafe { libc::ioctl(file.as_raw_fd(), libc::FIONREAD, &mut waiting) };
+            assert_eq!(rc, 0, "FIONREAD on {tty}");
+            if waiting == 0 {
+                return;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "{waiting} typed bytes still unread"
+            );
+            std::thread::sleep(POLL);
         }
     }
 
     /// After the explorer ends: main screen, cursor shown, and a shell in cooked mode.
-    fn assert_restored(&self) {
+    pub(crate) fn assert_restored(&self) {
         self.wait_for("the main screen", |_| self.flag("alternate_on") == "0");
         assert_eq!(self.flag("cursor_flag"), "1", "the cursor is visible again");
-        self.run("clear; stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo)'");
+        // Each answer line carries a mark of this call's own, made by the shell (the typed
+        // line holds `$n`, not the number): an earlier call's answer still on the screen
+        // before `clear` runs is never read as this one's. Reading a stale answer once let
+        // the next keys reach the terminal while the shell still ran stty.
+        static ASKED: AtomicUsize = AtomicUsize::new(0);
+        let n = ASKED.fetch_add(1, Ordering::Relaxed);
+        self.run(&format!(
+            "clear; n={n}; stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo)' \
+             | sed \"s/^/mode$n: /\""
+        ));
+        let mark = format!("mode{n}: ");
+        let answer = |s: &str| -> Vec<String> {
+            s.lines()
+                .filter_map(|l| l.strip_prefix(mark.as_str()))
+                .map(|l| l.trim().to_string())
+                .collect()
+        };
         // Both lines, not just the first: the pane may be read between them.
-        let screen = self.wait_for("stty's answer", |s| {
-            let ends = |word| s.lines().any(|l: &str| l.trim().ends_with(word));
-            ends("icanon") && ends("echo")
-        });
-        let modes: Vec<&str> = screen
-            .lines()
-            .map(str::trim)
-            .filter(|l| l.ends_with("icanon") || l.ends_with("echo"))
-            .collect();
+        let screen = self.wait_for("stty's answer", |s| answer(s).len() == 2);
         assert_eq!(
-            modes,
+            answer(&screen),
             ["icanon", "echo"],
             "cooked mode with echo:\n{screen}"
         );
@@ -142,7 +196,7 @@ impl Drop for Pane {
 
 #[test]
 fn keys_change_k_export_confirm_and_quit() {
-    if !tmux_available() {
+    if !tmux_available("keys_change_k_export_confirm_and_quit") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -245,7 +299,7 @@ fn launch_with_pid(pane: &Pane, dir: &Path, after: &str) -> u32 {
 
 #[test]
 fn sigterm_sighup_and_sigquit_restore_the_terminal() {
-    if !tmux_available() {
+    if !tmux_available("sigterm_sighup_and_sigquit_restore_the_terminal") {
         return;
     }
     for (signal, code) in [("TERM", 143), ("HUP", 129), ("QUIT", 131)] {
@@ -280,7 +334,9 @@ fn running(pid: u32) -> bool {
 
 #[test]
 fn a_terminal_that_hangs_up_without_sighup_still_ends_the_explorer() {
-    if !tmux_available() || !Path::new("/proc/self/stat").exists() {
+    if !tmux_available("a_terminal_that_hangs_up_without_sighup_still_ends_the_explorer")
+        || !proc_available("a_terminal_that_hangs_up_without_sighup_still_ends_the_explorer")
+    {
         return;
     }
     // The pane's first process is a plain `sh` that dies on the hang-up without passing
@@ -308,8 +364,8 @@ fn a_terminal_that_hangs_up_without_sighup_still_ends_the_explorer() {
     std::thread::sleep(Duration::from_secs(1));
     pane.tmux(&["kill-server"]);
     let start = Instant::now();
-    while running(pid) && start.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(100));
+    while running(pid) && start.elapsed() < PATIENCE {
+        std::thread::sleep(POLL);
     }
     let still = running(pid);
     if still {
@@ -323,7 +379,7 @@ fn a_terminal_that_hangs_up_without_sighup_still_ends_the_explorer() {
 
 #[test]
 fn a_load_error_reads_like_the_cli_and_never_opens_the_screen() {
-    if !tmux_available() {
+    if !tmux_available("a_load_error_reads_like_the_cli_and_never_opens_the_screen") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -409,7 +465,7 @@ fn panic_helper() {
 
 #[test]
 fn a_panic_restores_the_terminal_and_prints_its_message() {
-    if !tmux_available() {
+    if !tmux_available("a_panic_restores_the_terminal_and_prints_its_message") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -450,7 +506,7 @@ impl SelectFigures {
         let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let total = &doc["projection"][0];
         let readable =
-            |v: &serde_json::Value| seqpoint::output::numbers::readable(v.as_f64().unwrap());
+            |v: &serde_json::Value| seqpoint::text::numbers::readable(v.as_f64().unwrap());
         SelectFigures {
             iterations: doc["iterations_to_profile"].as_u64().unwrap(),
             bins: doc["selection"]["bins"].as_u64().unwrap(),
@@ -462,7 +518,7 @@ impl SelectFigures {
 
 #[test]
 fn the_default_explorer_profiles_what_select_prints() {
-    if !tmux_available() {
+    if !tmux_available("the_default_explorer_profiles_what_select_prints") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -511,7 +567,7 @@ fn copy_logs(dir: &Path) {
 
 #[test]
 fn esc_goes_back_and_the_command_line_sets_k() {
-    if !tmux_available() {
+    if !tmux_available("esc_goes_back_and_the_command_line_sets_k") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -542,7 +598,7 @@ fn esc_goes_back_and_the_command_line_sets_k() {
 
 #[test]
 fn an_export_onto_a_loaded_log_is_refused_whatever_the_answer() {
-    if !tmux_available() {
+    if !tmux_available("an_export_onto_a_loaded_log_is_refused_whatever_the_answer") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -563,6 +619,8 @@ fn an_export_onto_a_loaded_log_is_refused_whatever_the_answer() {
     assert!(!screen.contains("Overwrite?"), "{screen}");
     assert!(screen.contains("run.csv"), "{screen}");
     pane.keys(&["y", "Enter", "y"]);
+    // Read, then a moment to act on them: a write that would happen has had its chance.
+    pane.wait_until_typed_keys_are_read();
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(std::fs::read(dir.path().join("run.csv")).unwrap(), before);
     assert!(!dir.path().join("run").exists());
@@ -572,7 +630,7 @@ fn an_export_onto_a_loaded_log_is_refused_whatever_the_answer() {
 
 #[test]
 fn eighty_by_twenty_three_and_sixty_by_sixteen_fit_and_smaller_ignores_keys() {
-    if !tmux_available() {
+    if !tmux_available("eighty_by_twenty_three_and_sixty_by_sixteen_fit_and_smaller_ignores_keys") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -608,7 +666,8 @@ fn eighty_by_twenty_three_and_sixty_by_sixteen_fit_and_smaller_ignores_keys() {
     pane.tmux(&["resize-window", "-t", "0", "-x", "59", "-y", "16"]);
     pane.wait_for("the too-small message", |s| s.contains("too small"));
     pane.keys(&["Tab", "?", "l"]);
-    std::thread::sleep(Duration::from_millis(300));
+    // Read (and so handled) while the terminal is still too small: the resize comes after.
+    pane.wait_until_typed_keys_are_read();
     pane.tmux(&["resize-window", "-t", "0", "-x", "60", "-y", "16"]);
     let screen = pane.wait_for("the explorer again", |s| s.contains("Projection"));
     assert!(screen.contains(&k), "l acted while hidden:\n{screen}");
@@ -623,7 +682,7 @@ fn eighty_by_twenty_three_and_sixty_by_sixteen_fit_and_smaller_ignores_keys() {
 
 #[test]
 fn ctrl_z_and_sigtstp_give_the_terminal_back_and_fg_resumes_in_raw_mode() {
-    if !tmux_available() {
+    if !tmux_available("ctrl_z_and_sigtstp_give_the_terminal_back_and_fg_resumes_in_raw_mode") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -670,7 +729,7 @@ fn ctrl_z_and_sigtstp_give_the_terminal_back_and_fg_resumes_in_raw_mode() {
 
 #[test]
 fn a_dumb_terminal_gets_the_table_and_a_piped_log_opens_the_explorer() {
-    if !tmux_available() {
+    if !tmux_available("a_dumb_terminal_gets_the_table_and_a_piped_log_opens_the_explorer") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -701,7 +760,7 @@ fn a_dumb_terminal_gets_the_table_and_a_piped_log_opens_the_explorer() {
 
 #[test]
 fn a_locale_that_is_not_utf8_gets_ascii_borders_and_bars() {
-    if !tmux_available() {
+    if !tmux_available("a_locale_that_is_not_utf8_gets_ascii_borders_and_bars") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -718,7 +777,7 @@ fn a_locale_that_is_not_utf8_gets_ascii_borders_and_bars() {
 
 #[test]
 fn y_copies_the_command_to_the_clipboard_with_osc52() {
-    if !tmux_available() {
+    if !tmux_available("y_copies_the_command_to_the_clipboard_with_osc52") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -744,8 +803,8 @@ fn y_copies_the_command_to_the_clipboard_with_osc52() {
         if !buffers.trim().is_empty() {
             break pane.tmux(&["show-buffer"]);
         }
-        assert!(start.elapsed() < Duration::from_secs(10), "nothing copied");
-        std::thread::sleep(Duration::from_millis(100));
+        assert!(start.elapsed() < PATIENCE, "nothing copied");
+        std::thread::sleep(POLL);
     };
     assert_eq!(
         copied.trim(),
@@ -758,7 +817,11 @@ fn y_copies_the_command_to_the_clipboard_with_osc52() {
 
 #[test]
 fn resumed_in_the_background_it_leaves_the_terminal_alone_and_sigterm_ends_it() {
-    if !tmux_available() || !Path::new("/proc/self/stat").exists() {
+    if !tmux_available("resumed_in_the_background_it_leaves_the_terminal_alone_and_sigterm_ends_it")
+        || !proc_available(
+            "resumed_in_the_background_it_leaves_the_terminal_alone_and_sigterm_ends_it",
+        )
+    {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -779,8 +842,8 @@ fn resumed_in_the_background_it_leaves_the_terminal_alone_and_sigterm_ends_it() 
         .unwrap();
     assert!(killed.success());
     let start = Instant::now();
-    while running(pid) && start.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(100));
+    while running(pid) && start.elapsed() < PATIENCE {
+        std::thread::sleep(POLL);
     }
     let still = running(pid);
     if still {
@@ -795,7 +858,7 @@ fn resumed_in_the_background_it_leaves_the_terminal_alone_and_sigterm_ends_it() 
 
 #[test]
 fn a_huge_samples_plan_is_shown_and_keys_work_meanwhile() {
-    if !tmux_available() {
+    if !tmux_available("a_huge_samples_plan_is_shown_and_keys_work_meanwhile") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -134,8 +134,8 @@ fn small_layouts_keep_the_projections_numbers_first() {
     let mut app = started(&session);
     // What is shown: the plan's projection.
     let p = app.current_shown().unwrap().projection();
-    let projected = seqpoint::output::numbers::readable(p.totals[0].projected);
-    let actual = seqpoint::output::numbers::readable(p.totals[0].actual.unwrap());
+    let projected = seqpoint::text::numbers::readable(p.totals[0].projected);
+    let actual = seqpoint::text::numbers::readable(p.totals[0].actual.unwrap());
     for (w, h) in [(60, 16), (80, 23), (72, 18)] {
         let text = frame(&mut app, w, h);
         for shown in [
@@ -344,4 +344,44 @@ fn the_distribution_draws_the_kept_iterations() {
         ..fixed(4, 64)
     });
     assert_eq!(session.groups().iterations(), 450);
+}
+
+#[test]
+fn a_plan_is_on_screen_in_the_table_and_the_detail() {
+    // Three profiled iterations per SeqPoint (`--samples 3`): the table counts and lists
+    // them, and the detail names every one, as the exported plan does.
+    let session = sample_session(SelectOptions {
+        samples: 3,
+        ..fixed(6, 16)
+    });
+    let mut app = started(&session);
+    let shown = app.current_shown().unwrap().clone();
+    let plan = shown.plan.as_ref().expect("a plan");
+    let first = shown
+        .planned_iterations(&session.log, 0)
+        .expect("the plan's iterations");
+    assert_eq!(first.len(), 3);
+    assert_eq!(
+        first[0], shown.selection.seqpoints[0].iteration,
+        "its own first"
+    );
+    press(&mut app, key(KeyCode::Tab));
+    let table = frame(&mut app, 200, 40);
+    assert!(
+        table.contains(&format!(
+            "SeqPoints: 6 · {} iterations to profile",
+            plan.iterations()
+        )),
+        "{table}"
+    );
+    assert!(table.contains("samples"), "{table}");
+    let listed: Vec<String> = first.iter().map(u64::to_string).collect();
+    assert!(table.contains(&listed.join(" ")), "{table}");
+    // At 80 columns the samples column is still there (the list is named as not shown).
+    let narrow = frame(&mut app, 80, 24);
+    assert!(narrow.contains("samples"), "{narrow}");
+    press(&mut app, key(KeyCode::Enter));
+    let detail = frame(&mut app, 120, 40);
+    let named = format!("profile 3 iterations (the plan's): {}", listed.join(", "));
+    assert!(detail.contains(&named), "{detail}");
 }

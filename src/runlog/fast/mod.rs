@@ -4,7 +4,10 @@
 // Files are read in chunks at offsets, never whole, so memory holds the columns and a few
 // buffers. gzip is decompressed on one thread while another parses.
 
+mod delimited;
 mod fields;
+mod json_lines;
+mod numbers;
 #[cfg(test)]
 mod tests;
 
@@ -13,9 +16,9 @@ use std::io::Read;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 
-use self::fields::{
-    parse_delimited, parse_jsonl, BlockOut, BlockStats, IterationTrack, JsonLayout, Layout,
-};
+use self::delimited::parse_delimited;
+use self::fields::{BlockOut, BlockStats, IterationTrack, Layout};
+use self::json_lines::{parse_jsonl, JsonLayout};
 use super::columns::{wanted_names, ColumnPlan};
 use super::error::LoadError;
 use super::format::{format_from_extension, sniff_format, InputFormat};
@@ -331,6 +334,7 @@ fn finish(
         }],
         skipped: SkippedRows::default(),
         proxy: None,
+        iteration_like: plan.iteration_like,
     })
 }
 

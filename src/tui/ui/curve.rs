@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::theme::Theme;
-use crate::output::numbers::percent;
 use crate::select::CurvePoint;
+use crate::text::numbers::percent;
 use crate::tui::app::BaselineSeries;
 
 /// The y axis spans 0 to this many targets: the target sits a third of the way up, and
@@ -206,27 +206,82 @@ impl Widget for ErrorCurve<'_> {
 
         // K axis: 1, the current K, the last K.
         let labels_y = bottom + 1;
-        let last = n.to_string();
-        buf.set_string(plot_x, labels_y, "1", t.dim());
-        let last_x = plot_x + (width - last.len().min(width)) as u16;
-        buf.set_string(last_x, labels_y, &last, t.dim());
         buf.set_string(area.x, labels_y, "K", t.dim());
-        if let (Some(k), Some(column)) = (self.current_k, current_column) {
-            let mark = if k > n {
-                format!("K={k}→")
-            } else {
-                format!("▲K={k}")
-            };
-            let x = (plot_x + column as u16)
-                .min(area.right().saturating_sub(mark.chars().count() as u16));
-            buf.set_string(x, labels_y, mark, t.key());
+        let mark = self.current_k.zip(current_column);
+        let labels = k_axis_labels(width, n, mark);
+        for (offset, text, is_mark) in labels {
+            let style = if is_mark { t.key() } else { t.dim() };
+            let x = (plot_x + offset as u16).min(area.right().saturating_sub(1));
+            buf.set_string(x, labels_y, text, style);
         }
     }
+}
+
+/// The K axis's labels on a `width`-cell row: `1` at the start, the last K (`n`) at the end,
+/// and the current K's mark (`▲K=k`, or `K=k→` past the curve) at its column, as
+/// `(offset, text, is the mark)`. A label the mark would run into is left out (one cell
+/// apart at least), so that `▲K=51` never reads as `▲K=514` beside the axis end 64.
+pub fn k_axis_labels(
+    width: usize,
+    n: usize,
+    current: Option<(usize, usize)>,
+) -> Vec<(usize, String, bool)> {
+    let last = n.to_string();
+    let last_at = width.saturating_sub(last.len());
+    let mut labels = vec![(0, "1".to_string(), false), (last_at, last, false)];
+    if let Some((k, column)) = current {
+        let mark = if k > n {
+            format!("K={k}→")
+        } else {
+            format!("▲K={k}")
+        };
+        let len = mark.chars().count();
+        let at = column.min(width.saturating_sub(len));
+        let end = at + len;
+        // A label stays when a blank cell separates it from the mark.
+        labels.retain(|(offset, text, _)| {
+            let label_end = offset + text.chars().count();
+            label_end < at || *offset > end
+        });
+        labels.push((at, mark, true));
+    }
+    labels
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The row as drawn: each label written at its offset.
+    fn axis_row(width: usize, n: usize, current: Option<(usize, usize)>) -> String {
+        let mut row = vec![' '; width];
+        for (at, text, _) in k_axis_labels(width, n, current) {
+            for (i, c) in text.chars().enumerate() {
+                row[(at + i).min(width - 1)] = c;
+            }
+        }
+        row.into_iter().collect()
+    }
+
+    #[test]
+    fn the_current_k_never_runs_into_the_axis_end() {
+        // The cases the issue saw: K = 51 and 49 of 64 near the end of a 40-cell axis.
+        for (k, column) in [(51, 36), (49, 35), (58, 37), (64, 39)] {
+            let row = axis_row(40, 64, Some((k, column)));
+            let mark = format!("▲K={k}");
+            assert!(row.contains(&mark), "{row:?}");
+            // What follows the mark is blank to the end: no digit of 64 glued on.
+            let after = row.split(&mark).nth(1).unwrap();
+            assert!(after.trim().is_empty(), "{row:?}");
+        }
+        // Far from the end both ends stay, and the mark is where its column is.
+        let row = axis_row(40, 64, Some((20, 12)));
+        assert!(row.starts_with('1') && row.ends_with("64"), "{row:?}");
+        assert_eq!(row.chars().position(|c| c == '▲'), Some(12));
+        // At K = 1 the mark replaces the `1` label.
+        let row = axis_row(40, 64, Some((1, 0)));
+        assert!(row.starts_with("▲K=1 ") && row.ends_with("64"), "{row:?}");
+    }
 
     #[test]
     fn k_and_columns_round_trip() {

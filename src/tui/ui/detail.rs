@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::table::bin_text;
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::output::numbers::readable as num;
+use crate::text::numbers::readable as num;
 use crate::tui::app::{App, Overlay};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
@@ -50,10 +50,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     frame.render_widget(block, popup);
 
     let key_names = session.log.key_names.join(",");
+    // The plan's iterations for this SeqPoint, all of them: the plan profiles each.
+    let planned = shown.planned_iterations(&session.log, index);
+    let profiled = match &planned {
+        Some(planned) if planned.len() > 1 => format!(
+            "profile {} iterations (the plan's): {}",
+            planned.len(),
+            planned
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => format!("profile iteration {}", sp.iteration),
+    };
     let mut about = vec![
         Line::from(vec![
-            Span::raw("profile iteration "),
-            Span::styled(sp.iteration.to_string(), t.strong()),
+            Span::styled(profiled, t.strong()),
             Span::raw(sp.epoch.map_or(String::new(), |e| format!(" (epoch {e})"))),
             Span::raw(format!(" · {key_names} {}", key_text(&sp.key))),
         ]),
@@ -73,7 +86,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         .first()
         .cloned()
         .unwrap_or_default();
-    let alternates = if sp.alternates.is_empty() {
+    let alternates = if planned.as_ref().is_some_and(|p| p.len() > 1) {
+        // The plan profiles several already: alternates stand in for any that cannot be.
+        let rest: Vec<String> = sp
+            .alternates
+            .iter()
+            .filter(|a| !planned.as_ref().is_some_and(|p| p.contains(a)))
+            .map(u64::to_string)
+            .collect();
+        if rest.is_empty() {
+            "none beyond the plan's".to_string()
+        } else {
+            rest.join(", ")
+        }
+    } else if sp.alternates.is_empty() {
         "none (no other iteration in this bin after warm-up)".to_string()
     } else {
         sp.alternates

@@ -154,6 +154,11 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             Span::raw(format!(" {}", exporting.json_path.display())),
             Span::styled("  Esc cancels", t.dim()),
         ])
+    } else if app.building.is_some() {
+        Line::from(vec![
+            Span::styled(" ⟳ new session options", t.key()),
+            Span::styled("  last result shown meanwhile", t.dim()),
+        ])
     } else if let Some(pending) = &app.pending {
         let count = if pending.total > 0 {
             format!(" {}/{} ", pending.done, pending.total)

@@ -7,7 +7,7 @@ use ratatui::widgets::Widget;
 
 use super::distribution::{share, Distribution};
 use crate::groups::KeyGroups;
-use crate::output::numbers::readable as num;
+use crate::text::numbers::readable as num;
 use crate::tui::app::Measure;
 
 const EIGHTHS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];

@@ -23,7 +23,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
-use crate::output::numbers::percent;
+use crate::text::numbers::percent;
 use crate::tui::app::{App, Measure, Overlay, View};
 use curve::ErrorCurve;
 use distribution::Distribution;

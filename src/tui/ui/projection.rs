@@ -9,12 +9,12 @@ use ratatui::Frame;
 use super::cut_line;
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::output::numbers::readable;
 use crate::output::table::{cost_line, plan_shortfall, rule_text};
 use crate::project::Projection;
 use crate::runlog::ConfigRole;
 use crate::select::plan::{PlanRule, ProfilePlan};
 use crate::select::{Advice, MoreBins, Selection, TargetRule};
+use crate::text::numbers::readable;
 use crate::tui::app::{App, Shown};
 
 /// A percentage for the table, flagged with `!` when over the target.

@@ -8,8 +8,8 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::output::numbers::readable;
 use crate::pick::SeqPoint;
+use crate::text::numbers::readable;
 use crate::tui::app::App;
 
 const SPACING: u16 = 2;
@@ -60,21 +60,26 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let names = session.log.metric_names();
     let compare = session.log.configs.len() > 1;
 
+    let plan = shown.plan.is_some();
     let mut header: Vec<String> = vec!["id".into()];
     if strata {
         header.push("stratum".into());
     }
-    header.extend([
-        "iteration".into(),
-        session.log.key_names.join(","),
-        "bin".into(),
-    ]);
+    header.push("iteration".into());
+    if plan {
+        // The plan's count per SeqPoint, early enough to be seen at any width.
+        header.push("samples".into());
+    }
+    header.extend([session.log.key_names.join(","), "bin".into()]);
     header.extend(["weight".into(), "share %".into()]);
     for n in &names {
         header.push(n.clone());
         if compare {
             header.push(format!("{n} cmp"));
         }
+    }
+    if plan {
+        header.push("iterations to profile".into());
     }
     let order = app.row_order();
     let rows: Vec<Vec<String>> = order
@@ -85,8 +90,12 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             if let Some(s) = sp.stratum {
                 cells.push(session.strata.names[s].clone());
             }
+            cells.push(sp.iteration.to_string());
+            let planned = shown.planned_iterations(&session.log, sp.id);
+            if let Some(planned) = &planned {
+                cells.push(planned.len().to_string());
+            }
             cells.extend([
-                sp.iteration.to_string(),
                 key_text(&sp.key),
                 bin_text(sp),
                 sp.weight.to_string(),
@@ -96,6 +105,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
                 for values in &sp.values {
                     cells.push(readable(values[m]));
                 }
+            }
+            if let Some(planned) = planned {
+                let listed: Vec<String> = planned.iter().map(u64::to_string).collect();
+                cells.push(listed.join(" "));
             }
             cells
         })
@@ -140,11 +153,18 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             .map(|(c, h)| Cell::from(right(h.clone(), width_of(c)))),
     )
     .style(t.strong());
+    // With a plan the table says both counts: the header's "plan N iterations" is its sum.
+    let counted = if plan {
+        format!(
+            " SeqPoints: {} · {} iterations to profile ",
+            seqpoints.len(),
+            shown.iterations()
+        )
+    } else {
+        format!(" SeqPoints: {} to profile ", seqpoints.len())
+    };
     let title = Line::from(vec![
-        Span::styled(
-            format!(" SeqPoints: {} to profile ", seqpoints.len()),
-            t.title(),
-        ),
+        Span::styled(counted, t.title()),
         Span::styled(format!("(weights sum to {total}) "), t.dim()),
         Span::styled(
             format!("· order {} (o) · / find ", app.sort.name()),

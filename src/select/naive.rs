@@ -7,50 +7,16 @@
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
 
 use crate::project::actual_totals;
 use crate::rows::RowRanges;
-use crate::runlog::{ConfigRole, RunLog};
+use crate::runlog::RunLog;
 use crate::stats::percent_error;
+
+pub use crate::doc::{Baseline, BaselineError};
 
 /// Seeded draws behind the random baseline.
 pub const RANDOM_DRAWS: u32 = 100;
-
-/// A baseline's error on one configuration and metric (or on the speedup, `config` absent).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BaselineError {
-    pub metric: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config: Option<ConfigRole>,
-    /// Percent error (for random draws: the mean absolute error over the draws).
-    pub error_pct: f64,
-    /// For random draws: the worst absolute error over the draws.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub worst_error_pct: Option<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Baseline {
-    /// `first-n`, `random`, `systematic` or `median-sl`.
-    pub method: String,
-    /// Profiled iterations.
-    pub iterations: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub draws: Option<u32>,
-    pub errors: Vec<BaselineError>,
-    pub speedup_errors: Vec<BaselineError>,
-}
-
-impl Baseline {
-    /// The largest error over configurations and metrics (worst draw for random).
-    pub fn worst_error_pct(&self) -> f64 {
-        self.errors
-            .iter()
-            .map(|e| e.worst_error_pct.unwrap_or(e.error_pct))
-            .fold(0.0, f64::max)
-    }
-}
 
 /// Errors of projecting from `rows`: `[config][metric]` and `[metric]` for the speedup.
 fn errors_of(
@@ -477,7 +443,7 @@ pub fn all_baselines(log: &RunLog, n: usize, warmup: u64, seed: u64) -> Vec<Base
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+    use crate::runlog::{load_bytes, ConfigRole, InputFormat, LoadOptions};
 
     fn log(text: &str, compare: Option<&str>) -> RunLog {
         let mut log = crate::runlog::test_log(text);

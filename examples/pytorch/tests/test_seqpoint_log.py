@@ -4,14 +4,13 @@ No torch is needed: batches are lists of sequences or objects with a ``.shape``.
 """
 
 import json
-import os
+import subprocess
 import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import seqpoint_log  # noqa: E402
+import seqpoint_log
+from conftest import SRC, without_torch_env
 
 
 def read_lines(path):
@@ -27,15 +26,13 @@ class Shaped:
 
 
 def test_module_does_not_import_torch():
-    # Imported afresh in a new interpreter, the module must not pull torch in.
-    import subprocess
-
-    here = os.path.dirname(os.path.abspath(__file__))
+    # Imported afresh in a new interpreter, the package (all of it) must not pull torch in.
     code = (
-        "import sys; sys.path.insert(0, %r); import seqpoint_log; "
-        "print('torch' in sys.modules)" % here
+        "import sys, seqpoint_log, seqpoint_log.hf, seqpoint_log.lightning; "
+        "print('torch' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=without_torch_env())
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
 

@@ -10,12 +10,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::output::doc::SelectDoc;
+use crate::doc::SelectDoc;
 use crate::runlog::columns::{
     check_header_unambiguous, column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES,
 };
 use crate::runlog::error::printable;
-use crate::runlog::input::{read_input, shown_path};
+use crate::runlog::input::{input_name, read_input};
 use crate::runlog::jsonl::JsonlTable;
 use crate::runlog::parse::{
     check_quotes, csv_error, csv_error_text, delimited_records, header_names, is_blank,
@@ -206,7 +206,7 @@ struct Columns {
 fn find(header: &[String], names: &[&str]) -> Option<usize> {
     names
         .iter()
-        .find_map(|n| header.iter().position(|h| h.trim().eq_ignore_ascii_case(n)))
+        .find_map(|n| header.iter().position(|h| super::columns::same_name(h, n)))
 }
 
 /// The names a key column of the document is looked up by: its aliases for the default key.
@@ -336,8 +336,12 @@ pub fn read_measured(
     doc: &SelectDoc,
     options: &MeasuredOptions,
 ) -> Result<Measurements, LoadError> {
-    let (bytes, format) = read_input(path, options.format, &options.limits)?;
-    parse_measured(shown_path(path), &bytes, format, doc, options)
+    // The start of a stream is parsed as it arrives: a wrong header is an error at once.
+    let probe = |name: &str, lines: &[u8], format| {
+        parse_measured(name, lines, format, doc, options).map(|_| ())
+    };
+    let (bytes, format) = read_input(path, options.format, &options.limits, &probe)?;
+    parse_measured(input_name(path), &bytes, format, doc, options)
 }
 
 /// A row's fields by column, and where a column sits on the row's line (for messages).

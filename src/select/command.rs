@@ -4,6 +4,12 @@
 use crate::binning::Method;
 use crate::pick::Pick;
 use crate::runlog::{InputFormat, LoadOptions};
+use crate::select::plan::PlanAsk;
+use crate::select::vocabulary::{
+    Opt, BINS, BUDGET, COMPARE, COST, EXCLUDE, INPUT_FORMAT, KEY, MAX_BINS, MAX_INPUT, MAX_LINE,
+    MAX_MEMORY, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED, SKIP_BAD, STRATA, TARGET_BY,
+    TARGET_ERROR, WARMUP,
+};
 use crate::select::{BinCount, SelectOptions, Strata, TargetRule, DEFAULT_MAX_BINS};
 
 /// Quote an argument for a POSIX shell only when it needs it.
@@ -16,32 +22,60 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
-/// The command line that reproduces `options` on `run`. Sample runs are named by their
-/// `sample:` names, which the CLI also accepts. Defaults are left out.
+/// A `seqpoint select` command line being written, each option spelt as the vocabulary
+/// spells it, so that every command the tool prints is one `select` accepts.
+#[derive(Debug, Clone)]
+pub struct CommandLine {
+    words: Vec<String>,
+}
+
+impl CommandLine {
+    /// `seqpoint select RUN`.
+    pub fn select(run: &str) -> Self {
+        CommandLine {
+            words: vec!["seqpoint".into(), "select".into(), shell_word(run)],
+        }
+    }
+
+    /// `--flag value`, the value quoted for a shell where it needs it.
+    pub fn option(&mut self, option: Opt, value: impl ToString) -> &mut Self {
+        self.words.push(format!("--{}", option.flag));
+        self.words.push(shell_word(&value.to_string()));
+        self
+    }
+
+    /// `--flag` of a switch.
+    pub fn switch(&mut self, option: Opt) -> &mut Self {
+        self.words.push(format!("--{}", option.flag));
+        self
+    }
+
+    /// The command as one line.
+    pub fn text(&self) -> String {
+        self.words.join(" ")
+    }
+}
+
+/// The command line that reproduces `options` and the profiling asked for (`ask`) on `run`.
+/// Sample runs are named by their `sample:` names, which the CLI also accepts. Defaults are
+/// left out.
 pub fn select_command(
     run: &str,
     load: &LoadOptions,
     options: &SelectOptions,
+    ask: &PlanAsk,
     method: Method,
     pick: Pick,
 ) -> String {
-    let mut words = vec![
-        "seqpoint".to_string(),
-        "select".to_string(),
-        shell_word(run),
-    ];
-    let mut flag = |name: &str, value: String| {
-        words.push(name.to_string());
-        words.push(shell_word(&value));
-    };
+    let mut line = CommandLine::select(run);
     if let Some(compare) = &load.compare {
-        flag("--compare", compare.clone());
+        line.option(COMPARE, compare);
     }
     if !load.key.is_empty() {
-        flag("--key", load.key.join(","));
+        line.option(KEY, load.key.join(","));
     }
     for metric in &load.metrics {
-        flag("--metric", metric.clone());
+        line.option(METRIC, metric);
     }
     if let Some(format) = load.format {
         let name = match format {
@@ -49,55 +83,67 @@ pub fn select_command(
             InputFormat::Tsv => "tsv",
             InputFormat::Jsonl => "jsonl",
         };
-        flag("--input-format", name.into());
+        line.option(INPUT_FORMAT, name);
     }
     match options.bins {
-        BinCount::Fixed(k) => flag("--bins", k.to_string()),
+        BinCount::Fixed(k) => line.option(BINS, k),
         BinCount::Target(t) => {
-            flag("--target-error", t.to_string());
+            line.option(TARGET_ERROR, t);
             if options.target_by == TargetRule::Measured {
-                flag("--target-by", "measured".into());
+                line.option(TARGET_BY, "measured");
             }
             if options.max_bins != DEFAULT_MAX_BINS {
-                flag("--max-bins", options.max_bins.to_string());
+                line.option(MAX_BINS, options.max_bins);
             }
+            &mut line
         }
-    }
-    flag("--method", method.name().to_string());
-    flag("--pick", pick.name().to_string());
+    };
+    line.option(METHOD, method.name());
+    line.option(PICK, pick.name());
     if options.warmup > 0 {
-        flag("--warmup", options.warmup.to_string());
+        line.option(WARMUP, options.warmup);
     }
     for range in options.exclude.texts() {
-        flag("--exclude", range);
+        line.option(EXCLUDE, range);
     }
     if options.seed != 0 {
-        flag("--seed", options.seed.to_string());
+        line.option(SEED, options.seed);
     }
     if options.samples != 1 {
-        flag("--samples", options.samples.to_string());
+        line.option(SAMPLES, options.samples);
     }
     if options.strata != Strata::None {
-        flag("--strata", options.strata.to_string());
+        line.option(STRATA, options.strata);
     }
     if load.cost != crate::runlog::cost::Cost::Linear {
-        flag("--cost", load.cost.to_string());
+        line.option(COST, load.cost);
     }
     let limits = &load.limits;
     let defaults = crate::runlog::InputLimits::default();
     if limits.max_line != defaults.max_line {
-        flag("--max-line", limits.max_line.to_string());
+        line.option(MAX_LINE, limits.max_line);
     }
     if limits.max_input != defaults.max_input {
-        flag("--max-input", limits.max_input.to_string());
+        line.option(MAX_INPUT, limits.max_input);
     }
     if let Some(memory) = limits.max_memory {
-        flag("--max-memory", memory.to_string());
+        line.option(MAX_MEMORY, memory);
     }
     if load.skip_bad {
-        words.push("--skip-bad".into());
+        line.switch(SKIP_BAD);
     }
-    words.join(" ")
+    // What the options cannot say: `--samples 1` forces one per SeqPoint where a plan would
+    // be made; a plan or a budget asked for.
+    if ask.samples == Some(1) {
+        line.option(SAMPLES, 1);
+    }
+    if ask.plan {
+        line.switch(PLAN);
+    }
+    if let Some(budget) = ask.budget {
+        line.option(BUDGET, budget);
+    }
+    line.text()
 }
 
 #[cfg(test)]
@@ -123,7 +169,7 @@ mod tests {
             ..SelectOptions::default()
         };
         assert_eq!(
-            select_command("a.csv", &load, &options, Method::Quantile, Pick::Median),
+            select_command("a.csv", &load, &options, &PlanAsk::default(), Method::Quantile, Pick::Median),
             "seqpoint select a.csv --compare b.csv --bins 12 --method quantile --pick median --warmup 5"
         );
         // How the log was read is part of reproducing it.
@@ -133,7 +179,14 @@ mod tests {
             ..LoadOptions::default()
         };
         assert_eq!(
-            select_command("a.txt", &load, &options, Method::Optimal, Pick::NearestMean),
+            select_command(
+                "a.txt",
+                &load,
+                &options,
+                &PlanAsk::default(),
+                Method::Optimal,
+                Pick::NearestMean
+            ),
             "seqpoint select a.txt --input-format tsv --bins 12 --method optimal \
              --pick nearest-mean --warmup 5 --skip-bad"
         );
@@ -147,7 +200,14 @@ mod tests {
             ..LoadOptions::default()
         };
         assert_eq!(
-            select_command("a.csv", &load, &options, Method::Optimal, Pick::Median),
+            select_command(
+                "a.csv",
+                &load,
+                &options,
+                &PlanAsk::default(),
+                Method::Optimal,
+                Pick::Median
+            ),
             "seqpoint select a.csv --bins 12 --method optimal --pick median --warmup 5 \
              --max-line 4194304 --max-memory 1073741824"
         );

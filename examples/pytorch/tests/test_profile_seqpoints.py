@@ -16,10 +16,8 @@ import warnings
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import seqpoint_log  # noqa: E402
+import seqpoint_log
+from conftest import import_torch, without_torch_env
 
 
 def seqpoints_doc(points, plan=None):
@@ -76,7 +74,8 @@ def test_list_is_the_seqpoints_or_the_plan(tmp_path):
     )
     assert planned.iterations == [7, 12, 40, 90]
     assert planned.seqpoint_of[12] == 0 and planned.seqpoint_of[90] == 1
-    assert planned.trace_name(12) == "seqpoint-0-iter12.json"
+    assert planned.trace_name(12) == "seqpoint-0-iter12.pt.trace.json"
+    assert planned.trace_name(12, rank=1) == "seqpoint-0-iter12-rank1.pt.trace.json"
     assert planned.range_name(90) == "seqpoint 1 iter 90"
 
 
@@ -141,14 +140,15 @@ def test_schedule_maps_the_list_to_profiler_actions(stand_in_torch):
 def test_importing_and_plain_timing_need_no_torch(tmp_path):
     doc = write_doc(tmp_path, seqpoints_doc([(0, 1)]))
     code = (
-        "import sys; sys.path.insert(0, %r); import seqpoint_log\n"
+        "import sys, seqpoint_log\n"
         "with seqpoint_log.profile_seqpoints(%r, %r) as p:\n"
         "    for _ in range(3):\n"
         "        with p.step(): pass\n"
         "print('torch' in sys.modules, p.uses_torch_profiler, sorted(p.measured))"
-        % (HERE, str(doc), str(tmp_path / "profiles"))
+        % (str(doc), str(tmp_path / "profiles"))
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=without_torch_env())
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False False [1]"
 
@@ -256,7 +256,7 @@ def test_outputs_are_never_overwritten_unless_asked(tmp_path):
 
 
 def test_real_torch_profiler_writes_one_trace_per_listed_iteration(tmp_path):
-    torch = pytest.importorskip("torch")
+    torch = import_torch()
     doc = write_doc(tmp_path, seqpoints_doc([(0, 3), (1, 4), (2, 8)], plan=[(3, 0), (4, 1),
                                                                              (8, 2), (0, 2)]))
     out = tmp_path / "profiles"
@@ -268,11 +268,11 @@ def test_real_torch_profiler_writes_one_trace_per_listed_iteration(tmp_path):
                 with torch.profiler.record_function(f"work {step}"):
                     (x @ x).sum()
     expected = {0: 2, 3: 0, 4: 1, 8: 2}
-    names = sorted(f"seqpoint-{sp}-iter{it}.json" for it, sp in expected.items())
+    names = sorted(f"seqpoint-{sp}-iter{it}.pt.trace.json" for it, sp in expected.items())
     assert sorted(os.listdir(out)) == sorted(names + ["measured.csv"])
     assert sorted(prof.trace_files) == sorted(str(out / n) for n in names)
     for iteration, seqpoint in expected.items():
-        trace = json.loads((out / f"seqpoint-{seqpoint}-iter{iteration}.json").read_text())
+        trace = json.loads((out / f"seqpoint-{seqpoint}-iter{iteration}.pt.trace.json").read_text())
         labels = {e.get("name") for e in trace["traceEvents"]}
         # The trace holds that iteration's work and no other iteration's.
         assert f"work {iteration}" in labels

@@ -1,11 +1,75 @@
-//! The documents seqpoint writes and reads back, fully typed: `seqpoint/1` (a selection),
-//! `seqpoint-projection/1` (what `project` found) and `seqpoint-report/1` (the checks).
+//! The documents seqpoint writes and reads back, fully typed: `seqpoint/1` (a selection) and
+//! `seqpoint-projection/1` (what `project` found); `report::document` holds the third. Plain
+//! data low in the crate, so readers (`runlog::measured`) and writers alike can use them.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::report::Finding;
-use crate::runlog::ConfigRole;
+/// Which configuration a metric was measured on: the run log itself, or `--compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfigRole {
+    Baseline,
+    Compare,
+}
+
+impl ConfigRole {
+    pub fn name(self) -> &'static str {
+        match self {
+            ConfigRole::Baseline => "baseline",
+            ConfigRole::Compare => "compare",
+        }
+    }
+}
+
+/// One stratum of a selection: its K and how well its own SeqPoints project it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StratumOutcome {
+    pub name: String,
+    pub iterations: u64,
+    pub k: usize,
+    /// Whether this stratum's own projection meets the target (always true with fixed K). The
+    /// error target applies to the whole run, so a stratum may miss it while the run meets it.
+    pub met: bool,
+    /// This stratum's own worst error and 95% half-width, against its own totals, in percent.
+    pub worst_error_pct: f64,
+    pub worst_half_width_pct: f64,
+}
+
+/// A baseline's error on one configuration and metric (or on the speedup, `config` absent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaselineError {
+    pub metric: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<ConfigRole>,
+    /// Percent error (for random draws: the mean absolute error over the draws).
+    pub error_pct: f64,
+    /// For random draws: the worst absolute error over the draws.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worst_error_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Baseline {
+    /// `first-n`, `random`, `systematic` or `median-sl`.
+    pub method: String,
+    /// Profiled iterations.
+    pub iterations: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draws: Option<u32>,
+    pub errors: Vec<BaselineError>,
+    pub speedup_errors: Vec<BaselineError>,
+}
+
+impl Baseline {
+    /// The largest error over configurations and metrics (worst draw for random).
+    pub fn worst_error_pct(&self) -> f64 {
+        self.errors
+            .iter()
+            .map(|e| e.worst_error_pct.unwrap_or(e.error_pct))
+            .fold(0.0, f64::max)
+    }
+}
 
 pub const SCHEMA: &str = "seqpoint/1";
 
@@ -26,6 +90,13 @@ pub struct InputDoc {
     pub unique_keys: u64,
     pub metrics: Vec<String>,
     pub compare: Option<String>,
+    /// The log had no iteration column, so iterations are row numbers (0, 1, ...), and these
+    /// columns looked like one (`global_step`); absent when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iteration_like: Vec<String>,
+    /// Rows `--skip-bad` left out of the log (absent when none were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped_rows: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,10 +125,10 @@ pub struct SelectionDoc {
     pub advice: Option<String>,
     /// Each stratum's name, iterations, K and own figures (empty without --strata).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub per_stratum: Vec<crate::select::StratumOutcome>,
+    pub per_stratum: Vec<StratumOutcome>,
 }
 
-fn is_zero(n: &u64) -> bool {
+pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
@@ -103,6 +174,10 @@ pub struct SeqPointDoc {
     pub weight: u64,
     pub bin: BinRange,
     pub alternates: Vec<u64>,
+    /// The baseline's logged values at each alternate, by metric, in `alternates`' order:
+    /// what pairs a measured alternate with the baseline (`project`'s ratio estimate).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub alternate_metrics: BTreeMap<String, Vec<f64>>,
     /// The SeqPoint's own iteration's values, by metric.
     pub metrics: BTreeMap<String, f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -141,7 +216,7 @@ pub struct SelectDoc {
     pub plan: Option<PlanDoc>,
     /// Naive ways to pick the same number of iterations, and their errors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub baselines: Vec<crate::project::baselines::Baseline>,
+    pub baselines: Vec<Baseline>,
 }
 
 impl SelectionDoc {
@@ -256,6 +331,11 @@ pub struct MetricProjection {
     pub ratio: String,
     pub missing_bins: Vec<MissingBin>,
     pub missing_share: f64,
+    /// `ratio`: every measured iteration paired with its logged baseline value, the new total
+    /// is the ratio estimate on the baseline (`project::ratio`); `design` otherwise (absent
+    /// in files from before the ratio estimate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<String>,
     /// Measured rows used and SeqPoints measured.
     pub samples: u64,
     pub measured_seqpoints: u64,
@@ -275,33 +355,43 @@ pub struct ProjectionReport {
     /// `--exclude`'s merged ranges, whose measured rows were left out (absent when none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
-    pub metrics: Vec<MetricProjection>,
-}
-
-pub const REPORT_SCHEMA: &str = "seqpoint-report/1";
-
-/// The input a report was made on, as recorded in its JSON.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReportInput {
-    pub path: String,
-    pub compare: Option<String>,
-    /// Iterations checked: the log's rows less the excluded ones.
-    pub iterations: u64,
-    /// Rows of the log left out by `--exclude` (0, and not written, without it).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub excluded_iterations: u64,
-    /// The `--exclude` ranges, merged, as "A-B" (not written without them).
+    /// Every measurement file, when there were several (`measured` then names the first).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub exclude: Vec<String>,
-    pub epochs: Option<u32>,
-    pub key: Vec<String>,
-    pub metrics: Vec<String>,
+    pub measured_files: Vec<String>,
+    pub metrics: Vec<MetricProjection>,
+    /// `--target-error`'s verdict on every projected figure, and the top-up where unmet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<TargetDoc>,
 }
 
-/// The `seqpoint-report/1` JSON document.
+/// Whether every projected figure (each metric's new total and speedup) is within the error
+/// target at 95%, and which iterations, not yet measured, are expected to meet it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReportDoc {
-    pub schema: String,
-    pub input: ReportInput,
-    pub findings: Vec<Finding>,
+pub struct TargetDoc {
+    pub target_error_pct: f64,
+    /// Met now, by the measurements given.
+    pub met: bool,
+    /// Each figure judged and its 95% half-width now, in percent.
+    pub figures: Vec<TargetFigureDoc>,
+    /// The iterations to measure next (empty when met).
+    pub top_up: Vec<TopUpRow>,
+    /// Whether the top-up is expected to meet the target, from the noise measured so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_met: Option<bool>,
+    /// Why the top-up is not expected to meet it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetFigureDoc {
+    pub figure: String,
+    pub half_width_pct: f64,
+}
+
+/// One iteration to measure next, as `profile_seqpoints` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopUpRow {
+    pub iteration: u64,
+    pub seqpoint: usize,
 }

@@ -1,0 +1,266 @@
+//! `project --target-error`: whether every projected figure (each metric's new total and its
+//! speedup) meets the error target, and where it does not, the fewest iterations not yet
+//! measured that are expected to meet it (the top-up), from the noise measured so far.
+//!
+//! Each figure's variance is `sum_b a_b / s_b + rest` (`estimate::VarianceParts`) with `s_b`
+//! the distinct iterations measured for SeqPoint `b`; the measured ones are spent, so the
+//! search starts from them and adds one iteration at a time where it removes the most of what
+//! is still over the target, summed over the figures not yet met (relative to each figure's
+//! allowed variance). That is the greedy optimum of a separable convex allocation, the
+//! STEM/Neyman idea with sunk samples. Only iterations the SeqPoints file lists for a SeqPoint
+//! (its own, its alternates and its plan rows: iterations of its picked key, or of the bin's
+//! next-best keys) are candidates, as the design the interval describes profiles those.
+
+use std::collections::{BTreeSet, HashSet};
+
+use crate::doc::{SelectDoc, TargetDoc, TopUpRow};
+use crate::estimate::VarianceParts;
+use crate::runlog::measured::Measurements;
+use crate::stats::{meets_target, variance_of_half_width};
+
+/// One projected figure as the target judges it: its value and variance parts (what more
+/// samples would do), and the half-width the report prints for it now.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// "time_ms total" or "time_ms speedup": how the verdict names it.
+    pub name: String,
+    pub parts: VarianceParts,
+    pub half_width_pct: f64,
+}
+
+/// The iterations a SeqPoint may be measured at, in the order they are taken: its own, its
+/// plan rows, then its alternates (the document's order), each once.
+pub fn candidates(doc: &SelectDoc, seqpoint: usize) -> Vec<u64> {
+    let sp = &doc.seqpoints[seqpoint];
+    let planned = doc
+        .plan
+        .iter()
+        .flat_map(|p| p.profile.iter())
+        .filter(|row| row.seqpoint == sp.id)
+        .map(|row| row.iteration);
+    let mut seen = HashSet::new();
+    std::iter::once(sp.iteration)
+        .chain(planned)
+        .chain(sp.alternates.iter().copied())
+        .filter(|it| seen.insert(*it))
+        .collect()
+}
+
+/// The iterations already measured for each SeqPoint. A file that names no iteration (rows by
+/// SeqPoint id or key) measured as many distinct iterations as `distinct_iterations` counts,
+/// taken as the first candidates.
+fn measured_iterations(doc: &SelectDoc, measured: &Measurements) -> Vec<BTreeSet<u64>> {
+    (0..doc.seqpoints.len())
+        .map(|b| {
+            let samples = &measured.samples[b];
+            if samples.iter().all(|s| s.iteration.is_some()) {
+                samples.iter().filter_map(|s| s.iteration).collect()
+            } else {
+                let n = measured.distinct_iterations(b);
+                candidates(doc, b).into_iter().take(n).collect()
+            }
+        })
+        .collect()
+}
+
+/// The verdict on `figures` at `target_pct`, with the top-up where it is not met. `figures`
+/// come from the SeqPoints measured; SeqPoints not measured at all (`--allow-missing`) are
+/// listed first in the top-up (their own iteration), as no figure is whole without them.
+pub fn judge(
+    doc: &SelectDoc,
+    measured: &Measurements,
+    figures: &[Figure],
+    target_pct: f64,
+) -> TargetDoc {
+    let met_now = figures
+        .iter()
+        .all(|f| meets_target(f.half_width_pct, target_pct));
+    let done = measured_iterations(doc, measured);
+    let lists: Vec<Vec<u64>> = (0..doc.seqpoints.len())
+        .map(|b| candidates(doc, b))
+        .collect();
+    let missing: Vec<usize> = (0..doc.seqpoints.len())
+        .filter(|&b| done[b].is_empty())
+        .collect();
+    let mut top_up: Vec<TopUpRow> = missing
+        .iter()
+        .map(|&b| TopUpRow {
+            iteration: doc.seqpoints[b].iteration,
+            seqpoint: doc.seqpoints[b].id,
+        })
+        .collect();
+    if met_now && missing.is_empty() {
+        return TargetDoc {
+            target_error_pct: target_pct,
+            met: true,
+            figures: figure_docs(figures),
+            top_up: Vec::new(),
+            expected_met: Some(true),
+            reason: None,
+        };
+    }
+    // The bins the figures describe: the measured SeqPoints, in the document's order.
+    let measured_bins: Vec<usize> = (0..doc.seqpoints.len())
+        .filter(|&b| !done[b].is_empty())
+        .collect();
+    let have: Vec<u64> = measured_bins
+        .iter()
+        .map(|&b| done[b].len() as u64)
+        .collect();
+    let caps: Vec<u64> = measured_bins
+        .iter()
+        .map(|&b| {
+            let unmeasured = lists[b].iter().filter(|it| !done[b].contains(it)).count();
+            done[b].len() as u64 + unmeasured as u64
+        })
+        .collect();
+    let (samples, reason) = fewest_more(figures, &have, &caps, target_pct);
+    for ((&b, &now), &want) in measured_bins.iter().zip(&have).zip(&samples) {
+        let extra = (want - now) as usize;
+        top_up.extend(
+            lists[b]
+                .iter()
+                .filter(|it| !done[b].contains(it))
+                .take(extra)
+                .map(|&iteration| TopUpRow {
+                    iteration,
+                    seqpoint: doc.seqpoints[b].id,
+                }),
+        );
+    }
+    TargetDoc {
+        target_error_pct: target_pct,
+        met: met_now && missing.is_empty(),
+        figures: figure_docs(figures),
+        expected_met: Some(reason.is_none()),
+        reason,
+        top_up,
+    }
+}
+
+fn figure_docs(figures: &[Figure]) -> Vec<crate::doc::TargetFigureDoc> {
+    figures
+        .iter()
+        .map(|f| crate::doc::TargetFigureDoc {
+            figure: f.name.clone(),
+            half_width_pct: f.half_width_pct,
+        })
+        .collect()
+}
+
+/// From `have[b]` distinct iterations per bin, one more where it removes the largest share of
+/// what is still over the target (over the figures not yet expected to meet it), up to
+/// `caps[b]`, until every figure is expected to meet it. The samples reached, and why not
+/// when the caps stop it first (naming the figure still over).
+pub fn fewest_more(
+    figures: &[Figure],
+    have: &[u64],
+    caps: &[u64],
+    target_pct: f64,
+) -> (Vec<u64>, Option<String>) {
+    let mut samples: Vec<u64> = have.iter().map(|&h| h.max(1)).collect();
+    let allowed: Vec<f64> = figures
+        .iter()
+        .map(|f| variance_of_half_width(target_pct / 100.0 * f.parts.value.abs()))
+        .collect();
+    let over = |samples: &[u64]| -> Vec<usize> {
+        (0..figures.len())
+            .filter(|&f| figures[f].parts.variance(samples) > allowed[f] * (1.0 + 1e-9))
+            .collect()
+    };
+    loop {
+        let unmet = over(&samples);
+        let Some(&first) = unmet.first() else {
+            return (samples, None);
+        };
+        let gain = |b: usize| -> f64 {
+            let s = samples[b] as f64;
+            unmet
+                .iter()
+                .map(|&f| figures[f].parts.per_sample[b].max(0.0) / (s * (s + 1.0)) / allowed[f])
+                .sum()
+        };
+        let next = (0..samples.len())
+            .filter(|&b| samples[b] < caps[b])
+            .max_by(|&a, &b| gain(a).total_cmp(&gain(b)).then(b.cmp(&a)));
+        match next {
+            Some(b) if gain(b) > 0.0 => samples[b] += 1,
+            _ => {
+                return (
+                    samples,
+                    Some(format!(
+                        "{} cannot reach ±{target_pct}% with the iterations the SeqPoints \
+                         file lists (up to {} per SeqPoint, all of them counted)",
+                        figures[first].name,
+                        caps.iter().max().copied().unwrap_or(1)
+                    )),
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{half_width_pct, Z95};
+
+    fn figure(value: f64, per_sample: Vec<f64>, rest: f64) -> Figure {
+        let parts = VarianceParts {
+            value,
+            per_sample,
+            rest,
+            bias: 0.0,
+        };
+        let ones = vec![1; parts.per_sample.len()];
+        Figure {
+            name: "t total".into(),
+            half_width_pct: half_width_pct(value, parts.variance(&ones)),
+            parts,
+        }
+    }
+
+    #[test]
+    fn one_bin_needs_the_textbook_count() {
+        // Variance a / s with a = 100: the half-width Z95 sqrt(100 / s) of a total 1000 is
+        // within 1% (10) when s >= 100 Z95^2 / 100 = 3.84..., so 4 samples.
+        let f = figure(1000.0, vec![100.0], 0.0);
+        let (samples, reason) = fewest_more(&[f], &[1], &[10], 1.0);
+        assert_eq!(samples, vec![4]);
+        assert_eq!(reason, None);
+        assert!(Z95 * (100.0f64 / 4.0).sqrt() <= 10.0 && Z95 * (100.0f64 / 3.0).sqrt() > 10.0);
+    }
+
+    #[test]
+    fn samples_go_where_the_noise_is_and_spent_ones_stay() {
+        // Bin 0 is quiet, bin 1 noisy: only bin 1 gets more; bin 0 keeps its 3 measured.
+        let f = figure(1000.0, vec![1.0, 200.0], 0.0);
+        let (samples, reason) = fewest_more(std::slice::from_ref(&f), &[3, 1], &[9, 9], 1.0);
+        assert_eq!(reason, None);
+        assert_eq!(samples[0], 3);
+        // 1/3 + 200/s within 26.03 (= (10 / Z95)^2): s = 8.
+        assert_eq!(samples[1], 8);
+        // Brute force: no allocation with fewer in all meets it.
+        let allowed = (10.0 / Z95).powi(2);
+        for a in 3..=9u64 {
+            for b in 1..=9u64 {
+                if f.parts.variance(&[a, b]) <= allowed {
+                    assert!(a + b >= samples.iter().sum::<u64>(), "{a} {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_target_out_of_reach_says_why() {
+        // What samples cannot shrink (the rest) is already over the target.
+        let f = figure(1000.0, vec![10.0], 100.0);
+        let (samples, reason) = fewest_more(&[f], &[1], &[5], 1.0);
+        assert_eq!(samples, vec![5]);
+        let reason = reason.unwrap();
+        assert!(
+            reason.contains("t total") && reason.contains("up to 5"),
+            "{reason}"
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! The `:` command line's commands: checked against the session, then applied (a setting
+//! changes at once; an option fixed for the session restarts it).
+
+use super::app::{App, Overlay};
+use super::command_line::{self, Command};
+use super::recompute::{recompute, restart, set_k, Effect};
+use crate::select::plan::PlanAsk;
+use crate::select::vocabulary::Surface;
+use crate::select::SelectError;
+
+/// Enter on the command line: apply it and close, or say in place what is wrong.
+pub(super) fn submit_command<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
+    let Overlay::CommandLine(prompt) = &mut app.overlay else {
+        return None;
+    };
+    let command = match command_line::parse(&prompt.input) {
+        Ok(command) => command,
+        Err(e) => {
+            prompt.error = Some(e);
+            return None;
+        }
+    };
+    if let Err(e) = check_command(app, &command) {
+        if let Overlay::CommandLine(prompt) = &mut app.overlay {
+            prompt.error = Some(e);
+        }
+        return None;
+    }
+    app.overlay = Overlay::None;
+    apply_command(app, command)
+}
+
+/// What the session itself refuses (a method its key cannot use, a K beyond its keys).
+fn check_command(app: &App, command: &Command) -> Result<(), String> {
+    let session = app.session;
+    match command {
+        Command::Method(m) if !session.methods().contains(m) => Err(format!(
+            ":method {}: needs a one-length key; this run has {}",
+            m.name(),
+            session.log.key_names.join(",")
+        )),
+        Command::K(k) if *k > session.max_k() => Err(format!(
+            ":k {k}: this run has {} key groups, so K = {} is the most that changes anything",
+            session.max_k(),
+            session.max_k()
+        )),
+        Command::Metric(name) if session.run == "-" => Err(format!(
+            ":metric {name}: the log came from standard input and cannot be read again; \
+             start the explorer again with --metric {name}"
+        )),
+        Command::Exclude(range) => {
+            // Leaving everything out, or a whole stratum, is said in place.
+            let options = crate::select::SelectOptions {
+                exclude: session.base.exclude.with(*range),
+                ..session.base.clone()
+            };
+            crate::select::check_options(&session.log, &options)
+                .and_then(|()| crate::select::StrataGroups::for_options(&session.log, &options))
+                .map(|_| ())
+                .map_err(|e| match e {
+                    // The option it names is the one typed: say it once, as typed here.
+                    SelectError::Option(_) => e.worded(Surface::Explorer),
+                    _ => format!(":exclude {}-{}: {e}", range.first, range.last),
+                })
+        }
+        Command::Budget(b) => {
+            // At least one iteration per SeqPoint, in `select`'s words: the count on screen
+            // is the one the budget's session gets (the same key groups and target).
+            let shown = app.current_shown().map(|s| s.selection.seqpoints.len());
+            match shown {
+                Some(n) => {
+                    let (ones, none) = (vec![1.0; n], vec![0.0; n]);
+                    crate::select::plan::neyman_allocation(&ones, &none, &vec![*b; n], *b)
+                        .map(|_| ())
+                        .map_err(|e| format!(":budget {b}: {e}"))
+                }
+                // Not known yet: the session checks it, and keeps its options if refused.
+                None => Ok(()),
+            }
+        }
+        Command::Strata(s) => {
+            crate::select::StrataGroups::new(&session.log, *s, session.base.warmup)
+                .map(|_| ())
+                .map_err(|e| match e {
+                    SelectError::Option(_) => e.worded(Surface::Explorer),
+                    _ => format!(":strata {s}: {e}"),
+                })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Apply a parsed command: a setting changes here; an option fixed for the session asks the
+/// run loop to start the session again with it.
+pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'a>> {
+    let mut base = app.session.base.clone();
+    let mut ask = app.session.ask;
+    match command {
+        Command::K(k) => return set_k(app, k, k > app.settings.k),
+        Command::Target(pct) => {
+            app.settings.target_pct = pct;
+            return app.settings.auto.then(|| recompute(app)).flatten();
+        }
+        Command::Auto => {
+            app.settings.auto = true;
+            return recompute(app);
+        }
+        Command::Method(m) => {
+            app.settings.method = m;
+            return recompute(app);
+        }
+        Command::Pick(p) => {
+            app.settings.pick = p;
+            return recompute(app);
+        }
+        Command::Samples(m) => {
+            // `--samples M` alone: it replaces a plan or a budget.
+            base.samples = m;
+            ask = PlanAsk {
+                samples: Some(m),
+                ..PlanAsk::default()
+            };
+        }
+        Command::Plan => {
+            base.samples = 1;
+            ask = PlanAsk {
+                plan: true,
+                ..PlanAsk::default()
+            };
+            // The plan chooses K for the target (as the session's own option too).
+            app.settings.auto = true;
+            base.bins = crate::select::BinCount::Target(app.settings.target_pct);
+        }
+        Command::Exclude(range) => base.exclude = base.exclude.with(range),
+        Command::IncludeAll => base.exclude = Default::default(),
+        Command::Budget(b) => {
+            base.samples = 1;
+            ask = PlanAsk {
+                budget: Some(b),
+                ..PlanAsk::default()
+            };
+        }
+        Command::MaxBins(n) => base.max_bins = n,
+        Command::Strata(s) => base.strata = s,
+        Command::Warmup(n) => base.warmup = n,
+        Command::Seed(n) => base.seed = n,
+        Command::Metric(name) => {
+            let mut load = app.session.load.clone();
+            load.metrics = vec![name];
+            app.reload = Some(load);
+        }
+    }
+    restart(app, base, ask)
+}

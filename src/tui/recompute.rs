@@ -1,0 +1,268 @@
+//! Recomputation: the work `update` hands the run loop (`Effect`), starting what the settings
+//! need (at once, as a job, or as a restart of the session) and taking in what a job sends back.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::app::{App, ExportPlan, Options, Overlay, Pending, Prepared, Settings, Shown, Status};
+use super::compute::{self, Done, Job};
+use super::save::ExportJob;
+use crate::select::plan::{PlanAsk, ProfilePlan};
+use crate::select::Selection;
+
+/// Work the run loop carries out for `update`.
+pub enum Effect<'a> {
+    /// Recompute off the UI thread; the result comes back through `finished`.
+    Compute(Job<'a>),
+    /// Make the export's documents off the UI thread; they come back through `export_made`.
+    /// Boxed: it carries a selection, and effects are moved around often.
+    MakeExport(Box<ExportJob>),
+    /// Write the export; the outcome comes back through `exported`.
+    Export(ExportPlan),
+    /// Put this text on the terminal's clipboard (OSC 52).
+    Clipboard(String),
+    /// Compute the naive baselines of these budgets not kept yet, off the UI thread (a curve
+    /// shown without a job: prepared earlier, or carried over a restart).
+    FillBaselines(Vec<usize>),
+}
+
+/// Start the recomputation the settings need: at once when the prepared selectors answer
+/// them in O(groups), else as a job. A running job is cancelled (its result is stale) unless
+/// it is building the very selectors these settings need.
+pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
+    let settings = app.settings;
+    if !settings.auto && app.session.ask.plan {
+        // `--plan` chooses K itself: a K set by hand (h/l, :k, a, u) leaves it, as `--bins`
+        // conflicts with `--plan`; the session starts again without it.
+        let ask = PlanAsk {
+            plan: false,
+            ..app.session.ask
+        };
+        return restart(app, app.session.base.clone(), ask);
+    }
+    let prepared = app.prepared(settings.method, settings.pick).cloned();
+    let wanted = Some((settings.method, settings.pick));
+    let building = |p: &Pending| p.prepares == wanted && p.label != compute::PLANNING;
+    if prepared.is_none() && app.pending.as_ref().is_some_and(building) {
+        // The running job builds exactly the selectors these settings need (k-means fits,
+        // the exact DP table: seconds on large runs). Cancelling it would start that work
+        // over; it runs on, and `finished` recomputes for the settings of that moment.
+        // While it is still making the target's plan (before those selectors; the DP table
+        // it builds is kept with the key groups) it is superseded like any other job.
+        return None;
+    }
+    if let Some(pending) = app.pending.take() {
+        pending.cancel();
+    }
+    if let Some(prepared) = &prepared {
+        // A plan (samples, budget, the target's cheapest) is made on the worker.
+        let planned = app.session.rule(&settings).is_some();
+        if !planned && prepared.instant(&settings) {
+            return answer_at_once(app, prepared, settings);
+        }
+    }
+    Some(Effect::Compute(start_job(app, prepared, settings)))
+}
+
+/// Choose from selectors already prepared, in O(groups): shown before the next key.
+fn answer_at_once<'a>(
+    app: &mut App<'a>,
+    prepared: &Prepared<'a>,
+    settings: Settings,
+) -> Option<Effect<'a>> {
+    let options = app.session.options(&settings);
+    let mut go_on = |_, _| ControlFlow::Continue(());
+    match prepared
+        .selectors
+        .choose(&options, prepared.curve.to_vec(), &mut go_on)
+    {
+        Ok(Some(selection)) => show(app, settings, selection, None),
+        Ok(None) => {}
+        Err(e) => say_error(app, &e.to_string()),
+    }
+    // A curve no worker is filling in (prepared before a restart) gets its baselines.
+    let budgets = compute::shown_budgets(app.session, None, Some(&prepared.curve));
+    let unfilled = app.filling.is_none() && compute::lacks_baselines(app.session, &budgets);
+    unfilled.then_some(Effect::FillBaselines(budgets))
+}
+
+/// The job for these settings, pending until it finishes; the worker still filling in the
+/// last curve's naive baselines stops, so that it never competes with it.
+fn start_job<'a>(app: &mut App<'a>, prepared: Option<Prepared<'a>>, settings: Settings) -> Job<'a> {
+    if let Some(filling) = app.filling.take() {
+        filling.store(true, Ordering::Relaxed);
+    }
+    let job = Job {
+        id: app.next_job_id(),
+        settings,
+        prepared,
+        cancel: Arc::new(AtomicBool::new(false)),
+    };
+    app.pending = Some(Pending {
+        id: job.id,
+        prepares: job
+            .prepared
+            .is_none()
+            .then_some((settings.method, settings.pick)),
+        label: job.label(app.session),
+        done: 0,
+        total: 0,
+        cancel: job.cancel.clone(),
+    });
+    job
+}
+
+/// A job reported progress.
+pub fn progressed(app: &mut App, id: u64, label: &'static str, done: usize, total: usize) {
+    if let Some(pending) = app.pending.as_mut().filter(|p| p.id == id) {
+        pending.label = label;
+        pending.done = done;
+        pending.total = total;
+    }
+}
+
+/// A job sent a selection before finishing (k-means at a fixed K, ahead of its curve): show
+/// it if it is still what the settings ask for; the job stays pending for the curve.
+pub fn interim(
+    app: &mut App,
+    id: u64,
+    settings: Settings,
+    selection: Selection,
+    plan: Option<ProfilePlan>,
+) {
+    let current =
+        app.pending.as_ref().is_some_and(|p| p.id == id) && settings.same_selection(&app.settings);
+    if current {
+        show(app, settings, selection, plan);
+    }
+}
+
+/// A job finished: keep its selectors; show its result unless newer settings superseded it.
+/// When the settings moved on while it ran (K or target changed during the preparation it
+/// was left to finish), the result is shown and the current settings recomputed from it.
+pub fn finished<'a>(app: &mut App<'a>, done: Done<'a>) -> Option<Effect<'a>> {
+    if let Some(prepared) = done.prepared {
+        app.remember(prepared);
+    }
+    if app.pending.as_ref().is_none_or(|p| p.id != done.id) {
+        return None;
+    }
+    app.filling = app.pending.take().map(|p| p.cancel);
+    match done.selection {
+        Ok(selection) => {
+            app.fallback = None;
+            show(app, done.settings, selection, done.plan)
+        }
+        Err(e) => {
+            if let Some(previous) = app.fallback.take() {
+                // The new session options cannot give a result: back to the ones before,
+                // saying why; the refused change is not kept (nor left to undo).
+                if let Some(super::app::Undo::Options(_)) = app.history.last() {
+                    app.history.pop();
+                }
+                say_error(app, &format!("{e} (the options before are kept)"));
+                app.reverting = true;
+                return restart_with(app, previous);
+            }
+            say_error(app, &e)
+        }
+    }
+    if app.auto_then != 0 && app.settings.auto && done.settings.same_selection(&app.settings) {
+        // K steps waited for this auto-K result: they count from its K (and `u` goes back
+        // to auto-K).
+        let by = std::mem::take(&mut app.auto_then);
+        let found = app.shown_k().unwrap_or(app.settings.k);
+        app.history.push(super::app::Undo::Settings(app.settings));
+        return set_k(app, found.saturating_add_signed(by), by > 0);
+    }
+    if done.settings.same_selection(&app.settings) {
+        None
+    } else {
+        recompute(app)
+    }
+}
+
+pub(super) fn show(
+    app: &mut App,
+    settings: Settings,
+    selection: Selection,
+    plan: Option<ProfilePlan>,
+) {
+    let count = selection.seqpoints.len();
+    app.shown = Some(Shown {
+        settings,
+        selection,
+        plan,
+    });
+    let selected = app
+        .table
+        .selected()
+        .unwrap_or(0)
+        .min(count.saturating_sub(1));
+    app.table.select(Some(selected));
+    if let Overlay::Detail { .. } = app.overlay {
+        app.overlay = Overlay::Detail { scroll: 0 };
+    }
+}
+
+pub(super) fn say_error(app: &mut App, text: &str) {
+    app.status = Some(Status {
+        text: text.to_string(),
+        error: true,
+    });
+}
+
+/// Set K (clamped to 1..=the largest useful K), leaving auto-K; says why when nothing moves.
+pub fn set_k<'a>(app: &mut App<'a>, wanted: usize, up: bool) -> Option<Effect<'a>> {
+    let max = app.session.max_k();
+    let k = wanted.clamp(1, max);
+    if k == app.settings.k && !app.settings.auto {
+        let why = if wanted == k {
+            format!("K = {k} already")
+        } else if up {
+            format!("K = {max} already gives every key group its own bin")
+        } else {
+            "K = 1 is the fewest bins".to_string()
+        };
+        say_error(app, &why);
+        return None;
+    }
+    app.settings.auto = false;
+    app.settings.k = k;
+    recompute(app)
+}
+
+/// Start the session again over the same log with these options (the run loop does it).
+pub(super) fn restart<'a>(
+    app: &mut App<'a>,
+    base: crate::select::SelectOptions,
+    ask: PlanAsk,
+) -> Option<Effect<'a>> {
+    if let Some(pending) = app.pending.take() {
+        pending.cancel();
+    }
+    app.restart = Some((base, ask));
+    None
+}
+
+/// Start the session again with these options, reading the log again when they read it
+/// otherwise (`u` after `:metric`, or a fallback after a refused option).
+pub(super) fn restart_with<'a>(app: &mut App<'a>, options: Options) -> Option<Effect<'a>> {
+    if options.load.metrics != app.session.load.metrics {
+        app.reload = Some(options.load);
+    }
+    restart(app, options.base, options.ask)
+}
+
+/// A restart's new session could not be made (a `:metric` column missing, …): the session
+/// goes on with the options it had, and the error is said; the refused change is not undone
+/// by `u`, it never happened.
+pub fn refused_restart<'a>(app: &mut App<'a>, error: String) -> Option<Effect<'a>> {
+    if let Some(super::app::Undo::Options(_)) = app.history.last() {
+        app.history.pop();
+    }
+    say_error(app, &error);
+    // The job the restart cancelled is started again for the session that stays.
+    recompute(app)
+}

@@ -1,0 +1,162 @@
+//! Journeys through the real binary on a real terminal (tmux) that once broke the session: a
+//! `:budget` below the SeqPoints is refused and the session goes on, Ctrl+letter never acts
+//! as the letter (Ctrl-L redraws), and restarts of the session (`:seed`) do not grow resident
+//! memory. The pane and its waits are `tui_tmux`'s; without tmux each test says it skips.
+
+use std::path::Path;
+
+use super::tui_tmux::{proc_available, tmux_available, Pane, BIN};
+
+/// Type a `:` command and press Enter.
+fn command(pane: &Pane, line: &str) {
+    pane.keys(&[":"]);
+    pane.tmux(&["send-keys", "-t", "0", "-l", line]);
+    pane.keys(&["Enter"]);
+}
+
+#[test]
+fn a_budget_below_the_seqpoints_is_refused_in_place_and_the_session_goes_on() {
+    if !tmux_available("a_budget_below_the_seqpoints_is_refused_in_place_and_the_session_goes_on") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(100, 30, dir.path());
+    pane.run(&format!("{BIN} --bins 6"));
+    pane.wait_for("the first result", |s| {
+        s.contains("K = 6 ·") && s.contains("6 of 450") && !s.contains("⟳")
+    });
+    command(&pane, "budget 3");
+    // Said under the prompt, in select's words, and nothing changed.
+    let screen = pane.wait_for("the refusal", |s| s.contains("less than the 6 SeqPoints"));
+    assert!(screen.contains(":budget 3"), "{screen}");
+    pane.keys(&["Escape"]);
+    pane.wait_for("the prompt closed", |s| !s.contains("less than the"));
+    // K still steps by one from the K on screen, and `u` takes that step back.
+    pane.keys(&["l"]);
+    pane.wait_for("K = 7", |s| s.contains("K = 7 ·") && s.contains("7 of 450"));
+    pane.keys(&["u"]);
+    pane.wait_for("K = 6 again", |s| {
+        s.contains("K = 6 ·") && s.contains("6 of 450")
+    });
+    // A budget the SeqPoints can take is applied, and undone like any setting.
+    command(&pane, "budget 12");
+    pane.wait_for("the budget's plan", |s| s.contains("plan 12 iterations"));
+    pane.keys(&["u"]);
+    pane.wait_for("no plan again", |s| {
+        !s.contains("plan 12 iterations") && s.contains("K = 6 ·") && !s.contains("⟳")
+    });
+    pane.keys(&["q"]);
+    pane.assert_restored();
+}
+
+#[test]
+fn ctrl_and_a_letter_never_act_as_the_letter_and_ctrl_l_redraws() {
+    if !tmux_available("ctrl_and_a_letter_never_act_as_the_letter_and_ctrl_l_redraws") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pane = Pane::start(100, 30, dir.path());
+    pane.run(&format!("{BIN} --bins 6"));
+    pane.wait_for("the explorer", |s| s.contains("K = 6 ·"));
+    // Each of these letters alone changes K, the target, auto-K, the view or copies: with
+    // Ctrl held, none may.
+    for key in [
+        "C-l", "C-h", "C-t", "C-a", "C-e", "C-y", "C-m", "C-p", "C-j", "C-k",
+    ] {
+        if key == "C-m" || key == "C-j" {
+            // Enter and Ctrl-J are the same byte on a terminal (Enter opens the detail).
+            continue;
+        }
+        pane.keys(&[key]);
+    }
+    // Then one plain `l`: K = 7, not 8 (Ctrl-L) or 5 (Ctrl-H), and still a fixed K.
+    pane.keys(&["l"]);
+    pane.wait_until_typed_keys_are_read();
+    let screen = pane.wait_for("K = 7", |s| s.contains("K = 7 ·"));
+    let header: String = screen.lines().take(3).collect();
+    assert!(!header.contains("auto-K"), "Ctrl-A left K fixed:\n{screen}");
+    assert!(
+        !screen.contains("path:"),
+        "Ctrl-E opened no export:\n{screen}"
+    );
+    // Ctrl-L draws every cell again: what another program wrote over the screen goes.
+    pane.keys(&["C-l"]);
+    pane.wait_for("the redrawn screen", |s| s.contains("K = 7 ·"));
+    pane.keys(&["q"]);
+    pane.assert_restored();
+}
+
+/// A generated run of `rows` iterations, as `examples/gen_run.rs` writes it.
+fn generated_log(dir: &Path, rows: u64) -> std::path::PathBuf {
+    use seqpoint::testkit::scale::{write_log, GenFormat, GenSpec};
+    let path = dir.join("run.csv");
+    let spec = GenSpec {
+        rows,
+        ..GenSpec::default()
+    };
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    write_log(&spec, 0, GenFormat::Csv, &mut out).unwrap();
+    std::io::Write::flush(&mut out).unwrap();
+    path
+}
+
+fn resident_kb(pid: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS in /proc/PID/status")
+}
+
+#[test]
+fn restarting_the_session_does_not_grow_resident_memory() {
+    let test = "restarting_the_session_does_not_grow_resident_memory";
+    if !tmux_available(test) || !proc_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Large enough that a session's key groups (row lists, several MB) dwarf the allocator's
+    // per-thread noise: each restart kept them all before (about 7 MB a restart here).
+    let log = generated_log(dir.path(), 1_000_000);
+    let pid_file = dir.path().join("pid");
+    let pane = Pane::start(120, 40, dir.path());
+    pane.run(&format!(
+        "sh -c 'echo $$ > {}; exec {BIN} {} --bins 8'",
+        pid_file.display(),
+        log.display()
+    ));
+    pane.wait_for("the explorer", |s| {
+        s.contains("K = 8 ·") && !s.contains("⟳")
+    });
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    // Each restart: `:seed N`, then `y` shows the command of the session on screen; it
+    // names the new seed once the new session has replaced the old one.
+    let restart = |seed: u64| {
+        command(&pane, &format!("seed {seed}"));
+        pane.keys(&["y"]);
+        let flag = format!("--seed {seed}");
+        pane.wait_for("the new session", |s| s.contains(&flag) && !s.contains("⟳"));
+        pane.keys(&["y"]);
+        pane.wait_for("the popup closed", |s| !s.contains(&flag));
+    };
+    // The first restart warms what any restart uses (worker threads' allocator arenas).
+    restart(11);
+    let before = resident_kb(&pid);
+    for seed in 12..20 {
+        restart(seed);
+    }
+    let after = resident_kb(&pid);
+    crate::common::note(&format!(
+        "resident memory over 8 restarts of a 1M-row session: {before} kB -> {after} kB"
+    ));
+    assert!(
+        after * 4 < before * 5,
+        "8 restarts grew resident memory from {before} kB to {after} kB (25% allowed)"
+    );
+    pane.keys(&["q"]);
+    pane.assert_restored();
+}

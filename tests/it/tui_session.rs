@@ -1,0 +1,248 @@
+//! The explorer's equivalent command (`y`, and every export's record) for session options no
+//! export test sets: `seqpoint select` accepts it and picks the SeqPoints the explorer shows.
+
+use crate::common::{sample_session, started};
+use seqpoint::select::plan::PlanAsk;
+use seqpoint::select::{Exclusion, IterationRange};
+use seqpoint::tui::App;
+use seqpoint::{BinCount, SelectOptions, Strata, TargetRule};
+
+fn fixed(k: usize) -> SelectOptions {
+    SelectOptions {
+        bins: BinCount::Fixed(k),
+        ..SelectOptions::default()
+    }
+}
+
+/// `select --format json` for the app's command: it must succeed.
+fn select_json(command: &str) -> serde_json::Value {
+    let words: Vec<&str> = command.split(' ').collect();
+    assert_eq!(words[..2], ["seqpoint", "select"]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+        .args(&words[1..])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{command}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The command `select` accepts, and its SeqPoints and profiled iterations are the app's.
+fn assert_select_agrees(app: &App) -> String {
+    let command = app.session.command(&app.settings);
+    let doc = select_json(&command);
+    let shown = app.current_shown().expect("a result for the settings");
+    let iterations: Vec<u64> = doc["seqpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|sp| sp["iteration"].as_u64().unwrap())
+        .collect();
+    let ours: Vec<u64> = shown
+        .selection
+        .seqpoints
+        .iter()
+        .map(|sp| sp.iteration)
+        .collect();
+    assert_eq!(iterations, ours, "{command}");
+    assert_eq!(
+        doc["iterations_to_profile"].as_u64(),
+        Some(shown.iterations()),
+        "{command}"
+    );
+    command
+}
+
+#[test]
+fn the_equivalent_command_is_one_select_accepts_for_every_session_option() {
+    let sessions = [
+        SelectOptions {
+            warmup: 10,
+            seed: 7,
+            ..fixed(5)
+        },
+        SelectOptions {
+            strata: Strata::Epoch,
+            ..fixed(3)
+        },
+        SelectOptions {
+            exclude: Exclusion::default()
+                .with(IterationRange { first: 0, last: 9 })
+                .with(IterationRange {
+                    first: 200,
+                    last: 219,
+                }),
+            samples: 3,
+            ..fixed(4)
+        },
+        // A target judged on the measured error alone: auto-K, one iteration per SeqPoint.
+        SelectOptions {
+            bins: BinCount::Target(3.0),
+            target_by: TargetRule::Measured,
+            max_bins: 20,
+            ..SelectOptions::default()
+        },
+    ];
+    let mut commands = Vec::new();
+    for base in sessions {
+        let session = sample_session(base);
+        commands.push(assert_select_agrees(&started(&session)));
+    }
+    // Hand-checked: each session option is said in the command's own words.
+    assert!(commands[0].contains("--warmup 10") && commands[0].contains("--seed 7"));
+    assert!(commands[1].contains("--strata epoch"), "{}", commands[1]);
+    assert!(
+        commands[2].contains("--exclude 0-9 --exclude 200-219")
+            && commands[2].contains("--samples 3"),
+        "{}",
+        commands[2]
+    );
+    assert!(commands[3].contains("--target-by measured --max-bins 20"));
+
+    // `--samples 1` with a target: auto-K without the target's plan.
+    let session = sample_session(fixed(4)).asking(PlanAsk {
+        samples: Some(1),
+        ..PlanAsk::default()
+    });
+    let mut app = started(&session);
+    app.settings.auto = true;
+    let effect = seqpoint::tui::update::recompute(&mut app);
+    seqpoint::tui::settle(&mut app, effect);
+    assert!(app.current_shown().unwrap().plan.is_none());
+    let command = assert_select_agrees(&app);
+    assert!(command.ends_with("--samples 1"), "{command}");
+}
+
+fn command(app: &mut App, line: &str) {
+    use crate::common::{key, press, type_text};
+    press(app, crate::common::ch(':'));
+    type_text(app, line);
+    press(app, key(ratatui::crossterm::event::KeyCode::Enter));
+}
+
+/// The error under the `:` prompt, when one is shown there.
+fn in_place(app: &App) -> Option<String> {
+    match &app.overlay {
+        seqpoint::tui::app::Overlay::CommandLine(p) => p.error.clone(),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_budget_below_the_seqpoints_is_refused_in_place_and_changes_nothing() {
+    let session = sample_session(fixed(6));
+    let mut app = started(&session);
+    command(&mut app, "budget 3");
+    let error = in_place(&app).expect("said in place");
+    assert!(
+        error.contains(":budget 3") && error.contains("less than the 6 SeqPoints"),
+        "{error}"
+    );
+    assert!(app.restart.is_none() && app.history.is_empty());
+}
+
+#[test]
+fn a_session_whose_first_result_fails_goes_back_to_the_options_before() {
+    // What the run loop does when the budget was not known to be too small (no result yet):
+    // the new session's first result fails, and it asks for the options before.
+    let before = sample_session(fixed(6));
+    let previous = started(&before).options_now();
+    let session = sample_session(fixed(6)).asking(PlanAsk {
+        budget: Some(3),
+        ..PlanAsk::default()
+    });
+    let mut app = App::new(&session, false);
+    app.fallback = Some(previous);
+    let effect = seqpoint::tui::update::recompute(&mut app);
+    seqpoint::tui::settle(&mut app, effect);
+    let (base, ask) = app.restart.clone().expect("a restart back");
+    assert_eq!(ask, PlanAsk::default());
+    assert_eq!(base.bins, BinCount::Fixed(6));
+    assert!(app.reverting, "going back gets no fallback of its own");
+    let status = app.status.clone().unwrap();
+    assert!(status.error && status.text.contains("less than the 6 SeqPoints"));
+}
+
+#[test]
+fn u_undoes_a_session_option_and_exclude_none_takes_every_iteration_back() {
+    let session = sample_session(fixed(6));
+    let mut app = started(&session);
+    command(&mut app, "seed 9");
+    let (base, _) = app.restart.take().expect("a restart");
+    assert_eq!(base.seed, 9);
+    // `u` asks for the session as it was.
+    seqpoint::tui::press(&mut app, crate::common::ch('u'));
+    let (base, ask) = app.restart.take().expect("a restart back");
+    assert_eq!((base.seed, ask), (session.base.seed, session.ask));
+    assert!(app.history.is_empty());
+
+    let excluded = sample_session(SelectOptions {
+        exclude: Exclusion::default().with(IterationRange { first: 0, last: 99 }),
+        ..fixed(6)
+    });
+    let mut app = started(&excluded);
+    command(&mut app, "exclude none");
+    let (base, _) = app.restart.take().expect("a restart");
+    assert!(base.exclude.is_empty());
+}
+
+#[test]
+fn ctrl_and_a_letter_is_never_the_letter() {
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use seqpoint::tui::app::Overlay;
+    use seqpoint::tui::input::action_for;
+    use seqpoint::tui::keymap::Action;
+    for c in 'a'..='z' {
+        let ctrl = KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        let action = action_for(ctrl, &Overlay::None);
+        let anywhere = [Action::Quit, Action::Suspend, Action::Redraw];
+        assert!(
+            action.is_none() || anywhere.contains(&action.unwrap()),
+            "Ctrl-{c}: {action:?}"
+        );
+    }
+    let session = sample_session(fixed(6));
+    let mut app = started(&session);
+    let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+    seqpoint::tui::press(&mut app, ctrl('l'));
+    assert!(app.redraw && app.settings.k == 6);
+    seqpoint::tui::press(&mut app, ctrl('h'));
+    assert_eq!(app.settings.k, 6);
+    // In a prompt Ctrl-H is a Backspace.
+    crate::common::press(&mut app, crate::common::ch(':'));
+    crate::common::type_text(&mut app, "k 88");
+    seqpoint::tui::press(&mut app, ctrl('h'));
+    assert!(matches!(&app.overlay, Overlay::CommandLine(p) if p.input == "k 8"));
+}
+
+#[test]
+fn k_steps_pressed_while_auto_k_searches_count_from_the_k_it_finds() {
+    use seqpoint::tui::keymap::Action;
+    use seqpoint::tui::update::update;
+    // The default: a target, so auto-K with the target's plan, made on the worker.
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    let found = app.shown_k().unwrap();
+    // Leave auto-K, then `a` and three `l` before its result lands.
+    let effect = update(&mut app, Action::FewerBins);
+    seqpoint::tui::settle(&mut app, effect);
+    assert_eq!(app.settings.k, found - 1);
+    let search = update(&mut app, Action::ToggleAuto);
+    assert!(app.pending.is_some(), "auto-K searches on the worker");
+    for _ in 0..3 {
+        assert!(update(&mut app, Action::MoreBins).is_none());
+    }
+    assert!(app.settings.auto, "still waiting for auto-K");
+    seqpoint::tui::settle(&mut app, search);
+    assert!(!app.settings.auto);
+    assert_eq!(app.settings.k, found + 3, "auto-K's K, then +3");
+    assert_eq!(app.current().map(|s| s.seqpoints.len()), Some(found + 3));
+    // `u` goes back to auto-K.
+    let effect = update(&mut app, Action::Undo);
+    seqpoint::tui::settle(&mut app, effect);
+    assert!(app.settings.auto);
+}
