@@ -4,7 +4,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::{corpus, permissions_do_not_bite, select_in_corpus, seqpoint_in};
+use crate::common::{corpus, select_in_corpus, seqpoint_bound_by_permissions, seqpoint_in};
 
 /// `(arguments after "select", exact standard error)`. Every case also gets `-k 2 --format csv`.
 const BAD: &[(&[&str], &str)] = &[
@@ -422,19 +422,15 @@ fn a_directory_is_not_a_run_log() {
         );
 }
 
-/// A file no one may read. As root (CI) permission bits do not bite, so this case is checked
-/// only as a normal user; `a_socket_cannot_be_read` covers unreadable files for everyone.
+/// A file no one may read. As root (CI), where chmod 000 does not stop reading, `seqpoint`
+/// runs as an unprivileged user who owns the file, as a normal user would.
 #[test]
 fn a_file_without_read_permission() {
-    if permissions_do_not_bite() {
-        eprintln!("skipped: running as root, where chmod 000 does not stop reading");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("locked.csv");
     std::fs::copy(corpus().join("plain.csv"), &path).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
-    seqpoint_in(dir.path())
+    seqpoint_bound_by_permissions(dir.path())
         .args(["select", "locked.csv"])
         .assert()
         .code(1)

@@ -139,6 +139,43 @@ pub fn permissions_do_not_bite() -> bool {
     std::fs::read(&path).is_ok()
 }
 
+/// The unprivileged user (and group) the permission tests run `seqpoint` as where this
+/// process is root: `nobody`/`nogroup` on Linux.
+pub const UNPRIVILEGED: u32 = 65534;
+
+/// `seqpoint_in(dir)` as a user whom permission bits bind, so that a permission test runs
+/// everywhere instead of skipping as root (CI runs as root). A normal user runs the binary as
+/// it is. As root, `dir` and everything in it are given to `UNPRIVILEGED` (as a normal user
+/// owns their own folder), the binary is linked or copied into `dir` (the build folder's path
+/// need not be open to that user), and the process runs as that user and group, with no
+/// supplementary groups. Call it once the files are laid out, modes included.
+pub fn seqpoint_bound_by_permissions(dir: &std::path::Path) -> Command {
+    use std::os::unix::process::CommandExt;
+    if !permissions_do_not_bite() {
+        return seqpoint_in(dir);
+    }
+    fn give_away(path: &std::path::Path) {
+        std::os::unix::fs::lchown(path, Some(UNPRIVILEGED), Some(UNPRIVILEGED))
+            .unwrap_or_else(|e| panic!("chown {}: {e}", path.display()));
+        if std::fs::symlink_metadata(path).unwrap().is_dir() {
+            for entry in std::fs::read_dir(path).unwrap() {
+                give_away(&entry.unwrap().path());
+            }
+        }
+    }
+    give_away(dir);
+    let binary = dir.join(".seqpoint-under-test");
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_seqpoint"), &binary).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_seqpoint"), &binary).expect("copy the binary");
+    }
+    let mut cmd = std::process::Command::new(&binary);
+    cmd.current_dir(dir)
+        .env("SEQPOINT_STATUS_AFTER_MS", "600000")
+        .uid(UNPRIVILEGED)
+        .gid(UNPRIVILEGED);
+    Command::from_std(cmd)
+}
+
 /// True on CI (`CI=true`), where every tool `.ci/run` installs (tmux, Python, torch) must be
 /// present: a test that would skip without one fails there instead.
 pub fn on_ci() -> bool {

@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
-use crate::common::{permissions_do_not_bite, seqpoint_in};
+use crate::common::{seqpoint_bound_by_permissions, seqpoint_in};
 
 const EARLIER: &str = "{\"earlier\": true}\n";
 
@@ -81,20 +81,17 @@ fn an_output_under_a_file_is_a_clear_error() {
     );
 }
 
-/// A read-only folder by permissions: only meaningful for a user root's permissions do not
-/// override (as root, `read_only_and_full_filesystems` covers the case with real mounts).
+/// A read-only folder by permissions (`read_only_and_full_filesystems` covers real mounts).
+/// As root, where a mode-555 folder is still writable, `seqpoint` runs as an unprivileged
+/// user who owns the folder, as a normal user would.
 #[test]
 fn a_read_only_folder_by_permissions() {
-    if permissions_do_not_bite() {
-        eprintln!("skipped: running as root, where a mode-555 folder is still writable");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("seqpoints.json"), EARLIER).unwrap();
     std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o555)).unwrap();
-    let assert = seqpoint_in(dir.path())
+    let assert = seqpoint_bound_by_permissions(dir.path())
         .args(["select", "-k", "2", "-o", "out/seqpoints.json", "--force"])
         .assert()
         .code(1);
@@ -120,7 +117,10 @@ fn read_only_and_full_filesystems() {
         .arg("d=$(mktemp -d) && mount -t tmpfs -o size=16k tmpfs \"$d\" && umount \"$d\" && rmdir \"$d\"")
         .output();
     if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: cannot mount a private tmpfs here (needs root and unshare)");
+        crate::common::skip(
+            "export_safety::read_only_and_full_filesystems",
+            "cannot mount a private tmpfs here (needs root and unshare)",
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -224,7 +224,10 @@ fn force_never_replaces_a_link_to_standard_output() {
 fn force_never_replaces_a_character_device() {
     // SAFETY: geteuid only reads the process's credentials.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: making a device node needs root");
+        crate::common::skip(
+            "export_safety::force_never_replaces_a_character_device",
+            "making a device node needs root",
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -233,7 +236,10 @@ fn force_never_replaces_a_character_device() {
     // SAFETY: a valid path; makedev(1, 3) is the null device.
     let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
     if made != 0 {
-        eprintln!("skipped: mknod is not allowed here");
+        crate::common::skip(
+            "export_safety::force_never_replaces_a_character_device",
+            "mknod is not allowed here",
+        );
         return;
     }
     refuses_to_replace(dir.path(), "null.csv", "a character device");
@@ -300,7 +306,10 @@ fn force_never_replaces_a_socket() {
 fn a_read_only_file_in_someone_elses_folder_is_kept() {
     // SAFETY: geteuid only reads the process's credentials.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: giving a folder to another user needs root");
+        crate::common::skip(
+            "export_safety::a_read_only_file_in_someone_elses_folder_is_kept",
+            "giving a folder to another user needs root",
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -335,7 +344,10 @@ fn a_replaced_file_keeps_its_owner_and_mode() {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: geteuid only reads the process's credentials.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: giving a file to another user needs root");
+        crate::common::skip(
+            "export_safety::a_replaced_file_keeps_its_owner_and_mode",
+            "giving a file to another user needs root",
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();
