@@ -13,6 +13,11 @@ const TRIALS: u32 = 1000;
 /// 1000 trials of a true 95% interval land within about +-1.4% of 95 (two binomial
 /// standard deviations); the band also allows the conservative per-bin maximum with
 /// repeated samples (see `stratified`), and excludes intervals that are far too wide.
+/// The trials are seeded (seed 1); with another seed, from the binomial tails at the rates
+/// measured over 100 seeds per setting: the correct formula, 95.0% to 98.0% (2 samples per
+/// bin the highest, 20 misses expected), leaves the band about 1 time in 10^5 per setting;
+/// the doubled spread (at most 0.009% missed) enters it below 10^-7, the other two wrong
+/// formulas (at most 38% covered) never.
 const HONEST: std::ops::RangeInclusive<f64> = 90.0..=99.5;
 
 fn log() -> RunLog {
