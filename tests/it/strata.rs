@@ -43,7 +43,19 @@ fn speedup_errors(selection: &Selection) -> Vec<f64> {
 #[test]
 fn at_the_same_budget_sl_only_misses_the_speedup_and_strata_meet_it() {
     // 40 SeqPoints either way: 40 bins over the whole run, or 4 bins in each of 10 epochs.
-    for seed in 1..=5 {
+    // Each seed is one draw of the design, so each error is one random draw: over 200 seeds
+    // (400 errors each way) the per-epoch errors had mean 0.51%, sd 0.35%, largest 1.90%, and
+    // exceeded 1% on a metric in 20% of the seeds (12 of seeds 1-60, none of 1-5); SL-only
+    // errors had mean 8.84%, sd 1.97%, smallest 2.95%. So the claims are held where the rates
+    // are designed: per seed and metric, per-epoch under half of SL-only (the ratio's largest
+    // was 0.30, mean 0.06, sd 0.05: 9 sd below 0.5), and over 10 seeds (20 errors) the mean
+    // per-epoch error within the 1% target and the mean SL-only error beyond it. The mean of
+    // 10 errors (5 seeds) had sd 0.133% over 60 disjoint groups (time and energy correlate
+    // 0.35), only 3.7 sd below 1%; of 20, about 0.094%: 5.3 sd, below 10^-7 per draw of the
+    // seeds. SL-only's mean lies over 10 sd above. Strata that did not help (per-epoch
+    // errors like SL-only's) fail all three.
+    let (mut sl_errors, mut st_errors) = (Vec::new(), Vec::new());
+    for seed in 1..=10 {
         let log = pair(seed).load(&LoadOptions::default()).unwrap();
         assert_eq!(log.metric_names(), ["time_ms", "energy_j"]);
         let sl_only = select(&log, Strata::None, BinCount::Fixed(40));
@@ -52,23 +64,35 @@ fn at_the_same_budget_sl_only_misses_the_speedup_and_strata_meet_it() {
         assert_eq!(strata.bins(), 40);
         let (sl, st) = (speedup_errors(&sl_only), speedup_errors(&strata));
         assert_eq!((sl.len(), st.len()), (2, 2), "time and energy speedups");
-        assert!(
-            sl.iter().all(|&e| e > TARGET),
-            "seed {seed}: SL-only speedup errors {sl:?} should exceed {TARGET}%"
-        );
-        assert!(
-            st.iter().all(|&e| e <= TARGET),
-            "seed {seed}: per-epoch speedup errors {st:?} should be within {TARGET}%"
-        );
+        for (s, t) in sl.iter().zip(&st) {
+            assert!(
+                *t < 0.5 * s,
+                "seed {seed}: per-epoch speedup errors {st:?} against SL-only {sl:?}"
+            );
+        }
+        sl_errors.extend(sl);
+        st_errors.extend(st);
     }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert!(
+        mean(&sl_errors) > TARGET,
+        "SL-only speedup errors {sl_errors:?} should exceed {TARGET}% on average"
+    );
+    assert!(
+        mean(&st_errors) <= TARGET,
+        "per-epoch speedup errors {st_errors:?} should be within {TARGET}% on average"
+    );
 }
 
 #[test]
 fn the_error_target_is_met_with_strata_on_every_metric_and_not_without() {
     let log = pair(1).load(&LoadOptions::default()).unwrap();
+    // Not met without strata, in each of 200 seeds. Its speedup errors themselves are one
+    // draw each: both above 1% in 94% of those seeds (seed 1 is one), neither in 1%: no claim
+    // to hold a test to. With strata every error was within 1% in all 200 (largest 0.998%):
+    // the target is met on the errors themselves.
     let sl_only = select(&log, Strata::None, BinCount::Target(TARGET));
     assert!(!sl_only.target.as_ref().unwrap().met);
-    assert!(speedup_errors(&sl_only).iter().all(|&e| e > TARGET));
 
     let strata = select(&log, Strata::Epoch, BinCount::Target(TARGET));
     assert!(strata.target.as_ref().unwrap().met);
