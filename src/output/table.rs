@@ -343,10 +343,17 @@ pub fn projection_table(report: &ProjectionReport) -> String {
     let mut out = String::new();
     let first = &report.metrics[0];
     let total = first.measured_seqpoints as usize + first.missing_bins.len();
+    let measured = match &report.baseline_measured {
+        Some(baseline) => format!(
+            "{} (new) + {} (baseline)",
+            shown_path(&report.measured),
+            shown_path(baseline)
+        ),
+        None => shown_path(&report.measured),
+    };
     out.push_str(&format!(
-        "{} + {}: {} of {} SeqPoints measured ({} rows, matched by {})\n",
+        "{} + {measured}: {} of {} SeqPoints measured ({} rows, matched by {})\n",
         shown_path(&report.seqpoints),
-        shown_path(&report.measured),
         first.measured_seqpoints,
         total,
         first.samples,
@@ -403,6 +410,25 @@ pub fn projection_table(report: &ProjectionReport) -> String {
                 )
             },
         );
+        if m.estimate.as_deref() == Some("paired") {
+            out.push_str(&format!(
+                "{}: both configurations measured at the same {} iterations: the baseline total \
+                 {} ±{:.2}%, the new total ±{:.2}% and the {} ±{:.2}% (95%), ratio estimates on \
+                 the proxy cost the SeqPoints were chosen by (docs/project.md)\n",
+                m.metric,
+                m.samples,
+                m.baseline_total.map_or("-".into(), num),
+                m.baseline_interval
+                    .zip(m.baseline_total)
+                    .map_or(0.0, |(i, v)| pct_of(i, v)),
+                pct_of(m.interval, m.projected_total),
+                m.ratio,
+                m.speedup_interval
+                    .zip(m.speedup)
+                    .map_or(0.0, |(i, v)| pct_of(i, v)),
+            ));
+            continue;
+        }
         if m.estimate.as_deref() == Some("ratio") {
             out.push_str(&format!(
                 "{}: 95% interval ±{:.2}%, the ratio estimate on the baseline (each measured \
@@ -434,13 +460,14 @@ pub fn projection_table(report: &ProjectionReport) -> String {
         ));
     }
     if let Some(target) = &report.target {
-        out.push_str(&target_verdict(target));
+        out.push_str(&target_verdict(target, report.baseline_measured.is_some()));
     }
     out
 }
 
 /// `project --target-error`'s verdict in words: met or not on each figure, and the top-up.
-fn target_verdict(target: &crate::doc::TargetDoc) -> String {
+/// `paired`: the top-up is measured on both configurations (`--baseline`).
+fn target_verdict(target: &crate::doc::TargetDoc, paired: bool) -> String {
     let t = target.target_error_pct;
     let figures: Vec<String> = target
         .figures
@@ -459,10 +486,11 @@ fn target_verdict(target: &crate::doc::TargetDoc) -> String {
         let mut seqpoints: Vec<usize> = target.top_up.iter().map(|r| r.seqpoint).collect();
         seqpoints.dedup();
         out.push_str(&format!(
-            "top-up: measure {} more iteration(s) of {} SeqPoint(s) (--top-up NEXT.json lists \
+            "top-up: measure {} more iteration(s) of {} SeqPoint(s){} (--top-up NEXT.json lists \
              them), then project with every measurement file: {}\n",
             target.top_up.len(),
             seqpoints.len(),
+            if paired { " on both configurations" } else { "" },
             if target.expected_met == Some(true) {
                 "expected to meet the target at the noise measured so far"
             } else {

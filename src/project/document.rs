@@ -135,7 +135,7 @@ fn picked_bins(
 }
 
 /// The weight scale for the run's length.
-fn scale_of(doc: &SelectDoc, length: RunLength) -> Result<f64, ProjectError> {
+pub(crate) fn scale_of(doc: &SelectDoc, length: RunLength) -> Result<f64, ProjectError> {
     let logged = doc.input.iterations as f64;
     match length {
         RunLength::Logged => Ok(1.0),
@@ -348,6 +348,7 @@ pub fn project_measurements(
         scale,
         excluded: Vec::new(),
         measured_files: Vec::new(),
+        baseline_measured: None,
         metrics,
         target: options
             .target_error_pct
