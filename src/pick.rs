@@ -530,7 +530,9 @@ impl<'a> Selector<'a> {
                     0.0
                 };
                 (0..groups.moments[0].len())
-                    .map(|m| crate::estimate::KeyNoise::of(groups, members, picked, m).at_least(assumed))
+                    .map(|m| {
+                        crate::estimate::KeyNoise::of(groups, members, picked, m).at_least(assumed)
+                    })
                     .collect()
             },
         }

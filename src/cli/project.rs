@@ -151,9 +151,7 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         .drop_samples(&mut measured)
         .map_err(anyhow::Error::msg)?;
     if let Some(baseline) = &mut baseline {
-        dropped += exclude
-            .drop_samples(baseline)
-            .map_err(anyhow::Error::msg)?;
+        dropped += exclude.drop_samples(baseline).map_err(anyhow::Error::msg)?;
     }
     if !exclude.is_empty() {
         eprintln!(

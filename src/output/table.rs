@@ -284,6 +284,9 @@ pub fn selection_table_planned(
     ));
     if let Some(verdict) = plan.and_then(|p| plan_verdict(log, selection, p)) {
         out.push_str(&verdict);
+        if let Some((PlanRule::Target(t), Some(true))) = plan.map(|p| (p.rule, p.met)) {
+            out.push_str(&target_scope(log, t));
+        }
     }
     if let Some(target) = &selection.target {
         let rule = rule_text(target.rule);
@@ -300,6 +303,7 @@ pub fn selection_table_planned(
                 only_binning(selection)
             ));
             out.push_str(&luck_note(projection));
+            out.push_str(&target_scope(log, target.target_pct));
         } else {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
@@ -490,7 +494,11 @@ fn target_verdict(target: &crate::doc::TargetDoc, paired: bool) -> String {
              them), then project with every measurement file: {}\n",
             target.top_up.len(),
             seqpoints.len(),
-            if paired { " on both configurations" } else { "" },
+            if paired {
+                " on both configurations"
+            } else {
+                ""
+            },
             if target.expected_met == Some(true) {
                 "expected to meet the target at the noise measured so far"
             } else {
@@ -514,6 +522,33 @@ fn only_binning(selection: &Selection) -> &'static str {
 }
 
 /// A note when the measured error sits far below its interval: it was likely luck.
+/// What a met target covers, and how the user confirms the rest: with `--compare` both
+/// configurations' figures were judged on their logged values; otherwise the new
+/// configuration is not measured yet (and with a lengths-only log, neither is the baseline),
+/// so the plan stands on an assumption about its noise, which `project --target-error`
+/// replaces by the measured noise.
+fn target_scope(log: &RunLog, target_pct: f64) -> String {
+    let t = setting(target_pct);
+    if log.compare().is_some() {
+        String::new()
+    } else if log.proxy.is_some() {
+        format!(
+            "covers: measurements not taken yet; the log has lengths only, so the plan assumes \
+             each iteration's time varies {:.0}% within a length; measure the listed iterations \
+             on both configurations, then `seqpoint project SEQPOINTS.json NEW.csv --baseline \
+             BASE.csv --target-error {t}` confirms the target or lists the iterations to add\n",
+            100.0 * crate::estimate::ASSUMED_PROXY_CV
+        )
+    } else {
+        format!(
+            "covers: the baseline, which the log holds whole; for the new configuration the plan \
+             assumes its noise is the baseline's: once measured, `seqpoint project \
+             SEQPOINTS.json MEASURED.csv --target-error {t}` confirms the target on the new \
+             total and the speedup or lists the iterations to add\n"
+        )
+    }
+}
+
 fn luck_note(projection: &Projection) -> String {
     let (error, half) = (
         projection.worst_error_pct(),
