@@ -67,6 +67,10 @@ pub struct KeyNoise {
     pub count: u64,
     /// The picked key's mean on the baseline.
     pub mean: f64,
+    /// The within-key noise the log itself shows: `cv` unless a plan assumed more
+    /// (`at_least`). The SeqPoints file records this one, so that `project` never takes an
+    /// assumption for a measurement.
+    pub logged_cv: f64,
 }
 
 /// The within-key noise a plan assumes for measurements not yet taken when the log has
@@ -122,6 +126,7 @@ impl KeyNoise {
             / weight.max(1.0);
         KeyNoise {
             cv: cv2.sqrt(),
+            logged_cv: cv2.sqrt(),
             offset: moments[picked].mean - bin_mean,
             count: moments[picked].count,
             mean: moments[picked].mean,
@@ -535,6 +540,7 @@ mod tests {
     fn key(cv: f64, offset: f64, count: u64, mean: f64) -> KeyNoise {
         KeyNoise {
             cv,
+            logged_cv: cv,
             offset,
             count,
             mean,

@@ -542,9 +542,11 @@ fn target_scope(log: &RunLog, target_pct: f64) -> String {
     } else {
         format!(
             "covers: the baseline, which the log holds whole; for the new configuration the plan \
-             assumes its noise is the baseline's: once measured, `seqpoint project \
-             SEQPOINTS.json MEASURED.csv --target-error {t}` confirms the target on the new \
-             total and the speedup or lists the iterations to add\n"
+             assumes its noise is the baseline's (at least {:.0}% per iteration where the log \
+             shows none): once measured, `seqpoint project SEQPOINTS.json MEASURED.csv \
+             --target-error {t}` confirms the target on the new total and the speedup or lists \
+             the iterations to add\n",
+            100.0 * crate::estimate::ASSUMED_PROXY_CV
         )
     }
 }

@@ -10,7 +10,7 @@ use crate::doc::{MetricProjection, MissingBin, ProjectionReport, SelectDoc, PROJ
 use crate::estimate::{new_parts, speedup_parts};
 use crate::project::ratio::{paired_bins, ratio_speedup, ratio_total};
 use crate::project::stratified::{estimate, BinMeasure};
-use crate::project::target::{judge, Figure};
+use crate::project::target::{judge, next_unmeasured, Figure};
 use crate::project::{new_total, paired_speedup, stratum_variance, Estimate, KeyNoise, PickedBin};
 use crate::runlog::measured::Measurements;
 use crate::runlog::ConfigRole;
@@ -111,15 +111,19 @@ fn picked_bins(
                 .unwrap_or(0.0)
             };
             let key = match stats {
-                Some(s) => KeyNoise {
+                Some(s) => {
                     // Files from before the design's interval: the bin's own spread.
-                    cv: s
+                    let cv = s
                         .key_cv
-                        .unwrap_or(if s.mean != 0.0 { s.sd / s.mean } else { 0.0 }),
-                    offset: s.key_offset.unwrap_or(0.0),
-                    count: s.key_count.unwrap_or(1),
-                    mean: s.mean + s.key_offset.unwrap_or(0.0),
-                },
+                        .unwrap_or(if s.mean != 0.0 { s.sd / s.mean } else { 0.0 });
+                    KeyNoise {
+                        cv,
+                        logged_cv: cv,
+                        offset: s.key_offset.unwrap_or(0.0),
+                        count: s.key_count.unwrap_or(1),
+                        mean: s.mean + s.key_offset.unwrap_or(0.0),
+                    }
+                }
                 None => KeyNoise::default(),
             };
             PickedBin {
@@ -259,6 +263,41 @@ pub fn project_measurements(
                 variance: design.variance + random_pick.missing_variance,
             },
         };
+        // No noise anywhere: the SeqPoints file shows none within its keys and the
+        // measurements none between iterations. Zero width would claim an exact figure that
+        // was not measured whole.
+        let whole = bins
+            .iter()
+            .all(|b| b.distinct as f64 >= b.population.floor());
+        if estimate.variance == 0.0 && !whole {
+            let seen = |b: usize, it: u64| {
+                // A row that names no iteration measured the SeqPoint's own.
+                let own = doc.seqpoints[b].iteration;
+                measured.samples[b]
+                    .iter()
+                    .any(|s| s.iteration.unwrap_or(own) == it)
+            };
+            let repeated = bins.iter().any(|b| b.distinct >= 2);
+            let advice = match next_unmeasured(doc, seen) {
+                // Iterations of a SeqPoint that agree exactly: more of its key cannot show
+                // how the bin's other keys differ.
+                _ if repeated => "the measured iterations agree exactly, and more of the \
+                                  same keys cannot show how their bins' other keys differ: \
+                                  select again with more bins (--bins)"
+                    .to_string(),
+                Some((seqpoint, iteration)) => format!(
+                    "measure one more iteration, e.g. iteration {iteration} (SeqPoint \
+                     {seqpoint}), and project again"
+                ),
+                None => "select again with --samples 2".to_string(),
+            };
+            return Err(ProjectError::Invalid(format!(
+                "{}: metric '{name}': cannot bound the projection: the SeqPoints file shows no \
+                 noise within its keys and the measurements give no spread between \
+                 iterations; {advice}",
+                measured.source
+            )));
+        }
         if !missing.is_empty()
             && bins
                 .iter()

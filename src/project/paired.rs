@@ -15,7 +15,7 @@ use crate::estimate::VarianceParts;
 use crate::project::document::ProjectOptions;
 use crate::project::ratio::{known_baseline, paired_ratio_speedup, ratio_total, PairedBin};
 use crate::project::request::ProjectError;
-use crate::project::target::{candidates, judge, Figure};
+use crate::project::target::{judge, next_unmeasured, Figure};
 use crate::runlog::measured::{Measurements, Sample};
 use crate::stats::{half_width_pct, interval, Z95};
 
@@ -116,19 +116,6 @@ fn figure(name: String, parts: VarianceParts, distinct: &[u64]) -> Figure {
     }
 }
 
-/// The first SeqPoint by weight with an iteration listed but not measured: where a second
-/// measurement gives the pairs their first degree of freedom.
-fn second_iteration(doc: &SelectDoc, pairs: &Pairs) -> Option<(u64, u64)> {
-    let mut order: Vec<usize> = (0..doc.seqpoints.len()).collect();
-    order.sort_by_key(|&b| std::cmp::Reverse(doc.seqpoints[b].weight));
-    order.into_iter().find_map(|b| {
-        candidates(doc, b)
-            .into_iter()
-            .find(|it| !pairs[b].contains_key(it))
-            .map(|it| (doc.seqpoints[b].id as u64, it))
-    })
-}
-
 /// Project every metric of both files: the baseline and new totals and the speedup, each with
 /// its interval, judged against `options.target_error_pct` with the top-up (to measure on
 /// both configurations). `allow_missing` is refused: with no baseline total known, a SeqPoint
@@ -178,7 +165,7 @@ pub fn project_paired(
         let distinct: Vec<u64> = pairs.iter().map(|p| p.len() as u64).collect();
         let base_bins = bins_of(doc, &pairs, scale, |(b, _)| b);
         let new_bins = bins_of(doc, &pairs, scale, |(_, n)| n);
-        let no_spread = || match second_iteration(doc, &pairs) {
+        let no_spread = || match next_unmeasured(doc, |b, it| pairs[b].contains_key(&it)) {
             Some((seqpoint, iteration)) => ProjectError::Invalid(format!(
                 "{} and {}: metric '{name}': one iteration measured per SeqPoint gives no spread \
                  to bound the projection with; measure one more on both configurations, e.g. \

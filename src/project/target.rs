@@ -53,6 +53,23 @@ pub fn candidates(doc: &SelectDoc, seqpoint: usize) -> Vec<u64> {
         .collect()
 }
 
+/// `(SeqPoint id, iteration)`: in the heaviest SeqPoint that has one, the first iteration
+/// listed for it that `measured` says was not measured: where one more measurement gives the
+/// spread a figure needs to be bounded at all.
+pub fn next_unmeasured(
+    doc: &SelectDoc,
+    measured: impl Fn(usize, u64) -> bool,
+) -> Option<(usize, u64)> {
+    let mut order: Vec<usize> = (0..doc.seqpoints.len()).collect();
+    order.sort_by_key(|&b| std::cmp::Reverse(doc.seqpoints[b].weight));
+    order.into_iter().find_map(|b| {
+        candidates(doc, b)
+            .into_iter()
+            .find(|&it| !measured(b, it))
+            .map(|it| (doc.seqpoints[b].id, it))
+    })
+}
+
 /// The iterations already measured for each SeqPoint. A file that names no iteration (rows by
 /// SeqPoint id or key) measured as many distinct iterations as `distinct_iterations` counts,
 /// taken as the first candidates.

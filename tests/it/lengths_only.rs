@@ -2,7 +2,8 @@
 //! (the bundled 1-thread speech log without its times), `select --target-error 1`, the listed
 //! iterations measured on both configurations (taken from the two real logs), `project
 //! --baseline` with a top-up, and the final figures against the real whole-run totals.
-//! Then the errors pairing can raise, each followed where it gives advice.
+//! Then the errors pairing can raise, each followed where it gives advice, and a timed log
+//! that shows no noise at all.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -103,6 +104,22 @@ fn project(args: &[&Path], baselines: &[&Path], extra: &[&str]) -> Value {
     serde_json::from_slice(&out).unwrap()
 }
 
+/// `select` on the lengths-only log into `seqpoints.json` beside it: its path and document.
+fn select_lengths(dir: &Path, args: &[&str]) -> (PathBuf, Value) {
+    let log = lengths_log(dir);
+    let seqpoints = dir.join("seqpoints.json");
+    seqpoint()
+        .arg("select")
+        .arg(&log)
+        .args(args)
+        .arg("-o")
+        .arg(&seqpoints)
+        .assert()
+        .success();
+    let doc = read_json(&seqpoints);
+    (seqpoints, doc)
+}
+
 fn pair(v: &Value) -> [f64; 2] {
     [v[0].as_f64().unwrap(), v[1].as_f64().unwrap()]
 }
@@ -111,19 +128,11 @@ fn pair(v: &Value) -> [f64; 2] {
 fn the_lengths_only_flow_meets_the_target_with_both_configurations_measured() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let log = lengths_log(d);
-    let seqpoints = d.join("seqpoints.json");
+    let (seqpoints, doc) = select_lengths(d, &["--target-error", "1"]);
     // The plan is sized for noise the log cannot show, and says so.
     seqpoint()
         .arg("select")
-        .arg(&log)
-        .args(["--target-error", "1", "-o"])
-        .arg(&seqpoints)
-        .assert()
-        .success();
-    seqpoint()
-        .arg("select")
-        .arg(&log)
+        .arg(d.join("lengths.csv"))
         .args(["--target-error", "1"])
         .assert()
         .success()
@@ -132,7 +141,6 @@ fn the_lengths_only_flow_meets_the_target_with_both_configurations_measured() {
                 predicate::str::contains("--baseline BASE.csv --target-error 1"),
             ),
         );
-    let doc = read_json(&seqpoints);
     let first = listed(&doc);
     // One iteration per SeqPoint would leave no degree of freedom: the plan lists more.
     assert!(first.len() > doc["seqpoints"].as_array().unwrap().len());
@@ -192,16 +200,7 @@ fn the_lengths_only_flow_meets_the_target_with_both_configurations_measured() {
 fn pairing_errors_name_the_file_line_and_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let log = lengths_log(d);
-    let seqpoints = d.join("seqpoints.json");
-    seqpoint()
-        .arg("select")
-        .arg(&log)
-        .args(["--bins", "6", "-o"])
-        .arg(&seqpoints)
-        .assert()
-        .success();
-    let doc = read_json(&seqpoints);
+    let (seqpoints, doc) = select_lengths(d, &["--bins", "6"]);
     let own: Vec<(u64, u64)> = doc["seqpoints"]
         .as_array()
         .unwrap()
@@ -290,4 +289,82 @@ fn pairing_errors_name_the_file_line_and_what_to_do() {
         .stderr(predicate::str::contains(
             "by_id.csv:2: the row names no iteration",
         ));
+}
+
+/// A timed log whose every iteration of a length took the same time shows no noise; the plan
+/// does not take it for exact, and `project` never prints a zero-width interval for a figure
+/// that was not measured whole: it says it cannot bound it and what to measure, and the
+/// advice, followed, gives an interval (or, where more of the same keys cannot help, says so).
+#[test]
+fn a_log_that_shows_no_noise_is_not_taken_as_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for it in 0..300u64 {
+        text.push_str(&format!("{it},{},50.0\n", 100 * (1 + it * 7 % 4)));
+    }
+    let log = d.join("equal.csv");
+    std::fs::write(&log, text).unwrap();
+    let out = seqpoint()
+        .arg("select")
+        .arg(&log)
+        .args(["--target-error", "1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(!out.contains("±0.00%"), "{out}");
+    assert!(
+        out.contains("at least 4% per iteration where the log shows none"),
+        "{out}"
+    );
+    let seqpoints = d.join("seqpoints.json");
+    seqpoint()
+        .arg("select")
+        .arg(&log)
+        .args(["--bins", "1", "-o"])
+        .arg(&seqpoints)
+        .assert()
+        .success();
+    let doc = read_json(&seqpoints);
+    let own = doc["seqpoints"][0]["iteration"].as_u64().unwrap();
+    let measured = d.join("new.csv");
+    std::fs::write(&measured, format!("iteration,time_ms\n{own},150\n")).unwrap();
+    let project = |files: &[&Path]| {
+        let mut cmd = seqpoint();
+        cmd.arg("project").arg(&seqpoints).args(files);
+        cmd.assert()
+    };
+    let message = String::from_utf8(
+        project(&[&measured])
+            .failure()
+            .stderr(predicate::str::contains("cannot bound the projection"))
+            .get_output()
+            .stderr
+            .clone(),
+    )
+    .unwrap();
+    let at = message.find("e.g. iteration ").expect(&message) + "e.g. iteration ".len();
+    let next: u64 = message[at..].split(' ').next().unwrap().parse().unwrap();
+    assert_ne!(next, own);
+    // Followed with a second iteration that differs: an interval, not zero wide.
+    let second = d.join("second.csv");
+    std::fs::write(&second, format!("iteration,time_ms\n{next},156\n")).unwrap();
+    let out = project(&[&measured, &second])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("95% interval ±") && !out.contains("±0.00%"),
+        "{out}"
+    );
+    // Followed with one that agrees exactly: more of the same key cannot help, and it says so.
+    std::fs::write(&second, format!("iteration,time_ms\n{next},150\n")).unwrap();
+    project(&[&measured, &second])
+        .failure()
+        .stderr(predicate::str::contains("select again with more bins"));
 }
