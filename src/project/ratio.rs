@@ -313,7 +313,7 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(24);
         // Box-Muller: one standard normal draw.
-        let mut normal = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus| -> f64 {
+        let normal = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus| -> f64 {
             let (u, v): (f64, f64) = (rng.gen_range(f64::EPSILON..1.0), rng.gen());
             (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
         };
