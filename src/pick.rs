@@ -523,17 +523,17 @@ impl<'a> Selector<'a> {
             bin: BinSummary::new(groups, members),
             key_noise: {
                 let picked = groups.group_of(self.log.key(row)).unwrap_or(members[0]);
-                // A proxy cost is exact per key, and a log may show no noise within its keys
-                // at all; the measurements of a configuration not logged are not exact.
-                let unlogged = self.log.compare().is_none();
+                // A proxy cost is exact per key; the measurements that will replace it are not.
+                // (A timed metric that is exact per key stays so: a simulator's cycle counts
+                // are, and planning them for noise they do not have would cost days.)
+                let assumed = if self.log.proxy.is_some() {
+                    crate::estimate::ASSUMED_PROXY_CV
+                } else {
+                    0.0
+                };
                 (0..groups.moments[0].len())
                     .map(|m| {
-                        let noise = crate::estimate::KeyNoise::of(groups, members, picked, m);
-                        if unlogged && (self.log.proxy.is_some() || noise.cv == 0.0) {
-                            noise.at_least(crate::estimate::ASSUMED_PROXY_CV)
-                        } else {
-                            noise
-                        }
+                        crate::estimate::KeyNoise::of(groups, members, picked, m).at_least(assumed)
                     })
                     .collect()
             },
