@@ -263,40 +263,56 @@ pub fn project_measurements(
                 variance: design.variance + random_pick.missing_variance,
             },
         };
-        // No noise anywhere: the SeqPoints file shows none within its keys and the
-        // measurements none between iterations. Zero width would claim an exact figure that
-        // was not measured whole.
+        // No noise anywhere (the SeqPoints file shows none within its keys, the measurements
+        // none between iterations) leaves a zero-width interval for a figure not measured
+        // whole. It stands where the data say so: one bin per key of an exact metric, with
+        // SeqPoints enough to show the new configuration's spread. It cannot where they are
+        // silent: one iteration measured in all, or a bin of several keys that the baseline
+        // could not tell apart (all equal there), measured at one of them.
         let whole = bins
             .iter()
             .all(|b| b.distinct as f64 >= b.population.floor());
         if estimate.variance == 0.0 && !whole {
-            let seen = |b: usize, it: u64| {
-                // A row that names no iteration measured the SeqPoint's own.
-                let own = doc.seqpoints[b].iteration;
-                measured.samples[b]
-                    .iter()
-                    .any(|s| s.iteration.unwrap_or(own) == it)
+            let merged = doc
+                .seqpoints
+                .iter()
+                .zip(&stats)
+                .zip(&bins)
+                .find(|((sp, s), b)| b.is_measured() && sp.bin.min != sp.bin.max && s.2 == 0.0);
+            let measured_iterations: usize = bins.iter().map(|b| b.distinct).sum();
+            let advice = if let Some(((sp, _), _)) = merged {
+                Some(format!(
+                    "SeqPoint {}'s bin holds several keys that the baseline cannot tell apart, and \
+                     the new configuration was measured at one of them: select again with one bin \
+                     per key (--bins {})",
+                    sp.id, doc.input.unique_keys
+                ))
+            } else if measured_iterations < 2 {
+                let seen = |b: usize, it: u64| {
+                    // A row that names no iteration measured the SeqPoint's own.
+                    let own = doc.seqpoints[b].iteration;
+                    measured.samples[b]
+                        .iter()
+                        .any(|s| s.iteration.unwrap_or(own) == it)
+                };
+                Some(match next_unmeasured(doc, seen) {
+                    Some((seqpoint, iteration)) => format!(
+                        "one iteration measured in all gives no spread: measure one more, e.g. \
+                         iteration {iteration} (SeqPoint {seqpoint}), and project again"
+                    ),
+                    None => "one iteration measured in all gives no spread, and the SeqPoints \
+                             file lists no other: select again with --samples 2"
+                        .to_string(),
+                })
+            } else {
+                None
             };
-            let repeated = bins.iter().any(|b| b.distinct >= 2);
-            let advice = match next_unmeasured(doc, seen) {
-                // Iterations of a SeqPoint that agree exactly: more of its key cannot show
-                // how the bin's other keys differ.
-                _ if repeated => "the measured iterations agree exactly, and more of the \
-                                  same keys cannot show how their bins' other keys differ: \
-                                  select again with more bins (--bins)"
-                    .to_string(),
-                Some((seqpoint, iteration)) => format!(
-                    "measure one more iteration, e.g. iteration {iteration} (SeqPoint \
-                     {seqpoint}), and project again"
-                ),
-                None => "select again with --samples 2".to_string(),
-            };
-            return Err(ProjectError::Invalid(format!(
-                "{}: metric '{name}': cannot bound the projection: the SeqPoints file shows no \
-                 noise within its keys and the measurements give no spread between \
-                 iterations; {advice}",
-                measured.source
-            )));
+            if let Some(advice) = advice {
+                return Err(ProjectError::Invalid(format!(
+                    "{}: metric '{name}': cannot bound the projection: {advice}",
+                    measured.source
+                )));
+            }
         }
         if !missing.is_empty()
             && bins

@@ -291,22 +291,39 @@ fn pairing_errors_name_the_file_line_and_what_to_do() {
         ));
 }
 
-/// A timed log whose every iteration of a length took the same time shows no noise (as a
-/// simulator's counts do): the plan takes the baseline as exact and says that it assumes the
-/// same of the new configuration, and `project` never prints a zero-width interval for a
-/// figure that was not measured whole: it says it cannot bound it and what to measure, and
-/// the advice, followed, gives an interval (or, where more of the same keys cannot help,
-/// says so).
+/// A timed log whose every iteration took the same time shows no noise and no difference
+/// between lengths: the plan takes the baseline as exact and says that it assumes the same
+/// of the new configuration, and `project` never prints a zero-width interval where the data
+/// are silent: it says it cannot bound the figure and what would, and the advice, followed,
+/// gives an interval that holds the truth.
 #[test]
 fn a_log_that_shows_no_noise_is_not_taken_as_exact() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    // Lengths 100-400, every iteration 50 ms; the new configuration takes 3 ms per unit of
+    // length: what the baseline cannot show.
+    let length = |it: u64| 100 * (1 + it * 7 % 4);
     let mut text = String::from("iteration,seq_len,time_ms\n");
     for it in 0..300u64 {
-        text.push_str(&format!("{it},{},50.0\n", 100 * (1 + it * 7 % 4)));
+        text.push_str(&format!("{it},{},50.0\n", length(it)));
     }
     let log = d.join("equal.csv");
     std::fs::write(&log, text).unwrap();
+    let truth: u64 = (0..300u64).map(|it| 3 * length(it)).sum();
+    let select = |args: &[&str]| -> (PathBuf, Value) {
+        let seqpoints = d.join("seqpoints.json");
+        let _ = std::fs::remove_file(&seqpoints);
+        seqpoint()
+            .arg("select")
+            .arg(&log)
+            .args(args)
+            .arg("-o")
+            .arg(&seqpoints)
+            .assert()
+            .success();
+        let doc = read_json(&seqpoints);
+        (seqpoints, doc)
+    };
     let out = seqpoint()
         .arg("select")
         .arg(&log)
@@ -321,25 +338,62 @@ fn a_log_that_shows_no_noise_is_not_taken_as_exact() {
         out.contains("the plan assumes its noise is the baseline's"),
         "{out}"
     );
-    let seqpoints = d.join("seqpoints.json");
+    // Measured at its own iteration: each SeqPoint's value on the new configuration.
+    let measure_own = |doc: &Value| -> PathBuf {
+        let mut text = String::from("iteration,time_ms\n");
+        for sp in doc["seqpoints"].as_array().unwrap() {
+            let it = sp["iteration"].as_u64().unwrap();
+            text.push_str(&format!("{it},{}\n", 3 * length(it)));
+        }
+        let path = d.join("new.csv");
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let project = |seqpoints: &Path, files: &[&Path]| {
+        let mut cmd = seqpoint();
+        cmd.arg("project").arg(seqpoints).args(files);
+        cmd.args(["--format", "json"]).assert()
+    };
+    // One bin over four lengths the baseline cannot tell apart, measured at one of them.
+    let (seqpoints, doc) = select(&["--bins", "1"]);
+    let new = measure_own(&doc);
+    project(&seqpoints, &[&new]).failure().stderr(
+        predicate::str::contains("cannot bound the projection")
+            .and(predicate::str::contains("one bin per key (--bins 4)")),
+    );
+    // Followed: one bin per length, each measured once; the interval holds the truth.
+    let (seqpoints, doc) = select(&["--bins", "4"]);
+    let new = measure_own(&doc);
+    let out = project(&seqpoints, &[&new])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    let [lo, hi] = pair(&report["metrics"][0]["interval"]);
+    let truth = truth as f64;
+    assert!(lo <= truth && truth <= hi, "[{lo}, {hi}] against {truth}");
+    // One length, one SeqPoint, one iteration measured: nothing shows a spread.
+    let one = d.join("one.csv");
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for it in 0..50u64 {
+        text.push_str(&format!("{it},100,50.0\n"));
+    }
+    std::fs::write(&one, text).unwrap();
+    let seqpoints = d.join("one.json");
     seqpoint()
         .arg("select")
-        .arg(&log)
-        .args(["--bins", "1", "-o"])
+        .arg(&one)
+        .arg("-o")
         .arg(&seqpoints)
         .assert()
         .success();
     let doc = read_json(&seqpoints);
     let own = doc["seqpoints"][0]["iteration"].as_u64().unwrap();
-    let measured = d.join("new.csv");
-    std::fs::write(&measured, format!("iteration,time_ms\n{own},150\n")).unwrap();
-    let project = |files: &[&Path]| {
-        let mut cmd = seqpoint();
-        cmd.arg("project").arg(&seqpoints).args(files);
-        cmd.assert()
-    };
+    let first = d.join("first.csv");
+    std::fs::write(&first, format!("iteration,time_ms\n{own},150\n")).unwrap();
     let message = String::from_utf8(
-        project(&[&measured])
+        project(&seqpoints, &[&first])
             .failure()
             .stderr(predicate::str::contains("cannot bound the projection"))
             .get_output()
@@ -350,22 +404,15 @@ fn a_log_that_shows_no_noise_is_not_taken_as_exact() {
     let at = message.find("e.g. iteration ").expect(&message) + "e.g. iteration ".len();
     let next: u64 = message[at..].split(' ').next().unwrap().parse().unwrap();
     assert_ne!(next, own);
-    // Followed with a second iteration that differs: an interval, not zero wide.
+    // Followed with a second iteration: an interval, wider than zero.
     let second = d.join("second.csv");
     std::fs::write(&second, format!("iteration,time_ms\n{next},156\n")).unwrap();
-    let out = project(&[&measured, &second])
+    let out = project(&seqpoints, &[&first, &second])
         .success()
         .get_output()
         .stdout
         .clone();
-    let out = String::from_utf8(out).unwrap();
-    assert!(
-        out.contains("95% interval ±") && !out.contains("±0.00%"),
-        "{out}"
-    );
-    // Followed with one that agrees exactly: more of the same key cannot help, and it says so.
-    std::fs::write(&second, format!("iteration,time_ms\n{next},150\n")).unwrap();
-    project(&[&measured, &second])
-        .failure()
-        .stderr(predicate::str::contains("select again with more bins"));
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    let [lo, hi] = pair(&report["metrics"][0]["interval"]);
+    assert!(lo < hi, "[{lo}, {hi}]");
 }
