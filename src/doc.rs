@@ -332,8 +332,10 @@ pub struct MetricProjection {
     pub missing_bins: Vec<MissingBin>,
     pub missing_share: f64,
     /// `ratio`: every measured iteration paired with its logged baseline value, the new total
-    /// is the ratio estimate on the baseline (`project::ratio`); `design` otherwise (absent
-    /// in files from before the ratio estimate).
+    /// is the ratio estimate on the baseline (`project::ratio`); `paired`: both configurations
+    /// measured at the same iterations (`--baseline`), both totals ratio estimates on the
+    /// proxy cost (`project::paired`); `design` otherwise (absent in files from before the
+    /// ratio estimate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<String>,
     /// Measured rows used and SeqPoints measured.
@@ -358,6 +360,10 @@ pub struct ProjectionReport {
     /// Every measurement file, when there were several (`measured` then names the first).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub measured_files: Vec<String>,
+    /// `--baseline`'s measurements of the same iterations on the baseline configuration (the
+    /// lengths-only flow): the baseline total is then projected, not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_measured: Option<String>,
     pub metrics: Vec<MetricProjection>,
     /// `--target-error`'s verdict on every projected figure, and the top-up where unmet.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -45,12 +45,7 @@ pub fn visit_in_order<T: Send, E: Send>(
 ) -> Result<bool, E> {
     let workers = threads().min(len);
     if workers <= 1 || rayon::current_thread_index().is_some() {
-        for i in 0..len {
-            if visit(compute(i)?).is_break() {
-                return Ok(false);
-            }
-        }
-        return Ok(true);
+        return visit_sequentially(len, compute, visit);
     }
     let next_index = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -94,6 +89,23 @@ pub fn visit_in_order<T: Send, E: Send>(
         }
         Ok(true)
     })
+}
+
+/// `visit_in_order` on the calling thread alone: for work that takes a lock and, holding it,
+/// runs parallel work of its own (k-means' fits). On the pool's threads such work deadlocks:
+/// a thread waiting inside the parallel part steals the next index's job, which blocks on the
+/// lock its own thread (or the thread it waits for) holds.
+pub fn visit_sequentially<T, E>(
+    len: usize,
+    compute: impl Fn(usize) -> Result<T, E>,
+    visit: &mut dyn FnMut(T) -> ControlFlow<()>,
+) -> Result<bool, E> {
+    for i in 0..len {
+        if visit(compute(i)?).is_break() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// `0..n` cut into up to `parts` contiguous ranges of near-equal length (none empty).

@@ -523,8 +523,18 @@ impl<'a> Selector<'a> {
             bin: BinSummary::new(groups, members),
             key_noise: {
                 let picked = groups.group_of(self.log.key(row)).unwrap_or(members[0]);
+                // A proxy cost is exact per key; the measurements that will replace it are not.
+                // (A timed metric that is exact per key stays so: a simulator's cycle counts
+                // are, and planning them for noise they do not have would cost days.)
+                let assumed = if self.log.proxy.is_some() {
+                    crate::estimate::ASSUMED_PROXY_CV
+                } else {
+                    0.0
+                };
                 (0..groups.moments[0].len())
-                    .map(|m| crate::estimate::KeyNoise::of(groups, members, picked, m))
+                    .map(|m| {
+                        crate::estimate::KeyNoise::of(groups, members, picked, m).at_least(assumed)
+                    })
                     .collect()
             },
         }

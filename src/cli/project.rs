@@ -11,6 +11,7 @@ use seqpoint::project::document::{
     project_measurements, read_select_doc_within, ProjectOptions, RunLength,
 };
 use seqpoint::project::merge::{merge_measurements, top_up_document};
+use seqpoint::project::paired::project_paired;
 use seqpoint::runlog::measured::{read_measured, MeasuredOptions};
 use seqpoint::runlog::InputFormat;
 use seqpoint::select::vocabulary::{parse_percent, Surface, TARGET_ERROR};
@@ -33,6 +34,13 @@ pub struct ProjectCommand {
     /// Several files (the first measurements, then each top-up) are projected together
     #[arg(value_name = "MEASURED", required = true, num_args = 1..)]
     pub measured: Vec<String>,
+    /// The same iterations measured on the baseline configuration (repeatable: the first
+    /// measurements, then each top-up), for SeqPoints selected from a lengths-only log: the
+    /// baseline total, the new total and the speedup are then projected from the pairs, each
+    /// with its interval. Rows need an `iteration` column; every iteration measured must be
+    /// in both
+    #[arg(long = "baseline", value_name = "MEASURED")]
+    pub baseline: Vec<String>,
     /// Judge every projected figure (each metric's new total and speedup) against this 95%
     /// error target in percent (0.01 to 100), and list the fewest iterations not yet measured
     /// that are expected to meet it
@@ -80,6 +88,7 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
     // A name the format cannot be told from is refused before any work.
     let mut inputs: Vec<&str> = vec![&cmd.seqpoints];
     inputs.extend(cmd.measured.iter().map(String::as_str));
+    inputs.extend(cmd.baseline.iter().map(String::as_str));
     let destination = Destination::of(cmd.output.as_deref()).not_onto(&inputs)?;
     let top_up_destination = match &cmd.top_up {
         Some(path) => Some(Destination::of(Some(path)).not_onto(&inputs)?),
@@ -95,7 +104,12 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         ProjectFormat::Table,
         &[("json", ProjectFormat::Json)],
     )?;
-    let stdin_files = cmd.measured.iter().filter(|m| m.as_str() == "-").count()
+    let stdin_files = cmd
+        .measured
+        .iter()
+        .chain(&cmd.baseline)
+        .filter(|m| m.as_str() == "-")
+        .count()
         + usize::from(cmd.seqpoints == "-");
     if stdin_files > 1 {
         anyhow::bail!(
@@ -104,26 +118,41 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         );
     }
     let doc = read_select_doc_within(&cmd.seqpoints, &cmd.limits.limits())?;
-    let files = cmd
-        .measured
-        .iter()
-        .map(|path| {
-            read_measured(
-                path,
-                &doc,
-                &MeasuredOptions {
-                    metrics: cmd.metric.clone(),
-                    format: cmd.input_format,
-                    limits: cmd.limits.limits(),
-                },
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut measured = merge_measurements(files)?;
+    let read_all = |paths: &[String]| -> anyhow::Result<_> {
+        let files = paths
+            .iter()
+            .map(|path| {
+                read_measured(
+                    path,
+                    &doc,
+                    &MeasuredOptions {
+                        metrics: cmd.metric.clone(),
+                        format: cmd.input_format,
+                        limits: cmd.limits.limits(),
+                    },
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(merge_measurements(files)?)
+    };
+    let mut measured = read_all(&cmd.measured)?;
+    let mut baseline = if cmd.baseline.is_empty() {
+        None
+    } else {
+        if cmd.allow_missing {
+            anyhow::bail!(
+                "--allow-missing cannot be used with --baseline: with no baseline total known,                  a SeqPoint not measured leaves its share of both totals unknown; measure every                  SeqPoint on both configurations"
+            );
+        }
+        Some(read_all(&cmd.baseline)?)
+    };
     let exclude = Exclusion::new(cmd.exclude.iter().copied());
-    let dropped = exclude
+    let mut dropped = exclude
         .drop_samples(&mut measured)
         .map_err(anyhow::Error::msg)?;
+    if let Some(baseline) = &mut baseline {
+        dropped += exclude.drop_samples(baseline).map_err(anyhow::Error::msg)?;
+    }
     if !exclude.is_empty() {
         eprintln!(
             "note: --exclude {} left out {dropped} measured row(s)",
@@ -141,16 +170,15 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
     } else {
         cmd.seqpoints.as_str()
     };
-    let mut report = project_measurements(
-        doc_name,
-        &doc,
-        &measured,
-        &ProjectOptions {
-            allow_missing: cmd.allow_missing,
-            run_length,
-            target_error_pct: cmd.target_error,
-        },
-    )?;
+    let options = ProjectOptions {
+        allow_missing: cmd.allow_missing,
+        run_length,
+        target_error_pct: cmd.target_error,
+    };
+    let mut report = match &baseline {
+        Some(baseline) => project_paired(doc_name, &doc, baseline, &measured, &options)?,
+        None => project_measurements(doc_name, &doc, &measured, &options)?,
+    };
     report.excluded = exclude.texts();
     // The input checks keep every figure finite; should one still not be, it is an error,
     // never `inf` in a table or `null` in JSON with exit status 0.
@@ -160,6 +188,7 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
              magnitude: rescale the metric",
             cmd.measured
                 .iter()
+                .chain(&cmd.baseline)
                 .map(seqpoint::text::shown::shown_path)
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -167,6 +196,9 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
     }
     if cmd.measured.len() > 1 {
         report.measured_files = cmd.measured.clone();
+    }
+    if cmd.baseline.len() > 1 {
+        report.baseline_measured = Some(cmd.baseline.join(", "));
     }
     if let (Some(next), Some(target)) = (top_up_destination, &report.target) {
         let next_doc = top_up_document(&doc, &target.top_up, target.target_error_pct);

@@ -90,7 +90,7 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                         count: moments.count,
                         mean: moments.mean,
                         sd: moments.sample_variance().sqrt(),
-                        key_cv: Some(key.cv),
+                        key_cv: Some(key.logged_cv),
                         key_offset: Some(key.offset),
                         key_count: Some(key.count),
                     };

@@ -284,6 +284,9 @@ pub fn selection_table_planned(
     ));
     if let Some(verdict) = plan.and_then(|p| plan_verdict(log, selection, p)) {
         out.push_str(&verdict);
+        if let Some((PlanRule::Target(t), Some(true))) = plan.map(|p| (p.rule, p.met)) {
+            out.push_str(&target_scope(log, t));
+        }
     }
     if let Some(target) = &selection.target {
         let rule = rule_text(target.rule);
@@ -300,6 +303,7 @@ pub fn selection_table_planned(
                 only_binning(selection)
             ));
             out.push_str(&luck_note(projection));
+            out.push_str(&target_scope(log, target.target_pct));
         } else {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
@@ -343,10 +347,17 @@ pub fn projection_table(report: &ProjectionReport) -> String {
     let mut out = String::new();
     let first = &report.metrics[0];
     let total = first.measured_seqpoints as usize + first.missing_bins.len();
+    let measured = match &report.baseline_measured {
+        Some(baseline) => format!(
+            "{} (new) + {} (baseline)",
+            shown_path(&report.measured),
+            shown_path(baseline)
+        ),
+        None => shown_path(&report.measured),
+    };
     out.push_str(&format!(
-        "{} + {}: {} of {} SeqPoints measured ({} rows, matched by {})\n",
+        "{} + {measured}: {} of {} SeqPoints measured ({} rows, matched by {})\n",
         shown_path(&report.seqpoints),
-        shown_path(&report.measured),
         first.measured_seqpoints,
         total,
         first.samples,
@@ -403,6 +414,25 @@ pub fn projection_table(report: &ProjectionReport) -> String {
                 )
             },
         );
+        if m.estimate.as_deref() == Some("paired") {
+            out.push_str(&format!(
+                "{}: both configurations measured at the same {} iterations: the baseline total \
+                 {} ±{:.2}%, the new total ±{:.2}% and the {} ±{:.2}% (95%), ratio estimates on \
+                 the proxy cost the SeqPoints were chosen by (docs/project.md)\n",
+                m.metric,
+                m.samples,
+                m.baseline_total.map_or("-".into(), num),
+                m.baseline_interval
+                    .zip(m.baseline_total)
+                    .map_or(0.0, |(i, v)| pct_of(i, v)),
+                pct_of(m.interval, m.projected_total),
+                m.ratio,
+                m.speedup_interval
+                    .zip(m.speedup)
+                    .map_or(0.0, |(i, v)| pct_of(i, v)),
+            ));
+            continue;
+        }
         if m.estimate.as_deref() == Some("ratio") {
             out.push_str(&format!(
                 "{}: 95% interval ±{:.2}%, the ratio estimate on the baseline (each measured \
@@ -434,13 +464,14 @@ pub fn projection_table(report: &ProjectionReport) -> String {
         ));
     }
     if let Some(target) = &report.target {
-        out.push_str(&target_verdict(target));
+        out.push_str(&target_verdict(target, report.baseline_measured.is_some()));
     }
     out
 }
 
 /// `project --target-error`'s verdict in words: met or not on each figure, and the top-up.
-fn target_verdict(target: &crate::doc::TargetDoc) -> String {
+/// `paired`: the top-up is measured on both configurations (`--baseline`).
+fn target_verdict(target: &crate::doc::TargetDoc, paired: bool) -> String {
     let t = target.target_error_pct;
     let figures: Vec<String> = target
         .figures
@@ -459,10 +490,15 @@ fn target_verdict(target: &crate::doc::TargetDoc) -> String {
         let mut seqpoints: Vec<usize> = target.top_up.iter().map(|r| r.seqpoint).collect();
         seqpoints.dedup();
         out.push_str(&format!(
-            "top-up: measure {} more iteration(s) of {} SeqPoint(s) (--top-up NEXT.json lists \
+            "top-up: measure {} more iteration(s) of {} SeqPoint(s){} (--top-up NEXT.json lists \
              them), then project with every measurement file: {}\n",
             target.top_up.len(),
             seqpoints.len(),
+            if paired {
+                " on both configurations"
+            } else {
+                ""
+            },
             if target.expected_met == Some(true) {
                 "expected to meet the target at the noise measured so far"
             } else {
@@ -486,6 +522,35 @@ fn only_binning(selection: &Selection) -> &'static str {
 }
 
 /// A note when the measured error sits far below its interval: it was likely luck.
+/// What a met target covers, and how the user confirms the rest: with `--compare` both
+/// configurations' figures were judged on their logged values; otherwise the new
+/// configuration is not measured yet (and with a lengths-only log, neither is the baseline),
+/// so the plan stands on an assumption about its noise, which `project --target-error`
+/// replaces by the measured noise.
+fn target_scope(log: &RunLog, target_pct: f64) -> String {
+    let t = setting(target_pct);
+    if log.compare().is_some() {
+        String::new()
+    } else if log.proxy.is_some() {
+        format!(
+            "covers: measurements not taken yet; the log has lengths only, so the plan assumes \
+             each iteration's time varies {:.0}% within a length; measure the listed iterations \
+             on both configurations, then `seqpoint project SEQPOINTS.json NEW.csv --baseline \
+             BASE.csv --target-error {t}` confirms the target or lists the iterations to add\n",
+            100.0 * crate::estimate::ASSUMED_PROXY_CV
+        )
+    } else {
+        format!(
+            "covers: the baseline, which the log holds whole; for the new configuration the plan \
+             assumes its noise is the baseline's (at least {:.0}% per iteration where the log \
+             shows none): once measured, `seqpoint project SEQPOINTS.json MEASURED.csv \
+             --target-error {t}` confirms the target on the new total and the speedup or lists \
+             the iterations to add\n",
+            100.0 * crate::estimate::ASSUMED_PROXY_CV
+        )
+    }
+}
+
 fn luck_note(projection: &Projection) -> String {
     let (error, half) = (
         projection.worst_error_pct(),

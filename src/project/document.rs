@@ -10,7 +10,7 @@ use crate::doc::{MetricProjection, MissingBin, ProjectionReport, SelectDoc, PROJ
 use crate::estimate::{new_parts, speedup_parts};
 use crate::project::ratio::{paired_bins, ratio_speedup, ratio_total};
 use crate::project::stratified::{estimate, BinMeasure};
-use crate::project::target::{judge, Figure};
+use crate::project::target::{judge, next_unmeasured, Figure};
 use crate::project::{new_total, paired_speedup, stratum_variance, Estimate, KeyNoise, PickedBin};
 use crate::runlog::measured::Measurements;
 use crate::runlog::ConfigRole;
@@ -111,15 +111,19 @@ fn picked_bins(
                 .unwrap_or(0.0)
             };
             let key = match stats {
-                Some(s) => KeyNoise {
+                Some(s) => {
                     // Files from before the design's interval: the bin's own spread.
-                    cv: s
+                    let cv = s
                         .key_cv
-                        .unwrap_or(if s.mean != 0.0 { s.sd / s.mean } else { 0.0 }),
-                    offset: s.key_offset.unwrap_or(0.0),
-                    count: s.key_count.unwrap_or(1),
-                    mean: s.mean + s.key_offset.unwrap_or(0.0),
-                },
+                        .unwrap_or(if s.mean != 0.0 { s.sd / s.mean } else { 0.0 });
+                    KeyNoise {
+                        cv,
+                        logged_cv: cv,
+                        offset: s.key_offset.unwrap_or(0.0),
+                        count: s.key_count.unwrap_or(1),
+                        mean: s.mean + s.key_offset.unwrap_or(0.0),
+                    }
+                }
                 None => KeyNoise::default(),
             };
             PickedBin {
@@ -135,7 +139,7 @@ fn picked_bins(
 }
 
 /// The weight scale for the run's length.
-fn scale_of(doc: &SelectDoc, length: RunLength) -> Result<f64, ProjectError> {
+pub(crate) fn scale_of(doc: &SelectDoc, length: RunLength) -> Result<f64, ProjectError> {
     let logged = doc.input.iterations as f64;
     match length {
         RunLength::Logged => Ok(1.0),
@@ -259,6 +263,57 @@ pub fn project_measurements(
                 variance: design.variance + random_pick.missing_variance,
             },
         };
+        // No noise anywhere (the SeqPoints file shows none within its keys, the measurements
+        // none between iterations) leaves a zero-width interval for a figure not measured
+        // whole. It stands where the data say so: one bin per key of an exact metric, with
+        // SeqPoints enough to show the new configuration's spread. It cannot where they are
+        // silent: one iteration measured in all, or a bin of several keys that the baseline
+        // could not tell apart (all equal there), measured at one of them.
+        let whole = bins
+            .iter()
+            .all(|b| b.distinct as f64 >= b.population.floor());
+        if estimate.variance == 0.0 && !whole {
+            let merged = doc
+                .seqpoints
+                .iter()
+                .zip(&stats)
+                .zip(&bins)
+                .find(|((sp, s), b)| b.is_measured() && sp.bin.min != sp.bin.max && s.2 == 0.0);
+            let measured_iterations: usize = bins.iter().map(|b| b.distinct).sum();
+            let advice = if let Some(((sp, _), _)) = merged {
+                Some(format!(
+                    "SeqPoint {}'s bin holds several keys that the baseline cannot tell apart, and \
+                     the new configuration was measured at one of them: select again with one bin \
+                     per key (--bins {})",
+                    sp.id, doc.input.unique_keys
+                ))
+            } else if measured_iterations < 2 {
+                let seen = |b: usize, it: u64| {
+                    // A row that names no iteration measured the SeqPoint's own.
+                    let own = doc.seqpoints[b].iteration;
+                    measured.samples[b]
+                        .iter()
+                        .any(|s| s.iteration.unwrap_or(own) == it)
+                };
+                Some(match next_unmeasured(doc, seen) {
+                    Some((seqpoint, iteration)) => format!(
+                        "one iteration measured in all gives no spread: measure one more, e.g. \
+                         iteration {iteration} (SeqPoint {seqpoint}), and project again"
+                    ),
+                    None => "one iteration measured in all gives no spread, and the SeqPoints \
+                             file lists no other: select again with --samples 2"
+                        .to_string(),
+                })
+            } else {
+                None
+            };
+            if let Some(advice) = advice {
+                return Err(ProjectError::Invalid(format!(
+                    "{}: metric '{name}': cannot bound the projection: {advice}",
+                    measured.source
+                )));
+            }
+        }
         if !missing.is_empty()
             && bins
                 .iter()
@@ -348,6 +403,7 @@ pub fn project_measurements(
         scale,
         excluded: Vec::new(),
         measured_files: Vec::new(),
+        baseline_measured: None,
         metrics,
         target: options
             .target_error_pct

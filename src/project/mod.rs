@@ -6,6 +6,7 @@
 
 pub mod document;
 pub mod merge;
+pub mod paired;
 pub mod ratio;
 pub mod request;
 pub mod stratified;

@@ -794,7 +794,7 @@ pub fn cheapest_plan_with_progress(
     let mut best: Option<(u64, usize)> = None;
     let mut k = 0;
     let finished =
-        crate::parallel::visit_in_order(largest, |i| cost_at(i + 1), &mut |cost: Option<u64>| {
+        selectors.visit_in_order(largest, |i| cost_at(i + 1), &mut |cost: Option<u64>| {
             k += 1;
             if let Some(cost) = cost {
                 if best.is_none_or(|(c, _)| cost < c) {

@@ -212,7 +212,23 @@ impl<'a> Selectors<'a> {
         samples: u64,
         visit: &mut dyn FnMut(CurvePoint) -> ControlFlow<()>,
     ) -> Result<bool, SelectError> {
-        crate::parallel::visit_in_order(len, |i| self.curve_point(i + 1, samples), visit)
+        self.visit_in_order(len, |i| self.curve_point(i + 1, samples), visit)
+    }
+
+    /// `parallel::visit_in_order` over work that asks these selectors for bins: on every core,
+    /// but for k-means on the calling thread, as its fits run in parallel under the lock of
+    /// their chain (`parallel::visit_sequentially` says why; they use every core themselves).
+    pub fn visit_in_order<T: Send, E: Send>(
+        &self,
+        len: usize,
+        compute: impl Fn(usize) -> Result<T, E> + Sync,
+        visit: &mut dyn FnMut(T) -> ControlFlow<()>,
+    ) -> Result<bool, E> {
+        if self.method == Method::Kmeans {
+            crate::parallel::visit_sequentially(len, compute, visit)
+        } else {
+            crate::parallel::visit_in_order(len, compute, visit)
+        }
     }
 
     /// What would meet a missed target, computed, not guessed: the fewest `--samples` per
@@ -286,7 +302,7 @@ impl<'a> Selectors<'a> {
             )?;
             let first = options.max_bins + 1;
             let mut found = MoreBins::NoneUpTo(limit);
-            crate::parallel::visit_in_order(
+            wider.visit_in_order(
                 (limit + 1).saturating_sub(first),
                 |i| wider.curve_point(first + i, options.samples),
                 &mut |point: CurvePoint| {

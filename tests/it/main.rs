@@ -15,6 +15,7 @@ mod hardening_streams;
 mod independent_check;
 mod interval_coverage;
 mod large_numbers;
+mod lengths_only;
 mod many_keys_cli;
 mod profile_e2e;
 mod project_cli;

@@ -1,0 +1,245 @@
+//! `project --baseline`: the lengths-only flow. The run log held lengths only (the SeqPoints
+//! were chosen on a proxy cost), and the user measured the listed iterations on both
+//! configurations; nothing of the baseline's whole run is known but its lengths.
+//!
+//! Both totals are ratio estimates on the document's first metric (the proxy cost, known for
+//! every iteration: `project::ratio`), the speedup is their quotient with the paired interval
+//! of `ratio::paired_ratio_speedup`, and the target judges all three. Pairing is by iteration:
+//! every measured iteration must be in both files, or the pairs would describe different
+//! iterations.
+
+use std::collections::BTreeMap;
+
+use crate::doc::{MetricProjection, ProjectionReport, SelectDoc, PROJECTION_SCHEMA};
+use crate::estimate::VarianceParts;
+use crate::project::document::ProjectOptions;
+use crate::project::ratio::{known_baseline, paired_ratio_speedup, ratio_total, PairedBin};
+use crate::project::request::ProjectError;
+use crate::project::target::{judge, next_unmeasured, Figure};
+use crate::runlog::measured::{Measurements, Sample};
+use crate::stats::{half_width_pct, interval, Z95};
+
+/// Each SeqPoint's measured iterations with both configurations' mean of metric `m` there.
+type Pairs = Vec<BTreeMap<u64, (f64, f64)>>;
+
+/// Both files' samples joined by iteration; an iteration in one file only, or a row with no
+/// iteration, is an error naming file and line.
+fn join(baseline: &Measurements, new: &Measurements, m: usize) -> Result<Pairs, ProjectError> {
+    let means = |file: &Measurements, samples: &[Sample]| {
+        let mut by_iteration: BTreeMap<u64, (f64, usize, u64)> = BTreeMap::new();
+        for sample in samples {
+            let Some(it) = sample.iteration else {
+                return Err(ProjectError::Invalid(format!(
+                    "{}:{}: the row names no iteration; --baseline pairs the two \
+                     configurations by iteration, so both files need an `iteration` column",
+                    file.source, sample.line
+                )));
+            };
+            let entry = by_iteration.entry(it).or_insert((0.0, 0, sample.line));
+            entry.0 += sample.values[m];
+            entry.1 += 1;
+        }
+        Ok(by_iteration)
+    };
+    let unpaired = |it: u64, line: u64, here: &Measurements, there: &Measurements| {
+        ProjectError::Invalid(format!(
+            "{}:{line}: iteration {it} has no measurement in {}; --baseline pairs the two \
+             configurations by iteration: measure it on both, or leave it out with --exclude \
+             {it}-{it}",
+            here.source, there.source
+        ))
+    };
+    baseline
+        .samples
+        .iter()
+        .zip(&new.samples)
+        .map(|(b, n)| {
+            let (b, n) = (means(baseline, b)?, means(new, n)?);
+            if let Some((&it, &(_, _, line))) = b.iter().find(|(it, _)| !n.contains_key(it)) {
+                return Err(unpaired(it, line, baseline, new));
+            }
+            if let Some((&it, &(_, _, line))) = n.iter().find(|(it, _)| !b.contains_key(it)) {
+                return Err(unpaired(it, line, new, baseline));
+            }
+            Ok(b.iter()
+                .map(|(&it, &(sum_b, count_b, _))| {
+                    let (sum_n, count_n, _) = n[&it];
+                    (it, (sum_b / count_b as f64, sum_n / count_n as f64))
+                })
+                .collect())
+        })
+        .collect()
+}
+
+/// One configuration's paired bins: the auxiliary (the document's first metric) at each
+/// measured iteration against that configuration's value. A bin with an iteration whose
+/// auxiliary the file does not hold is estimated by its plain mean (auxiliary 1 throughout).
+fn bins_of(
+    doc: &SelectDoc,
+    pairs: &Pairs,
+    scale: f64,
+    value: impl Fn((f64, f64)) -> f64,
+) -> Vec<PairedBin> {
+    let auxiliary = doc.input.metrics.first().map(String::as_str).unwrap_or("");
+    let known = known_baseline(doc, auxiliary);
+    doc.seqpoints
+        .iter()
+        .zip(pairs)
+        .map(|(sp, measured)| {
+            let stats = sp.bin_stats.get(auxiliary);
+            let count = stats.map_or(sp.weight as f64, |s| s.count as f64);
+            let xs: Option<Vec<f64>> = measured.keys().map(|it| known.get(it).copied()).collect();
+            let (baseline_mean, xs) = match (stats, xs) {
+                (Some(s), Some(xs)) if xs.iter().all(|&x| x > 0.0) && s.mean > 0.0 => (s.mean, xs),
+                _ => (1.0, vec![1.0; measured.len()]),
+            };
+            PairedBin {
+                weight: sp.weight as f64 * scale,
+                population: count.max(sp.weight as f64) * scale,
+                baseline_mean,
+                pairs: xs
+                    .into_iter()
+                    .zip(measured.values())
+                    .map(|(x, &pair)| (x, value(pair)))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+fn figure(name: String, parts: VarianceParts, distinct: &[u64]) -> Figure {
+    let variance = parts.variance(distinct);
+    Figure {
+        name,
+        half_width_pct: half_width_pct(parts.value, variance),
+        parts,
+    }
+}
+
+/// Project every metric of both files: the baseline and new totals and the speedup, each with
+/// its interval, judged against `options.target_error_pct` with the top-up (to measure on
+/// both configurations). `allow_missing` is refused: with no baseline total known, a SeqPoint
+/// not measured leaves its bin's share of both totals unknown.
+pub fn project_paired(
+    seqpoints_path: &str,
+    doc: &SelectDoc,
+    baseline: &Measurements,
+    new: &Measurements,
+    options: &ProjectOptions,
+) -> Result<ProjectionReport, ProjectError> {
+    if baseline.metric_names != new.metric_names {
+        return Err(ProjectError::Invalid(format!(
+            "{} measures {} but {} measures {}: both configurations need the same metric \
+             columns (or pass --metric)",
+            baseline.source,
+            baseline.metric_names.join(", "),
+            new.source,
+            new.metric_names.join(", ")
+        )));
+    }
+    let scale = crate::project::document::scale_of(doc, options.run_length)?;
+    crate::project::validate::check_run_length(doc, options.run_length)?;
+    let logged: u64 = doc.seqpoints.iter().map(|sp| sp.weight).sum();
+    let mut metrics = Vec::new();
+    let mut figures = Vec::new();
+    let mut measured_iterations = Measurements {
+        source: new.source.clone(),
+        metric_names: new.metric_names.clone(),
+        identified_by: new.identified_by,
+        samples: vec![Vec::new(); doc.seqpoints.len()],
+    };
+    for (m, name) in new.metric_names.iter().enumerate() {
+        let pairs = join(baseline, new, m)?;
+        if let Some(b) = pairs.iter().position(BTreeMap::is_empty) {
+            let sp = &doc.seqpoints[b];
+            return Err(ProjectError::Missing(format!(
+                "{} and {}: SeqPoint {} (iteration {}, {:.2}% of the run) is measured on \
+                 neither configuration; --baseline needs every SeqPoint measured on both",
+                baseline.source,
+                new.source,
+                sp.id,
+                sp.iteration,
+                100.0 * sp.weight as f64 / logged as f64
+            )));
+        }
+        let distinct: Vec<u64> = pairs.iter().map(|p| p.len() as u64).collect();
+        let base_bins = bins_of(doc, &pairs, scale, |(b, _)| b);
+        let new_bins = bins_of(doc, &pairs, scale, |(_, n)| n);
+        let no_spread = || match next_unmeasured(doc, |b, it| pairs[b].contains_key(&it)) {
+            Some((seqpoint, iteration)) => ProjectError::Invalid(format!(
+                "{} and {}: metric '{name}': one iteration measured per SeqPoint gives no spread \
+                 to bound the projection with; measure one more on both configurations, e.g. \
+                 iteration {iteration} (SeqPoint {seqpoint}), and project again",
+                baseline.source, new.source
+            )),
+            None => ProjectError::Invalid(format!(
+                "{} and {}: metric '{name}': one iteration per SeqPoint gives no spread to bound \
+                 the projection with, and the SeqPoints file lists no other iteration of any \
+                 SeqPoint; select again with --samples 2",
+                baseline.source, new.source
+            )),
+        };
+        let base_parts = ratio_total(&base_bins).ok_or_else(no_spread)?;
+        let new_parts = ratio_total(&new_bins).ok_or_else(no_spread)?;
+        let speedup_parts = paired_ratio_speedup(&base_bins, &new_bins).ok_or_else(no_spread)?;
+        let base = figure(format!("{name} baseline total"), base_parts, &distinct);
+        let total = figure(format!("{name} total"), new_parts, &distinct);
+        let speedup = figure(format!("{name} speedup"), speedup_parts, &distinct);
+        let interval_of = |f: &Figure| {
+            let half = f.half_width_pct / 100.0 * f.parts.value.abs();
+            interval(f.parts.value, (half / Z95).powi(2))
+        };
+        metrics.push(MetricProjection {
+            metric: name.clone(),
+            baseline_total: Some(base.parts.value),
+            baseline_source: Some("measured".into()),
+            baseline_interval: Some(interval_of(&base)),
+            projected_total: total.parts.value,
+            interval: interval_of(&total),
+            interval_within_bin: interval_of(&total),
+            interval_samples: Some(interval_of(&total)),
+            speedup: Some(speedup.parts.value),
+            speedup_interval: Some(interval_of(&speedup)),
+            ratio: if name.to_ascii_lowercase().contains("energy") {
+                "saving".into()
+            } else {
+                "speedup".into()
+            },
+            estimate: Some("paired".into()),
+            missing_bins: Vec::new(),
+            missing_share: 0.0,
+            samples: distinct.iter().sum(),
+            measured_seqpoints: doc.seqpoints.len() as u64,
+        });
+        figures.extend([base, total, speedup]);
+        if m == 0 {
+            // The iterations measured (on both), as the target's top-up counts them.
+            for (b, p) in pairs.iter().enumerate() {
+                measured_iterations.samples[b] = p
+                    .keys()
+                    .map(|&it| Sample {
+                        iteration: Some(it),
+                        line: 0,
+                        values: Vec::new(),
+                    })
+                    .collect();
+            }
+        }
+    }
+    Ok(ProjectionReport {
+        schema: PROJECTION_SCHEMA.to_string(),
+        seqpoints: seqpoints_path.to_string(),
+        measured: new.source.clone(),
+        identified_by: new.identified_by.name().to_string(),
+        logged_iterations: logged,
+        run_iterations: logged as f64 * scale,
+        scale,
+        excluded: Vec::new(),
+        measured_files: Vec::new(),
+        baseline_measured: Some(baseline.source.clone()),
+        metrics,
+        target: options
+            .target_error_pct
+            .map(|target| judge(doc, &measured_iterations, &figures, target)),
+    })
+}

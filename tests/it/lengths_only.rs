@@ -1,0 +1,418 @@
+//! The lengths-only flow end to end, as the method's users start: a log of lengths only
+//! (the bundled 1-thread speech log without its times), `select --target-error 1`, the listed
+//! iterations measured on both configurations (taken from the two real logs), `project
+//! --baseline` with a top-up, and the final figures against the real whole-run totals.
+//! Then the errors pairing can raise, each followed where it gives advice, and a timed log
+//! that shows no noise at all.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const T1: &str = "tests/data/speech_t1.csv";
+const T2: &str = "tests/data/speech_t2.csv";
+
+fn seqpoint() -> Command {
+    Command::cargo_bin("seqpoint").unwrap()
+}
+
+/// `iteration -> (seq_len, time_ms)` of a real log.
+fn rows(path: &str) -> HashMap<u64, (u64, f64)> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (it, len, time) = (col("iteration"), col("seq_len"), col("time_ms"));
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (
+                r[it].parse().unwrap(),
+                (r[len].parse().unwrap(), r[time].parse().unwrap()),
+            )
+        })
+        .collect()
+}
+
+fn total(path: &str) -> f64 {
+    rows(path).values().map(|r| r.1).sum()
+}
+
+/// The 1-thread log with its times left out: what a run logs before anything is profiled.
+fn lengths_log(dir: &Path) -> PathBuf {
+    let t1 = rows(T1);
+    let mut iterations: Vec<&u64> = t1.keys().collect();
+    iterations.sort();
+    let mut text = String::from("iteration,seq_len\n");
+    for it in iterations {
+        text.push_str(&format!("{it},{}\n", t1[it].0));
+    }
+    let path = dir.join("lengths.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `(iteration, seqpoint)` of every row the document's plan lists.
+fn listed(doc: &Value) -> Vec<(u64, u64)> {
+    doc["plan"]["profile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["iteration"].as_u64().unwrap(),
+                r["seqpoint"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Measure `iterations` on the configuration whose real log is `log`, as `profile_seqpoints`
+/// writes them.
+fn measure(dir: &Path, log: &str, iterations: &[(u64, u64)], name: &str) -> PathBuf {
+    let times = rows(log);
+    let mut text = String::from("iteration,seqpoint,time_ms\n");
+    for (it, sp) in iterations {
+        text.push_str(&format!("{it},{sp},{}\n", times[it].1));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn project(args: &[&Path], baselines: &[&Path], extra: &[&str]) -> Value {
+    let mut cmd = seqpoint();
+    cmd.arg("project").args(args);
+    for b in baselines {
+        cmd.arg("--baseline").arg(b);
+    }
+    let out = cmd
+        .args(["--format", "json"])
+        .args(extra)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// `select` on the lengths-only log into `seqpoints.json` beside it: its path and document.
+fn select_lengths(dir: &Path, args: &[&str]) -> (PathBuf, Value) {
+    let log = lengths_log(dir);
+    let seqpoints = dir.join("seqpoints.json");
+    seqpoint()
+        .arg("select")
+        .arg(&log)
+        .args(args)
+        .arg("-o")
+        .arg(&seqpoints)
+        .assert()
+        .success();
+    let doc = read_json(&seqpoints);
+    (seqpoints, doc)
+}
+
+fn pair(v: &Value) -> [f64; 2] {
+    [v[0].as_f64().unwrap(), v[1].as_f64().unwrap()]
+}
+
+#[test]
+fn the_lengths_only_flow_meets_the_target_with_both_configurations_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (seqpoints, doc) = select_lengths(d, &["--target-error", "1"]);
+    // The plan is sized for noise the log cannot show, and says so.
+    seqpoint()
+        .arg("select")
+        .arg(d.join("lengths.csv"))
+        .args(["--target-error", "1"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("the log has lengths only, so the plan assumes").and(
+                predicate::str::contains("--baseline BASE.csv --target-error 1"),
+            ),
+        );
+    let first = listed(&doc);
+    // One iteration per SeqPoint would leave no degree of freedom: the plan lists more.
+    assert!(first.len() > doc["seqpoints"].as_array().unwrap().len());
+    let base = measure(d, T1, &first, "base.csv");
+    let new = measure(d, T2, &first, "new.csv");
+    let next = d.join("next.json");
+    let report = project(
+        &[&seqpoints, &new],
+        &[&base],
+        &["--target-error", "1", "--top-up", next.to_str().unwrap()],
+    );
+    assert_eq!(report["baseline_measured"], base.to_str().unwrap());
+    let figures = report["target"]["figures"].as_array().unwrap().len();
+    assert_eq!(
+        figures, 3,
+        "the baseline total, the new total and the speedup"
+    );
+    let (mut news, mut bases) = (vec![new], vec![base]);
+    if report["target"]["met"] == false {
+        assert_eq!(
+            report["target"]["expected_met"], true,
+            "{}",
+            report["target"]
+        );
+        let top_up = listed(&read_json(&next));
+        assert!(!top_up.is_empty());
+        assert!(top_up.iter().all(|row| !first.contains(row)));
+        news.push(measure(d, T2, &top_up, "new_top_up.csv"));
+        bases.push(measure(d, T1, &top_up, "base_top_up.csv"));
+    }
+    let mut args: Vec<&Path> = vec![&seqpoints];
+    args.extend(news.iter().map(PathBuf::as_path));
+    let baselines: Vec<&Path> = bases.iter().map(PathBuf::as_path).collect();
+    let last = project(&args, &baselines, &["--target-error", "1"]);
+    assert_eq!(last["target"]["met"], true, "{}", last["target"]);
+    let m = &last["metrics"][0];
+    assert_eq!(m["estimate"], "paired");
+    let (t1, t2) = (total(T1), total(T2));
+    for (name, interval, truth) in [
+        ("baseline", pair(&m["baseline_interval"]), t1),
+        ("new", pair(&m["interval"]), t2),
+        ("speedup", pair(&m["speedup_interval"]), t1 / t2),
+    ] {
+        let [lo, hi] = interval;
+        assert!(
+            lo <= truth && truth <= hi,
+            "{name}: [{lo}, {hi}] against {truth}"
+        );
+        assert!(
+            (hi - lo) / 2.0 <= 0.01 * truth * 1.0001,
+            "{name}: [{lo}, {hi}]"
+        );
+    }
+}
+
+#[test]
+fn pairing_errors_name_the_file_line_and_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (seqpoints, doc) = select_lengths(d, &["--bins", "6"]);
+    let own: Vec<(u64, u64)> = doc["seqpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|sp| {
+            (
+                sp["iteration"].as_u64().unwrap(),
+                sp["id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let base = measure(d, T1, &own, "base.csv");
+    let new = measure(d, T2, &own[1..], "new.csv");
+    // An iteration measured on the baseline only.
+    seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .arg(&new)
+        .arg("--baseline")
+        .arg(&base)
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains(format!(
+                "base.csv:2: iteration {} has no measurement",
+                own[0].0
+            ))
+            .and(predicate::str::contains("new.csv")),
+        );
+    // One iteration per SeqPoint: no spread; the error names an iteration to add, and
+    // measuring it on both configurations gives a projection with intervals.
+    let new = measure(d, T2, &own, "new.csv");
+    let out = seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .arg(&new)
+        .arg("--baseline")
+        .arg(&base)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("gives no spread"))
+        .get_output()
+        .stderr
+        .clone();
+    let message = String::from_utf8(out).unwrap();
+    let advised = |word: &str| -> u64 {
+        let at = message.find(word).unwrap() + word.len();
+        message[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .find(|s| !s.is_empty())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let more = [(advised("iteration "), advised("(SeqPoint "))];
+    let new_more = measure(d, T2, &more, "new_more.csv");
+    let base_more = measure(d, T1, &more, "base_more.csv");
+    let report = project(&[&seqpoints, &new, &new_more], &[&base, &base_more], &[]);
+    let m = &report["metrics"][0];
+    let [lo, hi] = pair(&m["speedup_interval"]);
+    assert!(lo < hi, "[{lo}, {hi}]");
+    // --allow-missing has nothing to impute from without a baseline total.
+    seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .arg(&new)
+        .arg("--baseline")
+        .arg(&base)
+        .arg("--allow-missing")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--allow-missing cannot be used with --baseline",
+        ));
+    // Pairing is by iteration: rows that name only their SeqPoint cannot be paired.
+    let by_id = d.join("by_id.csv");
+    std::fs::write(&by_id, "seqpoint,time_ms\n0,100\n").unwrap();
+    seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .arg(&new)
+        .arg("--baseline")
+        .arg(&by_id)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "by_id.csv:2: the row names no iteration",
+        ));
+}
+
+/// A timed log whose every iteration took the same time shows no noise and no difference
+/// between lengths: the plan takes the baseline as exact and says that it assumes the same
+/// of the new configuration, and `project` never prints a zero-width interval where the data
+/// are silent: it says it cannot bound the figure and what would, and the advice, followed,
+/// gives an interval that holds the truth.
+#[test]
+fn a_log_that_shows_no_noise_is_not_taken_as_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Lengths 100-400, every iteration 50 ms; the new configuration takes 3 ms per unit of
+    // length: what the baseline cannot show.
+    let length = |it: u64| 100 * (1 + it * 7 % 4);
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for it in 0..300u64 {
+        text.push_str(&format!("{it},{},50.0\n", length(it)));
+    }
+    let log = d.join("equal.csv");
+    std::fs::write(&log, text).unwrap();
+    let truth: u64 = (0..300u64).map(|it| 3 * length(it)).sum();
+    let select = |args: &[&str]| -> (PathBuf, Value) {
+        let seqpoints = d.join("seqpoints.json");
+        let _ = std::fs::remove_file(&seqpoints);
+        seqpoint()
+            .arg("select")
+            .arg(&log)
+            .args(args)
+            .arg("-o")
+            .arg(&seqpoints)
+            .assert()
+            .success();
+        let doc = read_json(&seqpoints);
+        (seqpoints, doc)
+    };
+    let out = seqpoint()
+        .arg("select")
+        .arg(&log)
+        .args(["--target-error", "1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("the plan assumes its noise is the baseline's"),
+        "{out}"
+    );
+    // Measured at its own iteration: each SeqPoint's value on the new configuration.
+    let measure_own = |doc: &Value| -> PathBuf {
+        let mut text = String::from("iteration,time_ms\n");
+        for sp in doc["seqpoints"].as_array().unwrap() {
+            let it = sp["iteration"].as_u64().unwrap();
+            text.push_str(&format!("{it},{}\n", 3 * length(it)));
+        }
+        let path = d.join("new.csv");
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let project = |seqpoints: &Path, files: &[&Path]| {
+        let mut cmd = seqpoint();
+        cmd.arg("project").arg(seqpoints).args(files);
+        cmd.args(["--format", "json"]).assert()
+    };
+    // One bin over four lengths the baseline cannot tell apart, measured at one of them.
+    let (seqpoints, doc) = select(&["--bins", "1"]);
+    let new = measure_own(&doc);
+    project(&seqpoints, &[&new]).failure().stderr(
+        predicate::str::contains("cannot bound the projection")
+            .and(predicate::str::contains("one bin per key (--bins 4)")),
+    );
+    // Followed: one bin per length, each measured once; the interval holds the truth.
+    let (seqpoints, doc) = select(&["--bins", "4"]);
+    let new = measure_own(&doc);
+    let out = project(&seqpoints, &[&new])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    let [lo, hi] = pair(&report["metrics"][0]["interval"]);
+    let truth = truth as f64;
+    assert!(lo <= truth && truth <= hi, "[{lo}, {hi}] against {truth}");
+    // One length, one SeqPoint, one iteration measured: nothing shows a spread.
+    let one = d.join("one.csv");
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for it in 0..50u64 {
+        text.push_str(&format!("{it},100,50.0\n"));
+    }
+    std::fs::write(&one, text).unwrap();
+    let seqpoints = d.join("one.json");
+    seqpoint()
+        .arg("select")
+        .arg(&one)
+        .arg("-o")
+        .arg(&seqpoints)
+        .assert()
+        .success();
+    let doc = read_json(&seqpoints);
+    let own = doc["seqpoints"][0]["iteration"].as_u64().unwrap();
+    let first = d.join("first.csv");
+    std::fs::write(&first, format!("iteration,time_ms\n{own},150\n")).unwrap();
+    let message = String::from_utf8(
+        project(&seqpoints, &[&first])
+            .failure()
+            .stderr(predicate::str::contains("cannot bound the projection"))
+            .get_output()
+            .stderr
+            .clone(),
+    )
+    .unwrap();
+    let at = message.find("e.g. iteration ").expect(&message) + "e.g. iteration ".len();
+    let next: u64 = message[at..].split(' ').next().unwrap().parse().unwrap();
+    assert_ne!(next, own);
+    // Followed with a second iteration: an interval, wider than zero.
+    let second = d.join("second.csv");
+    std::fs::write(&second, format!("iteration,time_ms\n{next},156\n")).unwrap();
+    let out = project(&seqpoints, &[&first, &second])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    let [lo, hi] = pair(&report["metrics"][0]["interval"]);
+    assert!(lo < hi, "[{lo}, {hi}]");
+}
