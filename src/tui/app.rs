@@ -305,6 +305,9 @@ pub struct App<'a> {
     pub restart: Option<(SelectOptions, PlanAsk)>,
     /// With `restart`: read the log again with these options first (`:metric NAME`).
     pub reload: Option<LoadOptions>,
+    /// The `:` line that asked for the restart being built: if the new session cannot be
+    /// made (`:metric` naming a column the log lacks), the line opens again with the reason.
+    pub restart_line: Option<String>,
     /// The session options before the restart that made this session: if its first result
     /// fails (a `:budget` below the SeqPoints …), the session starts again with them, so a
     /// refused option never sticks.
@@ -346,6 +349,7 @@ impl<'a> App<'a> {
             page_rows: None,
             restart: None,
             reload: None,
+            restart_line: None,
             fallback: None,
             reverting: false,
             building: None,
