@@ -300,6 +300,9 @@ pub struct App<'a> {
     pub size: Option<(u16, u16)>,
     /// Rows the SeqPoints table showed when last drawn: what a page key moves.
     pub page_rows: Option<usize>,
+    /// Rows the scrolling popup (help, detail, the result in full) showed when last drawn:
+    /// what a page key scrolls it by.
+    pub popup_rows: Option<usize>,
     /// A `:` command changed an option fixed for the session: the run loop starts the
     /// session again over the same log with these options, keeping the settings.
     pub restart: Option<(SelectOptions, PlanAsk)>,
@@ -347,6 +350,7 @@ impl<'a> App<'a> {
             redraw: false,
             size: None,
             page_rows: None,
+            popup_rows: None,
             restart: None,
             reload: None,
             restart_line: None,

@@ -259,9 +259,12 @@ fn cycle_sort(app: &mut App) {
 
 fn move_selection(app: &mut App, action: Action) {
     let page = app.page_rows.unwrap_or(PAGE);
+    let popup_page = app.popup_rows.unwrap_or(PAGE);
     if let Overlay::Detail { scroll } | Overlay::About { scroll } | Overlay::Help { scroll } =
         &mut app.overlay
     {
+        // A page of the popup, as drawn: not the table's.
+        let page = popup_page;
         // The detail view clamps the scroll to what it can show.
         *scroll = moved(*scroll, action, usize::MAX, page);
         return;

@@ -457,3 +457,45 @@ fn with_strata_the_header_and_the_verdict_say_the_same_k() {
         }
     }
 }
+
+#[test]
+fn the_help_says_what_warmup_does_and_no_row_is_cut() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    press(&mut app, ch('?'));
+    // Tall enough for every row: nothing scrolled away, so every row must be whole.
+    let screen = frame(&mut app, 80, 80);
+    // Warm-up iterations still count in the totals: they are only never picked.
+    assert!(
+        screen.contains("never pick the first N iterations (they still count)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("leave out the first N"), "{screen}");
+    let rows = tui::keymap::help_rows().chain(
+        tui::command_line::COMMANDS
+            .iter()
+            .map(|&(name, _, what)| (name, what)),
+    );
+    for (keys, what) in rows {
+        let last = what.split_whitespace().last().unwrap();
+        assert!(
+            screen.contains(last),
+            "{keys:?}: {what:?} is cut at 80 columns:\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn page_keys_in_the_help_move_by_the_rows_it_shows() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    press(&mut app, ch('?'));
+    frame(&mut app, 80, 24);
+    let page = app.popup_rows.expect("the help's rows, as drawn");
+    assert!(page > 10, "{page}");
+    press(&mut app, key(KeyCode::PageDown));
+    frame(&mut app, 80, 24);
+    assert_eq!(app.overlay, tui::app::Overlay::Help { scroll: page });
+    press(&mut app, key(KeyCode::PageUp));
+    assert_eq!(app.overlay, tui::app::Overlay::Help { scroll: 0 });
+}
