@@ -499,3 +499,26 @@ fn page_keys_in_the_help_move_by_the_rows_it_shows() {
     press(&mut app, key(KeyCode::PageUp));
     assert_eq!(app.overlay, tui::app::Overlay::Help { scroll: 0 });
 }
+
+#[test]
+fn the_header_says_how_many_bins_hold_iterations() {
+    let session = sample_session(SelectOptions {
+        method: Some(seqpoint::binning::Method::Uniform),
+        ..fixed(64, 64)
+    });
+    let mut app = started(&session);
+    let bins = app.current().unwrap().bins();
+    // Uniform bins over the sample's lengths leave some empty at K = 64.
+    assert!(bins < 64, "{bins}");
+    let screen = frame(&mut app, 120, 40);
+    assert!(
+        screen.contains(&format!("K = 64 ({bins} non-empty)")),
+        "{screen}"
+    );
+    // Every bin holds iterations: nothing added.
+    let session = sample_session(fixed(8, 64));
+    let mut app = started(&session);
+    assert_eq!(app.current().unwrap().bins(), 8);
+    let screen = frame(&mut app, 120, 40);
+    assert!(!screen.contains("non-empty"), "{screen}");
+}

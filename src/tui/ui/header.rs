@@ -119,6 +119,13 @@ pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
         }
     } else {
         settings.push(Span::styled(format!("K = {}", s.k), t.strong()));
+        // Uniform bins and k-means can leave bins empty: say how many hold iterations, as
+        // `select` does ("64 requested, 42 non-empty").
+        if let Some(selection) = app.current().filter(|sel| sel.strata.len() <= 1) {
+            if selection.bins() != s.k {
+                settings.push(Span::raw(format!(" ({} non-empty)", selection.bins())));
+            }
+        }
         settings.push(Span::raw(format!(
             "{per_stratum} · target {}%",
             s.target_pct
