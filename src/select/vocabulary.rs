@@ -248,7 +248,7 @@ pub const WARMUP: Opt = Opt {
     value_name: "N",
     values: Values::Count { least: 0 },
     example: "5",
-    summary: "leave out the first N iterations",
+    summary: "never pick the first N iterations (they still count)",
     help: "The first N iterations are never chosen (they still count in totals)",
 };
 

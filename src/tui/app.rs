@@ -300,11 +300,17 @@ pub struct App<'a> {
     pub size: Option<(u16, u16)>,
     /// Rows the SeqPoints table showed when last drawn: what a page key moves.
     pub page_rows: Option<usize>,
+    /// Rows the scrolling popup (help, detail, the result in full) showed when last drawn:
+    /// what a page key scrolls it by.
+    pub popup_rows: Option<usize>,
     /// A `:` command changed an option fixed for the session: the run loop starts the
     /// session again over the same log with these options, keeping the settings.
     pub restart: Option<(SelectOptions, PlanAsk)>,
     /// With `restart`: read the log again with these options first (`:metric NAME`).
     pub reload: Option<LoadOptions>,
+    /// The `:` line that asked for the restart being built: if the new session cannot be
+    /// made (`:metric` naming a column the log lacks), the line opens again with the reason.
+    pub restart_line: Option<String>,
     /// The session options before the restart that made this session: if its first result
     /// fails (a `:budget` below the SeqPoints …), the session starts again with them, so a
     /// refused option never sticks.
@@ -344,8 +350,10 @@ impl<'a> App<'a> {
             redraw: false,
             size: None,
             page_rows: None,
+            popup_rows: None,
             restart: None,
             reload: None,
+            restart_line: None,
             fallback: None,
             reverting: false,
             building: None,

@@ -179,6 +179,17 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
             COMMANDS.iter().map(|c| c.0).collect::<Vec<_>>().join(", ")
         ));
     };
+    if let (true, Some(arg)) = (what.is_empty(), arg) {
+        // A switch given a value would silently drop it: refused, so nothing is ignored.
+        let hint = if *name == "auto" {
+            format!(" (:target {arg} sets the target auto-K meets)")
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            ":{name} takes no value; {arg:?} is one too many{hint}"
+        ));
+    }
     let option = option_of(name);
     let need = |arg: Option<&'a str>| -> Result<&'a str, String> {
         let example = option.map_or("", |o| o.example);
@@ -295,6 +306,9 @@ mod tests {
             ("exclude 9-3", "reversed"),
             ("zoom 2", "no command \"zoom\""),
             ("k 8 9", "one too many"),
+            ("auto 5", ":auto takes no value; \"5\" is one too many"),
+            ("auto 5", ":target 5"),
+            ("plan x", ":plan takes no value; \"x\" is one too many"),
             ("", "type a command"),
         ] {
             let e = parse(line).unwrap_err();

@@ -26,8 +26,19 @@ pub(super) fn submit_command<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         }
         return None;
     }
+    let line = prompt_line(app);
     app.overlay = Overlay::None;
-    apply_command(app, command)
+    let effect = apply_command(app, command);
+    // A restart is checked by building its session: a refusal then reopens this line.
+    app.restart_line = app.restart.is_some().then_some(line).flatten();
+    effect
+}
+
+fn prompt_line(app: &App) -> Option<String> {
+    match &app.overlay {
+        Overlay::CommandLine(prompt) => Some(prompt.input.clone()),
+        _ => None,
+    }
 }
 
 /// What the session itself refuses (a method its key cannot use, a K beyond its keys).

@@ -262,7 +262,19 @@ pub fn refused_restart<'a>(app: &mut App<'a>, error: String) -> Option<Effect<'a
     if let Some(super::app::Undo::Options(_)) = app.history.last() {
         app.history.pop();
     }
-    say_error(app, &error);
+    match app.restart_line.take() {
+        // The `:` line that asked for it opens again, the reason under it, as a line
+        // refused before it closed would be (unless another popup is open by now).
+        Some(line) if app.overlay == Overlay::None => {
+            app.last_message = Some(error.clone());
+            app.overlay = Overlay::CommandLine(super::app::CommandPrompt {
+                cursor: line.chars().count(),
+                input: line,
+                error: Some(error),
+            });
+        }
+        _ => say_error(app, &error),
+    }
     // The job the restart cancelled is started again for the session that stays.
     recompute(app)
 }

@@ -257,6 +257,19 @@ impl Session {
         )
     }
 
+    /// What `y` shows and copies: the equivalent command, runnable as pasted. A log read
+    /// from standard input cannot be named, so the command reads it from a pipe whose start
+    /// names where to put its path (`LOG`): pasted unedited, it fails at once on a missing
+    /// file instead of waiting for a log typed on the terminal.
+    pub fn copied_command(&self, settings: &Settings) -> String {
+        let command = self.command(settings);
+        if self.run == "-" {
+            format!("cat {STDIN_PLACEHOLDER} | {command}")
+        } else {
+            command
+        }
+    }
+
     /// Methods that work on this run's key (`optimal` needs a one-length key).
     pub fn methods(&self) -> Vec<Method> {
         Method::ALL
@@ -265,6 +278,9 @@ impl Session {
             .collect()
     }
 }
+
+/// In the command `y` copies for a log read from standard input: where its path goes.
+pub const STDIN_PLACEHOLDER: &str = "LOG";
 
 /// Whether two sessions' options give the same key groups and baselines: they differ at most
 /// in the bins (`Settings` decide those) and so in what is profiled (`PlanAsk`).

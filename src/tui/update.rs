@@ -28,6 +28,7 @@ const UNDO_KEPT: usize = 100;
 /// Apply an action; a change of the settings can be undone with `u`.
 pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
     if action == Action::Undo {
+        app.restart_line = None;
         if let Some(status) = app.status.take() {
             app.last_message = Some(status.text);
         }
@@ -53,6 +54,10 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
     if app.restart.is_some() {
         // A `:` command starts the session again: `u` starts it again as it was.
         remember(app, Undo::Options(Box::new((options, before))));
+        if action != Action::Submit {
+            // Not a `:` line's restart (a K set by hand under `--plan`): none to reopen.
+            app.restart_line = None;
+        }
     } else if app.settings != before {
         remember(app, Undo::Settings(before));
         // Steps waiting for auto-K belong to the settings they were pressed in.
@@ -254,9 +259,12 @@ fn cycle_sort(app: &mut App) {
 
 fn move_selection(app: &mut App, action: Action) {
     let page = app.page_rows.unwrap_or(PAGE);
+    let popup_page = app.popup_rows.unwrap_or(PAGE);
     if let Overlay::Detail { scroll } | Overlay::About { scroll } | Overlay::Help { scroll } =
         &mut app.overlay
     {
+        // A page of the popup, as drawn: not the table's.
+        let page = popup_page;
         // The detail view clamps the scroll to what it can show.
         *scroll = moved(*scroll, action, usize::MAX, page);
         return;
@@ -292,7 +300,7 @@ fn open_or_close<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
         Action::Search => Overlay::Search(Default::default()),
         Action::ShowCommand => {
             app.overlay = Overlay::Command { scroll: 0 };
-            return Some(Effect::Clipboard(app.session.command(&app.settings)));
+            return Some(Effect::Clipboard(app.session.copied_command(&app.settings)));
         }
         Action::About => Overlay::About { scroll: 0 },
         Action::Help => Overlay::Help { scroll: 0 },

@@ -1520,3 +1520,107 @@ fn a_curve_carried_over_a_restart_gets_its_naive_baselines() {
     assert!(full(&fresh));
     assert_eq!(fresh.baselines(), app.baselines());
 }
+
+/// The `:` line's message in place, or a failure naming what is open instead.
+fn command_line_error(app: &App) -> (String, String) {
+    match &app.overlay {
+        Overlay::CommandLine(prompt) => (
+            prompt.input.clone(),
+            prompt.error.clone().expect("a message under the line"),
+        ),
+        other => panic!("the command line is not open with its error: {other:?}"),
+    }
+}
+
+#[test]
+fn a_command_that_takes_no_value_refuses_one_in_place() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    let before = app.settings;
+    // `:auto 5` read as `:auto` would switch auto-K on at the old target, dropping the 5.
+    command(&mut app, "auto 5");
+    let (line, error) = command_line_error(&app);
+    assert_eq!(line, "auto 5");
+    assert!(error.contains("takes no value"), "{error}");
+    assert!(error.contains(":target 5"), "{error}");
+    assert_eq!(app.settings, before);
+    press(&mut app, key(KeyCode::Esc));
+    // `:plan x` would restart the session with a plan, dropping the x.
+    command(&mut app, "plan x");
+    let (_, error) = command_line_error(&app);
+    assert!(error.contains(":plan takes no value"), "{error}");
+    assert!(app.restart.is_none());
+    assert_eq!(app.settings, before);
+    // Without a value both still work.
+    press(&mut app, key(KeyCode::Esc));
+    command(&mut app, "auto");
+    assert_eq!(app.overlay, Overlay::None);
+    assert!(app.settings.auto);
+}
+
+#[test]
+fn a_metric_the_log_lacks_is_said_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.csv");
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for i in 0..120u64 {
+        let len = 100 + (i * 37) % 400;
+        text.push_str(&format!("{i},{len},{}\n", len as f64 * 1.5));
+    }
+    std::fs::write(&run, text).unwrap();
+    let load = seqpoint::LoadOptions::default();
+    let path = run.display().to_string();
+    let log = seqpoint::load_run(&path, &load).unwrap();
+    let session = tui::Session::new(path, load, log, fixed(6, 16)).unwrap();
+    let mut app = started(&session);
+    let before = app.settings;
+    command(&mut app, "metric watts");
+    // The log is read again off the UI thread (as the run loop does), and refuses.
+    let load = app.reload.take().expect("the log is read again");
+    let (base, ask) = app.restart.take().unwrap();
+    let error = app.session.reloaded(load, base, ask).err().unwrap();
+    let effect = tui::update::refused_restart(&mut app, error.clone());
+    tui::settle(&mut app, effect);
+    // The line opens again with the loader's reason under it, to be corrected in place.
+    let (line, said) = command_line_error(&app);
+    assert_eq!(line, "metric watts");
+    assert_eq!(said, error);
+    assert!(said.contains("watts"), "{said}");
+    assert_eq!(app.session.log.metric_names(), ["time_ms"]);
+    assert_eq!(app.settings, before);
+    assert_matches_select(&app);
+    // Corrected in place and sent again: a working column restarts as asked.
+    press(
+        &mut app,
+        KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL),
+    );
+    type_text(&mut app, "metric time_ms");
+    press(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.overlay, Overlay::None);
+    assert!(app.reload.is_some());
+}
+
+#[test]
+fn y_for_a_piped_log_copies_a_command_that_says_where_the_log_goes() {
+    let load = seqpoint::LoadOptions::default();
+    let log = seqpoint::load_run(seqpoint::runlog::sample::SAMPLE_NAME, &load).unwrap();
+    let session = tui::Session::new("-".into(), load, log, fixed(8, 16)).unwrap();
+    let mut app = started(&session);
+    let Some(tui::update::Effect::Clipboard(copied)) = tui::press(&mut app, ch('y')) else {
+        panic!("y copies the command")
+    };
+    // Pasted as it was, `seqpoint select -` would wait for a log typed on the terminal.
+    let command = session.command(&app.settings);
+    assert!(command.starts_with("seqpoint select - "), "{command}");
+    assert_eq!(copied, format!("cat LOG | {command}"));
+    let screen = crate::common::frame(&mut app, 140, 30);
+    assert!(screen.contains(&copied), "{screen}");
+    assert!(screen.contains("put its path for LOG"), "{screen}");
+    // A named log is copied as it is.
+    let named = sample_session(fixed(8, 16));
+    let mut app = started(&named);
+    let Some(tui::update::Effect::Clipboard(copied)) = tui::press(&mut app, ch('y')) else {
+        panic!("y copies the command")
+    };
+    assert_eq!(copied, named.command(&app.settings));
+}

@@ -385,3 +385,140 @@ fn a_plan_is_on_screen_in_the_table_and_the_detail() {
     let named = format!("profile 3 iterations (the plan's): {}", listed.join(", "));
     assert!(detail.contains(&named), "{detail}");
 }
+
+#[test]
+fn the_header_counts_the_iterations_left_in() {
+    let session = sample_session(SelectOptions {
+        exclude: Exclusion::parse(&["283-416"]).unwrap(),
+        ..fixed(4, 64)
+    });
+    let mut app = started(&session);
+    let kept = session.groups().iterations();
+    let all = session.log.len() as u64;
+    assert!(kept < all);
+    let said = format!("{kept} of {all} iterations ({} excluded)", all - kept);
+    for (w, h) in [(120, 40), (200, 30)] {
+        let screen = frame(&mut app, w, h);
+        assert!(screen.contains(&said), "{said:?}:\n{screen}");
+    }
+    // Nothing left out: the run's count alone.
+    let session = sample_session(fixed(4, 64));
+    let mut app = started(&session);
+    let screen = frame(&mut app, 120, 40);
+    assert!(
+        screen.contains(&format!(" · {all} iterations · ")),
+        "{screen}"
+    );
+}
+
+#[test]
+fn with_strata_the_header_and_the_verdict_say_the_same_k() {
+    let session = sample_session(SelectOptions {
+        strata: Strata::Epoch,
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    let shown = app.current_shown().unwrap();
+    let ks: Vec<usize> = shown.selection.strata.iter().map(|o| o.k).collect();
+    assert_eq!(ks.len(), 3);
+    let bins = shown.selection.bins();
+    assert_eq!(ks.iter().sum::<usize>(), bins);
+    let k = ks[0];
+    assert!(ks.iter().all(|&x| x == k), "{ks:?}");
+    // The verdict as the projection writes it (wrapped on screen).
+    let theme = tui::ui::theme::Theme::new(false);
+    let summary: Vec<String> = tui::ui::projection::summary(&app, shown, &theme)
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    let verdict = format!("with a plan: K = {k} per stratum ({bins} bins) x");
+    assert!(
+        summary.iter().any(|l| l.contains(&verdict)),
+        "{verdict:?}: {summary:?}"
+    );
+    let screen = frame(&mut app, 160, 40);
+    assert!(
+        screen.contains(&format!("K = {k} per stratum (epoch) auto-K")),
+        "{screen}"
+    );
+    // The strata note and the selected SeqPoint share the distribution's bottom border:
+    // the note whole or not at all, never a stray start of it.
+    for (w, h) in [(80, 24), (100, 30), (120, 40)] {
+        let screen = frame(&mut app, w, h);
+        let border = screen
+            .lines()
+            .find(|l| l.contains("▲ SeqPoint"))
+            .unwrap_or_else(|| panic!("{w}x{h}: no selection line:\n{screen}"));
+        if border.contains("each") {
+            assert!(
+                border.contains(" each stratum has its own bins: boundaries not drawn ─"),
+                "{w}x{h}: {border}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_help_says_what_warmup_does_and_no_row_is_cut() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    press(&mut app, ch('?'));
+    // Tall enough for every row: nothing scrolled away, so every row must be whole.
+    let screen = frame(&mut app, 80, 80);
+    // Warm-up iterations still count in the totals: they are only never picked.
+    assert!(
+        screen.contains("never pick the first N iterations (they still count)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("leave out the first N"), "{screen}");
+    let rows = tui::keymap::help_rows().chain(
+        tui::command_line::COMMANDS
+            .iter()
+            .map(|&(name, _, what)| (name, what)),
+    );
+    for (keys, what) in rows {
+        let last = what.split_whitespace().last().unwrap();
+        assert!(
+            screen.contains(last),
+            "{keys:?}: {what:?} is cut at 80 columns:\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn page_keys_in_the_help_move_by_the_rows_it_shows() {
+    let session = sample_session(fixed(8, 16));
+    let mut app = started(&session);
+    press(&mut app, ch('?'));
+    frame(&mut app, 80, 24);
+    let page = app.popup_rows.expect("the help's rows, as drawn");
+    assert!(page > 10, "{page}");
+    press(&mut app, key(KeyCode::PageDown));
+    frame(&mut app, 80, 24);
+    assert_eq!(app.overlay, tui::app::Overlay::Help { scroll: page });
+    press(&mut app, key(KeyCode::PageUp));
+    assert_eq!(app.overlay, tui::app::Overlay::Help { scroll: 0 });
+}
+
+#[test]
+fn the_header_says_how_many_bins_hold_iterations() {
+    let session = sample_session(SelectOptions {
+        method: Some(seqpoint::binning::Method::Uniform),
+        ..fixed(64, 64)
+    });
+    let mut app = started(&session);
+    let bins = app.current().unwrap().bins();
+    // Uniform bins over the sample's lengths leave some empty at K = 64.
+    assert!(bins < 64, "{bins}");
+    let screen = frame(&mut app, 120, 40);
+    assert!(
+        screen.contains(&format!("K = 64 ({bins} non-empty)")),
+        "{screen}"
+    );
+    // Every bin holds iterations: nothing added.
+    let session = sample_session(fixed(8, 64));
+    let mut app = started(&session);
+    assert_eq!(app.current().unwrap().bins(), 8);
+    let screen = frame(&mut app, 120, 40);
+    assert!(!screen.contains("non-empty"), "{screen}");
+}

@@ -65,5 +65,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
     let scroll = scroll.min(total.saturating_sub(inner_height));
     app.overlay = Overlay::About { scroll };
+    app.popup_rows = Some(inner_height.max(1));
     frame.render_widget(paragraph.block(block).scroll((scroll as u16, 0)), popup);
 }

@@ -15,7 +15,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let Overlay::Command { scroll } = app.overlay else {
         return;
     };
-    let command = app.session.command(&app.settings);
+    let command = app.session.copied_command(&app.settings);
     let length = command.chars().count();
     let width = area.width;
     let scroll = scroll.min(length.saturating_sub(width as usize));
@@ -33,8 +33,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             scroll + shown.chars().count()
         )
     };
+    let what = if app.session.run == "-" {
+        format!(
+            " The same selection from a script (the log came through a pipe: put its path for {}):",
+            crate::tui::session::STDIN_PLACEHOLDER
+        )
+    } else {
+        " The same selection from a script:".to_string()
+    };
     let lines = vec![
-        Line::styled(" The same selection from a script:", t.dim()),
+        Line::styled(super::cut(&what, width as usize), t.dim()),
         Line::raw(""),
         Line::styled(shown, t.strong()),
         Line::raw(""),

@@ -34,6 +34,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let last_start = members.saturating_sub(visible);
     let scroll = scroll.min(last_start);
     app.overlay = Overlay::Detail { scroll };
+    app.popup_rows = Some(visible.max(1));
     let position = if last_start > 0 {
         format!(
             " key groups {}–{} of {members} · ↑↓ scroll ·",

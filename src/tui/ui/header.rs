@@ -53,7 +53,20 @@ pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
         Span::styled(" seqpoint ", t.title()),
         Span::styled(log.source.clone(), t.strong()),
         sep(),
-        Span::raw(format!("{} iterations", log.len())),
+        // Iterations left out (`:exclude`) are not the run's any more: say what is kept.
+        Span::raw(if app.session.base.exclude.is_empty() {
+            format!("{} iterations", super::count(log.len() as u64))
+        } else {
+            // In `select`'s words.
+            let kept = groups.iterations();
+            let all = log.len() as u64;
+            format!(
+                "{} of {} iterations ({} excluded)",
+                super::count(kept),
+                super::count(all),
+                super::count(all - kept)
+            )
+        }),
         sep(),
         Span::raw(format!(
             "{} unique {}",
@@ -88,10 +101,12 @@ pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
         String::new()
     };
     if s.auto {
-        let k = app
-            .current()
-            .and_then(|_| app.shown_k())
-            .map_or("…".to_string(), |k| k.to_string());
+        // With strata: each stratum's K, as the verdict says it.
+        let k = app.current().map_or("…".to_string(), |selection| {
+            super::projection::per_stratum_k(selection)
+                .or_else(|| app.shown_k().map(|k| k.to_string()))
+                .unwrap_or_else(|| "…".to_string())
+        });
         settings.push(Span::styled(format!("K = {k}"), t.strong()));
         settings.push(Span::raw(per_stratum));
         settings.push(Span::styled(
@@ -104,6 +119,13 @@ pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
         }
     } else {
         settings.push(Span::styled(format!("K = {}", s.k), t.strong()));
+        // Uniform bins and k-means can leave bins empty: say how many hold iterations, as
+        // `select` does ("64 requested, 42 non-empty").
+        if let Some(selection) = app.current().filter(|sel| sel.strata.len() <= 1) {
+            if selection.bins() != s.k {
+                settings.push(Span::raw(format!(" ({} non-empty)", selection.bins())));
+            }
+        }
         settings.push(Span::raw(format!(
             "{per_stratum} · target {}%",
             s.target_pct

@@ -1,5 +1,6 @@
 //! The help overlay (`?`): every key and what it does, as `keymap` lists them, then the `:`
-//! commands; ↑↓ scroll it on a short terminal, and a row too long ends with `…`.
+//! commands; ↑↓ and the page keys scroll it on a short terminal, and a row too long goes on
+//! under itself.
 
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
@@ -18,44 +19,67 @@ const NOTE: (&str, &str) = (
     "errors over the target: marked ! (and red); i lists every mark",
 );
 
+/// Columns before a key's description: ` Ctrl-Z    `.
+const KEY_COLUMN: usize = 11;
+
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let Overlay::Help { scroll } = app.overlay else {
         return;
     };
+    let width = 72.min(area.width);
+    let inner_width = width.saturating_sub(2) as usize;
+    // A description too long for the row goes on under itself, never cut.
+    let row = |key: String, column: usize, what: &str| -> Vec<Line<'static>> {
+        let room = inner_width.saturating_sub(column).max(8);
+        let words = Line::raw(what.to_string());
+        super::wrap_line(&words, room)
+            .into_iter()
+            .enumerate()
+            .map(|(i, part)| {
+                let text: String = part.spans.iter().map(|s| s.content.as_ref()).collect();
+                // `wrap_line` indents a continuation by two: the column indents it here.
+                let text = text.trim_start().to_string();
+                let lead = if i == 0 {
+                    Span::styled(format!("{key:<column$}"), t.key())
+                } else {
+                    Span::raw(" ".repeat(column))
+                };
+                Line::from(vec![lead, Span::raw(text)])
+            })
+            .collect()
+    };
     let mut lines: Vec<Line> = keymap::help_rows()
         .chain([NOTE])
-        .map(|(key, what)| {
-            Line::from(vec![
-                Span::styled(format!(" {key:<10}"), t.key()),
-                Span::raw(what),
-            ])
-        })
+        .flat_map(|(key, what)| row(format!(" {key}"), KEY_COLUMN, what))
         .collect();
     lines.push(Line::styled(" Commands after :", t.strong()));
+    let command = |name: &str, arg: &str| format!(" :{name} {arg}");
+    // The commands' own column: the longest `:name ARG` and a space.
+    let column = COMMANDS
+        .iter()
+        .map(|(name, arg, _)| command(name, arg).chars().count() + 1)
+        .max()
+        .unwrap_or(KEY_COLUMN);
     for (name, arg, what) in COMMANDS {
-        lines.push(Line::from(vec![
-            Span::styled(format!(" :{name} {arg:<5}"), t.key()),
-            Span::raw(format!(" {what}")),
-        ]));
+        lines.extend(row(command(name, arg), column, what));
     }
-    let width = 72.min(area.width);
     let height = (lines.len() as u16 + 2).min(area.height);
     let popup = area.centered(Constraint::Length(width), Constraint::Length(height));
     frame.render_widget(Clear, popup);
     let visible = height.saturating_sub(2) as usize;
-    let scroll = scroll.min(lines.len().saturating_sub(visible));
+    let total = lines.len();
+    let scroll = scroll.min(total.saturating_sub(visible));
     app.overlay = Overlay::Help { scroll };
-    let inner_width = width.saturating_sub(2) as usize;
+    app.popup_rows = Some(visible.max(1));
     let lines: Vec<Line> = lines
         .into_iter()
         .skip(scroll)
         .take(visible)
         .map(|l| cut_line(l, inner_width))
         .collect();
-    let total = keymap::help_rows().count() + 2 + COMMANDS.len();
     let position = if total > visible {
         format!(
-            " rows {}–{} of {total} · ↑↓ scroll ·",
+            " rows {}–{} of {total} · ↑↓ PgUp PgDn ·",
             scroll + 1,
             scroll + lines.len()
         )

@@ -74,6 +74,19 @@ fn draw_panels(frame: &mut Frame, app: &mut App) {
     }
 }
 
+/// A whole number with `,` between thousands: `1,000,000`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    grouped
+}
+
 /// `text` in at most `width` characters, ending with `…` when cut.
 pub fn cut(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
@@ -240,25 +253,24 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ))
         .title(Line::styled(format!(" {scale} scale "), t.dim()).right_aligned());
     let width = area.width.saturating_sub(4) as usize;
-    if session.strata.split {
-        block = block.title_bottom(cut_line(
-            Line::styled(
-                " each stratum has its own bins: boundaries not drawn ",
-                t.dim(),
-            ),
-            width / 2,
-        ));
-    }
     // The selection the arrow keys move, said in words beside its ▲ mark.
-    if let Some(sp) = app.selected_seqpoint().map(|i| &seqpoints[i]) {
-        let text = format!(
+    let selected = app.selected_seqpoint().map(|i| &seqpoints[i]).map(|sp| {
+        format!(
             " ▲ SeqPoint {}: iteration {}, {} {} · ↑↓ select · Enter detail ",
             sp.id,
             sp.iteration,
             log.key_names.join(","),
             crate::groups::key_text(&sp.key)
-        );
-        block = block.title_bottom(cut_line(Line::styled(text, t.dim()), width).right_aligned());
+        )
+    });
+    // With strata, a note on the left of the same border: the two share it, never overlap.
+    let (note, selected_room) = bottom_titles(session.strata.split, selected.as_deref(), width);
+    if let Some(note) = note {
+        block = block.title_bottom(Line::styled(note, t.dim()));
+    }
+    if let Some(text) = selected {
+        block = block
+            .title_bottom(cut_line(Line::styled(text, t.dim()), selected_room).right_aligned());
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -298,6 +310,32 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             inner,
         );
     }
+}
+
+/// The distribution's bottom border: the strata note (in full, else short, else none) on
+/// the left and the room left for the selected SeqPoint's line on the right, which keeps at
+/// least `SELECTED_LEAST` characters (or its whole length).
+fn bottom_titles(
+    split: bool,
+    selected: Option<&str>,
+    width: usize,
+) -> (Option<&'static str>, usize) {
+    const NOTES: [&str; 2] = [
+        " each stratum has its own bins: boundaries not drawn ",
+        " bins per stratum ",
+    ];
+    const SELECTED_LEAST: usize = 24;
+    if !split {
+        return (None, width);
+    }
+    let wanted = selected.map_or(0, |s| s.chars().count().min(SELECTED_LEAST));
+    let gap = usize::from(selected.is_some());
+    NOTES
+        .into_iter()
+        .find(|n| n.chars().count() + gap + wanted <= width)
+        .map_or((None, width), |n| {
+            (Some(n), width - n.chars().count() - gap)
+        })
 }
 
 fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
@@ -406,6 +444,38 @@ mod tests {
             assert_eq!(words.join(" "), text(&line), "{width}");
         }
         assert_eq!(wrap_line(&line, 200).len(), 1);
+    }
+
+    #[test]
+    fn the_strata_note_and_the_selection_share_the_border() {
+        let selected = " ▲ SeqPoint 3: iteration 111, seq_len 204 · ↑↓ select · Enter detail ";
+        let len = selected.chars().count();
+        for width in [10, 30, 56, 76, 116, 200] {
+            let (note, room) = bottom_titles(true, Some(selected), width);
+            let note_len = note.map_or(0, |n| n.chars().count());
+            // The two never overlap, and the selection keeps its room.
+            assert!(
+                note_len + usize::from(note.is_some()) + room <= width,
+                "{width}"
+            );
+            assert!(room >= len.min(24) || note.is_none(), "{width}");
+        }
+        assert_eq!(
+            bottom_titles(true, Some(selected), 200).0.map(str::len),
+            Some(53)
+        );
+        assert_eq!(bottom_titles(false, Some(selected), 76), (None, 76));
+        assert!(bottom_titles(true, None, 76).0.is_some());
+    }
+
+    #[test]
+    fn counts_have_thousands_separators() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(450), "450");
+        assert_eq!(count(1_000_000), "1,000,000");
+        assert_eq!(count(12_345_678), "12,345,678");
     }
 
     #[test]

@@ -358,7 +358,11 @@ fn plan_verdict(
         PlanRule::Target(t) => t,
         _ => app.settings.target_pct,
     };
-    let k = selection.bins();
+    // With strata, K is per stratum (as the header says it), the bins in all beside it.
+    let k = match per_stratum_k(selection) {
+        Some(k) => format!("{k} per stratum ({} bins)", selection.bins()),
+        None => selection.bins().to_string(),
+    };
     let widest = plan.projection.worst_half_width_pct();
     if let Some(shortfall) = plan_shortfall(selection, plan) {
         return vec![Line::styled(
@@ -379,6 +383,20 @@ fn plan_verdict(
         Span::styled("✓ ", t.good()),
         Span::raw(format!("target {target}% met (±{widest:.2}%) with {how}")),
     ])]
+}
+
+/// K per stratum when strata split the run: one K (`21`) or their range (`20-22`).
+pub fn per_stratum_k(selection: &Selection) -> Option<String> {
+    if selection.strata.len() <= 1 {
+        return None;
+    }
+    let ks = selection.strata.iter().map(|o| o.k);
+    let (least, most) = (ks.clone().min()?, ks.max()?);
+    Some(if least == most {
+        least.to_string()
+    } else {
+        format!("{least}-{most}")
+    })
 }
 
 /// Each advice as the `:` command that follows it (the CLI's advice names the flags).
