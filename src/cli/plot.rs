@@ -41,6 +41,7 @@ pub fn run(cmd: &PlotCommand) -> anyhow::Result<()> {
         ..cmd.select.options()?
     };
     let log = cmd.run.load()?;
+    RunArgs::note_skipped(&log);
     let selection = run_selection(&log, &options)?;
     cmd.select.note_fewer_bins(&selection);
     if to_stdout {
