@@ -118,6 +118,13 @@ const BAD: &[(&[&str], &str)] = &[
         "error: escape_header.csv:1: no key column 'seq_len'; the columns are: iteration, \\u{1b}[2Jlen, time_ms\n",
     ),
     (
+        // A control character in a column that is used: no output could carry the name both
+        // safely and as written (the CSV list had `t\u{1b}[2Jms`, naming no column).
+        &["control_name.csv", "--metric", "t\u{1b}[2Jms"],
+        "error: control_name.csv:1: column name 't\\u{1b}[2Jms' holds a control character \
+         (U+001B); expected printable characters only: rename the column\n",
+    ),
+    (
         &["bad_rows.csv"],
         "error: bad_rows.csv:3:2: column 'seq_len': found \"x\", expected a non-negative integer length\n",
     ),
