@@ -395,15 +395,27 @@ impl SelectArgs {
     /// the most bins there can be.
     pub fn note_fewer_bins(&self, selection: &seqpoint::Selection) {
         if let Some(k) = self.bins {
-            if k > selection.unique_keys {
-                eprintln!(
-                    "note: --bins {k}: the run has {} distinct keys, so there are {} bins",
-                    selection.unique_keys,
-                    selection.bins()
-                );
+            if let Some(note) = fewer_bins_note(k, selection.unique_keys, selection.bins()) {
+                eprintln!("note: {note}");
             }
         }
     }
+}
+
+/// `--bins K` beyond the run's distinct keys: how many there can be and how many were made
+/// (fewer than the keys is the binning's doing, not the keys': it is not said to follow).
+fn fewer_bins_note(k: usize, unique_keys: usize, bins: usize) -> Option<String> {
+    if k <= unique_keys {
+        return None;
+    }
+    Some(if bins == unique_keys {
+        format!("--bins {k}: the run has {unique_keys} distinct keys, so there are {bins} bins")
+    } else {
+        format!(
+            "--bins {k}: the run has {unique_keys} distinct keys, so at most {unique_keys} bins; \
+             the binning made {bins}"
+        )
+    })
 }
 
 /// Output format for tables.
@@ -420,6 +432,20 @@ pub enum OutputFormat {
 mod tests {
     use super::*;
     use seqpoint::tui::command_line::{parse, Command as Typed};
+
+    #[test]
+    fn the_fewer_bins_note_says_so_only_when_it_follows() {
+        assert_eq!(fewer_bins_note(10, 38, 10), None);
+        assert_eq!(
+            fewer_bins_note(50, 38, 38).unwrap(),
+            "--bins 50: the run has 38 distinct keys, so there are 38 bins"
+        );
+        // 33 bins do not follow from 38 keys.
+        assert_eq!(
+            fewer_bins_note(50, 38, 33).unwrap(),
+            "--bins 50: the run has 38 distinct keys, so at most 38 bins; the binning made 33"
+        );
+    }
 
     #[test]
     fn skip_bad_takes_an_optional_share_only_with_equals() {

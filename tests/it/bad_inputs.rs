@@ -163,6 +163,34 @@ const BAD: &[(&[&str], &str)] = &[
          is likely wrong; pass --skip-bad=100% to keep what is left\n",
     ),
     (
+        // UTF-32 is named as UTF-32: the UTF-16 iconv it was given made garbage.
+        &["utf32.csv"],
+        "error: utf32.csv: the file is UTF-32 text; expected UTF-8: convert it with iconv -f \
+         UTF-32 -t UTF-8 and read the result\n",
+    ),
+    (
+        &["zipped.csv"],
+        "error: zipped.csv: the file is zip data, not text; expected CSV, TSV or JSON Lines, \
+         plain or gzip-compressed: unpack it first (e.g. unzip -p FILE > run.csv)\n",
+    ),
+    (
+        &["bzipped.csv"],
+        "error: bzipped.csv: the file is bzip2 data, not text; expected CSV, TSV or JSON Lines, \
+         plain or gzip-compressed: unpack it first (e.g. bzip2 -dc FILE > run.csv)\n",
+    ),
+    (
+        &["xzipped.csv"],
+        "error: xzipped.csv: the file is xz data, not text; expected CSV, TSV or JSON Lines, \
+         plain or gzip-compressed: unpack it first (e.g. xz -dc FILE > run.csv)\n",
+    ),
+    (
+        // A lone surrogate in a field nothing reads: named, at its column.
+        &["lone_surrogate.jsonl"],
+        "error: lone_surrogate.jsonl:2:56: found \\udc00 in a string, half of a UTF-16 \
+         surrogate pair and no character by itself; expected one JSON object per line with \
+         strings of whole characters (the writer split a character in two)\n",
+    ),
+    (
         &["truncated.csv.gz"],
         "error: truncated.csv.gz: truncated or corrupt gzip data (incomplete deflate stream); \
          expected a complete .gz file\n",
@@ -361,6 +389,27 @@ fn unusual_but_valid_files_load_like_the_plain_one() {
         assert_eq!((code, stderr.as_str()), (0, ""), "{file}");
         assert_eq!(out, plain, "{file} should select what plain.csv selects");
     }
+}
+
+/// JSON Lines ended by `\r` alone (jq and Python read it) select what the `\n` lines select.
+#[test]
+fn json_lines_ended_by_cr_alone_load() {
+    let (code, cr, stderr) = select_in_corpus(&["cr_only.jsonl", "-k", "2", "--format", "csv"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(corpus().join("cr_only.jsonl")).unwrap();
+    let lf: Vec<u8> = text
+        .iter()
+        .map(|&b| if b == b'\r' { b'\n' } else { b })
+        .collect();
+    std::fs::write(dir.path().join("cr_only.jsonl"), lf).unwrap();
+    let out = seqpoint_in(dir.path())
+        .args(["select", "cr_only.jsonl", "-k", "2", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(cr, String::from_utf8_lossy(&out.stdout));
+    assert_eq!(cr.lines().count(), 3, "{cr}");
 }
 
 #[test]

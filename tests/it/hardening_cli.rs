@@ -764,3 +764,89 @@ fn a_column_that_only_looks_like_the_iteration_is_named_in_a_note_and_the_json()
     assert_eq!(stderr, "");
     assert!(input.get("iteration_like").is_none(), "{input}");
 }
+
+// ---- false or unclear messages --------------------------------------------------------------
+
+/// `man --dir FILE` names the file as the problem (it said "creating FILE"); a write that
+/// fails (here: a file-size limit, as a full disk) leaves no folder it made behind.
+#[test]
+fn man_dir_on_a_file_or_a_failing_write_says_so_and_leaves_nothing() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("afile"), "x").unwrap();
+    fails(
+        dir.path(),
+        &["man", "--dir", "afile"],
+        "afile: is a file, not a folder; expected a folder to write the man pages in (it is \
+         made when missing)",
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
+    cmd.current_dir(dir.path())
+        .args(["man", "--dir", "new/man1"]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 100,
+                rlim_max: 100,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.ends_with("; no man page was written\n"), "{stderr}");
+    assert_eq!(files_in(dir.path()), ["afile"], "{stderr}");
+}
+
+/// Help that cannot be written is an error (it exited 0 with nothing written).
+#[test]
+fn help_to_a_full_device_fails() {
+    for args in [&["--help"][..], &["select", "--help"], &["--version"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+            .args(args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: cannot write to standard output: No space left on device (os error 28)\n"
+        );
+    }
+    // To a pipe, help is written as before.
+    let out = Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: seqpoint"));
+}
+
+/// A closed standard input (or /dev/null) is said to be that, not "the file is empty".
+#[test]
+fn a_closed_standard_input_is_named() {
+    use std::os::unix::process::CommandExt;
+    let expected = "error: <stdin>: standard input is closed (or /dev/null), so there is nothing \
+                    to read; expected a run log piped or redirected in, e.g. seqpoint select - < \
+                    run.csv\n";
+    let mut closed = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
+    closed.args(["select", "-"]);
+    // SAFETY: close is async-signal-safe.
+    unsafe {
+        closed.pre_exec(|| {
+            libc::close(0);
+            Ok(())
+        });
+    }
+    let mut null = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
+    null.args(["select", "-"]).stdin(Stdio::null());
+    for mut cmd in [closed, null] {
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), expected);
+    }
+}
