@@ -447,12 +447,42 @@ pub fn parse_measured(
             "the file has a header but no rows; expected one row per profiled iteration",
         ));
     }
+    refuse_all_zero(path, &columns.metric_names, &reader.samples)?;
     Ok(Measurements {
         source: path.to_string(),
         metric_names: columns.metric_names,
         identified_by: columns.identified_by,
         samples: reader.samples,
     })
+}
+
+/// A metric measured as 0 in every row projects a total of 0 and a speedup that is no number
+/// ("-"): refused, naming the column, as `select` refuses such a column in a run log.
+fn refuse_all_zero(path: &str, names: &[String], samples: &[Vec<Sample>]) -> Result<(), LoadError> {
+    let rows = samples.iter().map(Vec::len).sum::<usize>();
+    for (m, name) in names.iter().enumerate() {
+        if samples
+            .iter()
+            .flatten()
+            .all(|sample| sample.values[m] == 0.0)
+        {
+            let others = if names.len() > 1 {
+                ": project the other metrics with --metric"
+            } else {
+                ""
+            };
+            return Err(LoadError::file(
+                path,
+                format!(
+                    "column '{}' is 0 in all {rows} rows; expected the profiled iterations' \
+                     measurements (a total of 0 has no speedup or interval): is it the right \
+                     column, and did the profiler record it?{others}",
+                    printable(name)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 struct Reader<'a> {

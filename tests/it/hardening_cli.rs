@@ -850,3 +850,32 @@ fn a_closed_standard_input_is_named() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), expected);
     }
 }
+
+/// Measurements that are 0 in every row projected a total of 0 with speedup "-" and exit 0:
+/// now an error naming the column.
+#[test]
+fn project_refuses_measurements_that_are_zero_everywhere() {
+    let (dir, _) = project_case();
+    std::fs::write(
+        dir.path().join("zero.csv"),
+        "seqpoint,time_ms\n0,0\n1,0\n2,0\n3,0\n",
+    )
+    .unwrap();
+    fails(
+        dir.path(),
+        &["project", "s.json", "zero.csv"],
+        "zero.csv: column 'time_ms' is 0 in all 4 rows; expected the profiled iterations' \
+         measurements (a total of 0 has no speedup or interval): is it the right column, and \
+         did the profiler record it?",
+    );
+    // Some zeros among real measurements are measurements.
+    std::fs::write(
+        dir.path().join("some.csv"),
+        "seqpoint,time_ms\n0,0\n1,100\n2,100\n3,100\n",
+    )
+    .unwrap();
+    seqpoint_in(dir.path())
+        .args(["project", "s.json", "some.csv"])
+        .assert()
+        .success();
+}
