@@ -166,8 +166,10 @@ pub fn check_svg_name(path: &Path) -> Result<(), PlotError> {
         return Ok(());
     }
     use crate::select::command::shell_word;
-    use crate::text::shown::shown_path;
-    let shown = shell_word(&shown_path(path));
+    use crate::text::shown::{shell_path, shown_path};
+    // The name as errors show it; in a command, as a shell reads it back.
+    let name = shell_word(&shown_path(path));
+    let shown = shell_path(path);
     // `f.svg.gz` is the SVG name with one more extension: the SVG is `f.svg`, not `f.svg.svg`.
     let stem = path.with_extension("");
     let stem_is_svg = stem
@@ -178,15 +180,15 @@ pub fn check_svg_name(path: &Path) -> Result<(), PlotError> {
     } else {
         path.with_extension("svg")
     };
-    let svg = shell_word(&shown_path(&svg_path));
+    let svg = shell_path(&svg_path);
     let message = match extension.as_deref() {
         Some("gz") if stem_is_svg => format!(
-            "{shown}: seqpoint writes figures uncompressed; write {svg}, then compress it: \
+            "{name}: seqpoint writes figures uncompressed; write {svg}, then compress it: \
              gzip -k {svg} (or -o - | gzip > {shown})"
         ),
-        None => format!("{shown}: a figure is SVG; name it {svg} (or -o - for standard output)"),
+        None => format!("{name}: a figure is SVG; name it {svg} (or -o - for standard output)"),
         Some(ext) => {
-            let said = format!("{shown}: seqpoint draws SVG only; write {svg}");
+            let said = format!("{name}: seqpoint draws SVG only; write {svg}");
             // rsvg-convert (librsvg) writes these; for anything else the SVG is the answer.
             match ext {
                 "png" => format!("{said}, then convert it: rsvg-convert {svg} -o {shown}"),

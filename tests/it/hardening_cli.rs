@@ -879,3 +879,37 @@ fn project_refuses_measurements_that_are_zero_everywhere() {
         .assert()
         .success();
 }
+
+/// A hint's command names the file it means: a name with a line break or a bell was shown
+/// `f\u{a}.svg` in `rsvg-convert ...`, which names another file once pasted; now `$'f\n.svg'`,
+/// still nothing raw on the terminal.
+#[test]
+fn a_hint_names_an_odd_file_so_a_shell_reads_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "f\n\u{7}'x.svg";
+    let out = seqpoint_in(dir.path())
+        .args(["plot", "-o", name])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains('\u{7}'), "{stderr}");
+    let hint = stderr
+        .split("rsvg-convert ")
+        .nth(1)
+        .and_then(|rest| rest.split(" -o ").next())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(hint, "$'f\\n\\x07\\'x.svg'");
+    let said = Command::new("bash")
+        .args(["-c", &format!("printf %s {hint}")])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&said.stdout), name);
+    // The refusal of a PNG name gives the same kind of word.
+    fails(
+        dir.path(),
+        &["plot", "-o", "g\u{7}.png"],
+        "'g\\u{7}.png': seqpoint draws SVG only; write $'g\\x07.svg', then convert it: \
+         rsvg-convert $'g\\x07.svg' -o $'g\\x07.png'",
+    );
+}
