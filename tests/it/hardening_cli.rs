@@ -913,3 +913,19 @@ fn a_hint_names_an_odd_file_so_a_shell_reads_it_back() {
          rsvg-convert $'g\\x07.svg' -o $'g\\x07.png'",
     );
 }
+
+/// A proxy cost too large to total was "column 'proxy_cost(power:100)' has 1e300 at iteration
+/// 0", as if a cell of the file held it, with no line or column to find: now it names the key
+/// it was computed from and says it is in no cell.
+#[test]
+fn a_proxy_cost_too_large_names_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.csv"), "seq_len\n1000\n2000\n3000\n").unwrap();
+    fails(
+        dir.path(),
+        &["select", "p.csv", "-k", "1", "--cost", "power:100"],
+        "p.csv: the proxy cost power:100 of seq_len 1000 (iteration 0; computed, in no cell of \
+         the file) is 1e300, too large to total over 3 iterations (at most 1.117e153); choose a \
+         smaller --cost exponent",
+    );
+}
