@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use cli::{Cli, Command};
+use std::io::{IsTerminal, Write};
 
 fn main() -> ExitCode {
     // Rust ignores SIGPIPE, so a closed pipe (`seqpoint select | head -c 10`) would surface as
@@ -14,7 +15,10 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_exit(e),
+    };
     let writes_files = matches!(
         &cli.command,
         Some(
@@ -53,6 +57,25 @@ fn main() -> ExitCode {
             // sequence reaches the terminal raw.
             let message = seqpoint::text::shown::terminal_text(&format!("{e:#}"));
             eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A usage error, or `--help`/`--version`: printed as clap prints them, except that help or a
+/// version that cannot be written (`--help > /dev/full`) is an error, not exit status 0.
+fn usage_exit(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let to_stdout = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    if !to_stdout || std::io::stdout().is_terminal() {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: cannot write to standard output: {err}");
             ExitCode::FAILURE
         }
     }

@@ -78,15 +78,36 @@ pub fn run_man(cmd: &ManCommand) -> anyhow::Result<()> {
         None => write_stdout(&pages[0].1),
         Some(dir) => {
             let shown = shown_path(dir);
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {shown}"))?;
+            if dir.exists() && !dir.is_dir() {
+                anyhow::bail!(
+                    "{shown}: is a file, not a folder; expected a folder to write the man pages \
+                     in (it is made when missing)"
+                );
+            }
+            // The folders made here, outermost first: removed again when no page is written.
+            let made: Vec<PathBuf> = dir
+                .ancestors()
+                .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+                .map(Path::to_path_buf)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("{shown}: cannot make the folder"))?;
             let paths: Vec<PathBuf> = pages.iter().map(|(name, _)| dir.join(name)).collect();
             let files: Vec<(&Path, &[u8])> = paths
                 .iter()
                 .zip(&pages)
                 .map(|(path, (_, text))| (path.as_path(), text.as_slice()))
                 .collect();
-            write_all_or_none(&files, cmd.replace.replace())
-                .map_err(|e| anyhow::anyhow!("{e}; no man page was written"))?;
+            if let Err(e) = write_all_or_none(&files, cmd.replace.replace()) {
+                for folder in made.iter().rev() {
+                    // Only an empty folder is removed: nothing of anyone else's goes.
+                    let _ = std::fs::remove_dir(folder);
+                }
+                anyhow::bail!("{e}; no man page was written");
+            }
             eprintln!("wrote {} man pages to {shown}", pages.len());
             Ok(())
         }

@@ -110,8 +110,9 @@ pub struct RunArgs {
     pub metric: Vec<String>,
     #[arg(long = INPUT_FORMAT.flag, help = INPUT_FORMAT.help, value_enum)]
     pub input_format: Option<InputFormat>,
-    #[arg(long = SKIP_BAD.flag, help = SKIP_BAD.help)]
-    pub skip_bad: bool,
+    #[arg(long = SKIP_BAD.flag, help = SKIP_BAD.help, value_name = "PCT", num_args = 0..=1,
+          require_equals = true, default_missing_value = "50%", value_parser = parse_skip_share)]
+    pub skip_bad: Option<f64>,
     #[arg(long = COST.flag, help = COST.help, default_value = "linear", value_parser = parse_cost)]
     pub cost: Cost,
     #[command(flatten)]
@@ -144,6 +145,18 @@ impl LimitArgs {
 
 fn parse_size(s: &str) -> Result<u64, String> {
     seqpoint::runlog::limits::parse_size(s)
+}
+
+/// `--skip-bad=PCT`: the share of rows that may be bad, 0% to 100%, as a fraction.
+fn parse_skip_share(s: &str) -> Result<f64, String> {
+    let digits = s.trim().strip_suffix('%').unwrap_or(s.trim());
+    match digits.parse::<f64>() {
+        Ok(pct) if (0.0..=100.0).contains(&pct) => Ok(pct / 100.0),
+        _ => Err(format!(
+            "expected the share of rows that may be skipped, from 0% to 100% (e.g. \
+             --skip-bad=20%), found '{s}'"
+        )),
+    }
 }
 
 fn parse_cost(s: &str) -> Result<Cost, String> {
@@ -185,7 +198,8 @@ impl RunArgs {
             key: self.key.clone(),
             metrics: self.metric.clone(),
             format: self.input_format,
-            skip_bad: self.skip_bad,
+            skip_bad: self.skip_bad.is_some(),
+            skip_bad_share: self.skip_bad,
             compare,
             cost: self.cost,
             limits: self.limits.limits(),
@@ -197,6 +211,18 @@ impl RunArgs {
         let (path, _) = self.paths();
         let log = progress::load_with_bar(&path, &self.load_options())?;
         refuse_all_zero_metrics(&log)?;
+        // Unless the first reason given (the skipped rows' note) says it already.
+        if let Some(line) = log
+            .skipped
+            .cut_line
+            .filter(|&line| log.skipped.first_lines.first() != Some(&line))
+        {
+            eprintln!(
+                "note: {}:{line}: the last line has no line end and was left out with \
+                 --skip-bad: the log looks cut off mid-row (is the run still writing it?)",
+                seqpoint::text::shown::shown_path(&log.source)
+            );
+        }
         if let Some(note) = seqpoint::output::table::iteration_note(&log) {
             eprintln!("note: {note}");
         }
@@ -208,6 +234,14 @@ impl RunArgs {
             );
         }
         Ok(log)
+    }
+
+    /// The rows `--skip-bad` left out, as a note on standard error: for outputs that do not
+    /// say it themselves (every one but the selection table).
+    pub fn note_skipped(log: &seqpoint::RunLog) {
+        if let Some(note) = seqpoint::output::table::skipped_note(log) {
+            eprintln!("note: {note}");
+        }
     }
 
     /// One key column, or two for translation, each named once.
@@ -361,15 +395,27 @@ impl SelectArgs {
     /// the most bins there can be.
     pub fn note_fewer_bins(&self, selection: &seqpoint::Selection) {
         if let Some(k) = self.bins {
-            if k > selection.unique_keys {
-                eprintln!(
-                    "note: --bins {k}: the run has {} distinct keys, so there are {} bins",
-                    selection.unique_keys,
-                    selection.bins()
-                );
+            if let Some(note) = fewer_bins_note(k, selection.unique_keys, selection.bins()) {
+                eprintln!("note: {note}");
             }
         }
     }
+}
+
+/// `--bins K` beyond the run's distinct keys: how many there can be and how many were made
+/// (fewer than the keys is the binning's doing, not the keys': it is not said to follow).
+fn fewer_bins_note(k: usize, unique_keys: usize, bins: usize) -> Option<String> {
+    if k <= unique_keys {
+        return None;
+    }
+    Some(if bins == unique_keys {
+        format!("--bins {k}: the run has {unique_keys} distinct keys, so there are {bins} bins")
+    } else {
+        format!(
+            "--bins {k}: the run has {unique_keys} distinct keys, so at most {unique_keys} bins; \
+             the binning made {bins}"
+        )
+    })
 }
 
 /// Output format for tables.
@@ -386,6 +432,48 @@ pub enum OutputFormat {
 mod tests {
     use super::*;
     use seqpoint::tui::command_line::{parse, Command as Typed};
+
+    #[test]
+    fn the_fewer_bins_note_says_so_only_when_it_follows() {
+        assert_eq!(fewer_bins_note(10, 38, 10), None);
+        assert_eq!(
+            fewer_bins_note(50, 38, 38).unwrap(),
+            "--bins 50: the run has 38 distinct keys, so there are 38 bins"
+        );
+        // 33 bins do not follow from 38 keys.
+        assert_eq!(
+            fewer_bins_note(50, 38, 33).unwrap(),
+            "--bins 50: the run has 38 distinct keys, so at most 38 bins; the binning made 33"
+        );
+    }
+
+    #[test]
+    fn skip_bad_takes_an_optional_share_only_with_equals() {
+        let share = |args: &[&str]| {
+            let mut all = vec!["seqpoint", "select"];
+            all.extend(args);
+            match Cli::try_parse_from(all).map(|cli| cli.command) {
+                Ok(Some(Command::Select(cmd))) => Ok((cmd.run.run.clone(), cmd.run.skip_bad)),
+                Ok(_) => Err("another command".to_string()),
+                Err(e) => Err(e.kind().to_string()),
+            }
+        };
+        assert_eq!(share(&["r.csv"]), Ok((Some("r.csv".into()), None)));
+        assert_eq!(
+            share(&["--skip-bad", "r.csv"]),
+            Ok((Some("r.csv".into()), Some(0.5)))
+        );
+        assert_eq!(
+            share(&["r.csv", "--skip-bad=20%"]),
+            Ok((Some("r.csv".into()), Some(0.2)))
+        );
+        assert_eq!(
+            share(&["r.csv", "--skip-bad=100"]),
+            Ok((Some("r.csv".into()), Some(1.0)))
+        );
+        assert!(share(&["r.csv", "--skip-bad=-1%"]).is_err());
+        assert!(share(&["r.csv", "--skip-bad=x"]).is_err());
+    }
 
     /// What `seqpoint select --FLAG VALUE` makes of a value: the options, or the error.
     fn flag_accepts(flag: &str, value: &str) -> bool {

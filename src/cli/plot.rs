@@ -9,8 +9,8 @@ use super::output::{write_stdout, ReplaceArgs};
 use super::{RunArgs, SelectArgs};
 use seqpoint::output::protect::refuse_input_target;
 use seqpoint::plot::{check_svg_name, figure_svg, write_figure, Figure};
-use seqpoint::select::command::shell_word;
-use seqpoint::text::shown::shown_path;
+
+use seqpoint::text::shown::{shell_path, shown_path};
 use seqpoint::{run_selection, SelectOptions};
 
 #[derive(Debug, Args)]
@@ -41,6 +41,7 @@ pub fn run(cmd: &PlotCommand) -> anyhow::Result<()> {
         ..cmd.select.options()?
     };
     let log = cmd.run.load()?;
+    RunArgs::note_skipped(&log);
     let selection = run_selection(&log, &options)?;
     cmd.select.note_fewer_bins(&selection);
     if to_stdout {
@@ -53,8 +54,8 @@ pub fn run(cmd: &PlotCommand) -> anyhow::Result<()> {
         cmd.what,
         cmd.replace.replace(),
     )?;
-    let svg = shell_word(&shown_path(&cmd.output));
-    let png = shell_word(&shown_path(cmd.output.with_extension("png")));
+    let svg = shell_path(&cmd.output);
+    let png = shell_path(cmd.output.with_extension("png"));
     eprintln!(
         "wrote {} ({} SeqPoints); as a PNG: rsvg-convert {svg} -o {png}",
         shown_path(&cmd.output),

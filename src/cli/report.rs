@@ -65,6 +65,7 @@ impl ReportCommand {
 pub fn render(cmd: &ReportCommand, format: ReportFormat) -> anyhow::Result<String> {
     let options = cmd.options()?;
     let log = cmd.run.load()?;
+    RunArgs::note_skipped(&log);
     options.exclude.check(&log)?;
     let doc = report_document(&log, &options.exclude, run_checks(&log, &options));
     Ok(match format {

@@ -12,8 +12,8 @@ use seqpoint::output::csv::select_csv;
 use seqpoint::output::json::{document_text, select_file_document};
 use seqpoint::output::protect::refuse_input_target;
 use seqpoint::output::simpoints::{write_simpoint_set, SimPointPaths};
+use seqpoint::output::table::selection_table_planned;
 use seqpoint::output::table::{baselines_table, plan_table};
-use seqpoint::output::table::{selection_table_planned, skipped_note};
 use seqpoint::select::naive::{Baselines, RANDOM_DRAWS};
 use seqpoint::select::plan::{plan_selection_on, PlanRule};
 use seqpoint::select::{check_options, StrataGroups};
@@ -88,9 +88,7 @@ pub fn render(
         .map_or(selection.bins() as u64, |p| p.iterations());
     if format != OutputFormat::Table {
         // The table reports skipped rows itself; JSON and CSV must stay clean for scripts.
-        if let Some(note) = skipped_note(&log) {
-            eprintln!("note: {note}");
-        }
+        RunArgs::note_skipped(&log);
     }
     let baselines = Baselines::beside(&log, &selection);
     Ok(match format {

@@ -1,27 +1,63 @@
 //! The CSV lists a profiler script reads, written from the `seqpoint/1` document: the
 //! SeqPoints, or every iteration a plan profiles. Fields are quoted where CSV needs it.
 
+use std::borrow::Cow;
+
 use crate::doc::{SelectDoc, SeqPointDoc};
 use crate::runlog::RunLog;
 use crate::select::Selection;
 
-/// A writer into memory that quotes a field only when it must (it holds a `,`, a `"` or a
-/// line break), so plain names and numbers read as they always did; one `\n` per record.
-fn writer() -> ::csv::Writer<Vec<u8>> {
-    ::csv::WriterBuilder::new()
-        .quote_style(::csv::QuoteStyle::Necessary)
-        .terminator(::csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new())
+/// One field as every CSV list writes it (the one rule, RFC 4180): quoted when it holds a `,`, a
+/// `"` or a line break, a `"` inside doubled; a control character other than a line break
+/// never raw (a terminal would obey it) and never as `\u{1b}` (which names another column): a
+/// C0 character or DEL as its Unicode control picture (ESC as `␛`), a C1 one as `�`.
+pub fn csv_field(text: &str) -> Cow<'_, str> {
+    let control = |c: char| c.is_control() && c != '\n' && c != '\r';
+    let quote = text.contains([',', '"', '\n', '\r']);
+    if !quote && !text.contains(control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 2);
+    if quote {
+        out.push('"');
+    }
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\"\""),
+            '\u{7f}' => out.push('\u{2421}'),
+            c if control(c) && (c as u32) < 0x20 => {
+                out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'))
+            }
+            c if control(c) => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    if quote {
+        out.push('"');
+    }
+    Cow::Owned(out)
 }
 
-fn write(out: &mut ::csv::Writer<Vec<u8>>, record: &[String]) {
-    out.write_record(record)
-        .expect("writing into memory cannot fail");
+/// A CSV list being written: one record per line, each field through [`csv_field`].
+#[derive(Default)]
+struct Writer(String);
+
+fn writer() -> Writer {
+    Writer::default()
 }
 
-fn finish(out: ::csv::Writer<Vec<u8>>) -> String {
-    let bytes = out.into_inner().expect("flushing into memory cannot fail");
-    String::from_utf8(bytes).expect("every field was a string")
+fn write(out: &mut Writer, record: &[String]) {
+    for (i, field) in record.iter().enumerate() {
+        if i > 0 {
+            out.0.push(',');
+        }
+        out.0.push_str(&csv_field(field));
+    }
+    out.0.push('\n');
+}
+
+fn finish(out: Writer) -> String {
+    out.0
 }
 
 /// The columns both lists share: `id,iteration,epoch,<keys>,weight,<metrics>[,stratum]`.
@@ -185,6 +221,56 @@ mod tests {
         assert_eq!(&header[4..], &["weight", "t,ms", "say \"hi\""]);
         // Plain fields are not quoted: the header's first columns read as before.
         assert!(csv.starts_with("id,iteration,epoch,seq_len,weight,\"t,ms\",\"say \"\"hi\"\"\"\n"));
+    }
+
+    #[test]
+    fn one_rule_quotes_what_needs_it_and_never_writes_a_control_character() {
+        assert_eq!(csv_field("time_ms"), "time_ms");
+        assert!(matches!(csv_field("time_ms"), Cow::Borrowed(_)));
+        assert_eq!(csv_field("t,ms"), "\"t,ms\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("a\r\nb"), "\"a\r\nb\"");
+        assert_eq!(csv_field(""), "");
+        assert_eq!(csv_field("t\u{1b}[2Jms"), "t\u{241b}[2Jms");
+        assert_eq!(
+            csv_field("a\tb\u{7}\u{7f}\u{9b}"),
+            "a\u{2409}b\u{2407}\u{2421}\u{fffd}"
+        );
+        assert_eq!(csv_field("x,\u{1b}"), "\"x,\u{241b}\"");
+        // Whatever the name, nothing a terminal obeys is left, and no `\u{` escape appears.
+        let all: String = (0u32..0x100).filter_map(char::from_u32).collect();
+        let written = csv_field(&all);
+        assert!(!written
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\r'));
+        assert!(!written.contains("\\u{"));
+        // The csv crate reads every field back as one field.
+        for name in ["t,ms", "a\"b", "two\nlines", "x\r", "\"", ",", "plain"] {
+            let line = format!("{},1\n", csv_field(name));
+            let record = records(&line).remove(0);
+            assert_eq!(record, [name.to_string(), "1".to_string()], "{line:?}");
+        }
+    }
+
+    /// A document whose names hold control characters (read back, not made by the reader,
+    /// which refuses them): the list and the plan's profile CSV write them by the one rule.
+    #[test]
+    fn both_lists_write_control_characters_as_pictures() {
+        let (mut doc, _) = list_for(&["time_ms"]);
+        let raw = "t\u{1b}]0;x\u{7},ms".to_string();
+        doc.input.metrics = vec![raw.clone()];
+        for sp in &mut doc.seqpoints {
+            let value = sp.metrics.remove("time_ms").unwrap();
+            sp.metrics.insert(raw.clone(), value);
+        }
+        let list = seqpoints_list_csv(&doc);
+        let profile = profile_csv(&doc);
+        for csv in [&list, &profile] {
+            assert!(csv.contains("weight,\"t\u{241b}]0;x\u{2407},ms\""), "{csv}");
+            assert!(!csv.contains('\u{1b}') && !csv.contains("\\u{"), "{csv}");
+            let records = records(csv);
+            assert!(records.iter().all(|r| r.len() == records[0].len()), "{csv}");
+        }
     }
 
     #[test]

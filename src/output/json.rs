@@ -290,6 +290,7 @@ pub fn report_document(log: &RunLog, exclude: &Exclusion, findings: Vec<Finding>
             epochs: log.epoch_count(),
             key: log.key_names.clone(),
             metrics: log.metric_names(),
+            skipped_rows: log.skipped.count,
         },
         findings,
     }

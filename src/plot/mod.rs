@@ -166,13 +166,29 @@ pub fn check_svg_name(path: &Path) -> Result<(), PlotError> {
         return Ok(());
     }
     use crate::select::command::shell_word;
-    use crate::text::shown::shown_path;
-    let shown = shell_word(&shown_path(path));
-    let svg = shell_word(&shown_path(path.with_extension("svg")));
+    use crate::text::shown::{shell_path, shown_path};
+    // The name as errors show it; in a command, as a shell reads it back.
+    let name = shell_word(&shown_path(path));
+    let shown = shell_path(path);
+    // `f.svg.gz` is the SVG name with one more extension: the SVG is `f.svg`, not `f.svg.svg`.
+    let stem = path.with_extension("");
+    let stem_is_svg = stem
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    let svg_path = if stem_is_svg {
+        stem
+    } else {
+        path.with_extension("svg")
+    };
+    let svg = shell_path(&svg_path);
     let message = match extension.as_deref() {
-        None => format!("{shown}: a figure is SVG; name it {svg} (or -o - for standard output)"),
+        Some("gz") if stem_is_svg => format!(
+            "{name}: seqpoint writes figures uncompressed; write {svg}, then compress it: \
+             gzip -k {svg} (or -o - | gzip > {shown})"
+        ),
+        None => format!("{name}: a figure is SVG; name it {svg} (or -o - for standard output)"),
         Some(ext) => {
-            let said = format!("{shown}: seqpoint draws SVG only; write {svg}");
+            let said = format!("{name}: seqpoint draws SVG only; write {svg}");
             // rsvg-convert (librsvg) writes these; for anything else the SVG is the answer.
             match ext {
                 "png" => format!("{said}, then convert it: rsvg-convert {svg} -o {shown}"),
@@ -295,6 +311,23 @@ mod tests {
     use crate::select::{run_selection, SelectOptions, Strata};
 
     use crate::runlog::test_log as csv;
+
+    #[test]
+    fn a_compressed_svg_name_is_told_the_svg_it_means() {
+        let message = |name: &str| match check_svg_name(Path::new(name)) {
+            Err(PlotError::NotSvg(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            message("f.svg.gz"),
+            "f.svg.gz: seqpoint writes figures uncompressed; write f.svg, then compress it: \
+             gzip -k f.svg (or -o - | gzip > f.svg.gz)"
+        );
+        assert!(!message("f.svg.gz").contains("svg.svg"));
+        assert!(message("f.png").starts_with("f.png: seqpoint draws SVG only; write f.svg,"));
+        assert!(message("f.gz").starts_with("f.gz: seqpoint draws SVG only; write f.svg "));
+        assert!(check_svg_name(Path::new("f.SVG")).is_ok());
+    }
 
     pub(crate) fn keys_log(keys: &[u32]) -> RunLog {
         let mut text = String::from("seq_len,time_ms\n");

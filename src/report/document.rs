@@ -22,6 +22,9 @@ pub struct ReportInput {
     pub epochs: Option<u32>,
     pub key: Vec<String>,
     pub metrics: Vec<String>,
+    /// Rows `--skip-bad` left out of the log (absent when none were).
+    #[serde(default, skip_serializing_if = "crate::doc::is_zero")]
+    pub skipped_rows: u64,
 }
 
 /// The `seqpoint-report/1` JSON document.

@@ -31,14 +31,36 @@ pub(super) fn load_bytes_careful(
             "the file is empty; expected a header row and one row per iteration",
         ));
     }
-    let mut sink = RowSink::default();
+    let mut sink = RowSink {
+        cut_line: cut_last_line(body),
+        ..RowSink::default()
+    };
     let plan = match format {
         InputFormat::Csv => read_delimited(path, body, b',', options, &mut sink)?,
         InputFormat::Tsv => read_delimited(path, body, b'\t', options, &mut sink)?,
         InputFormat::Jsonl => read_jsonl(path, body, options, &mut sink)?,
     };
-    sink.finish(path, plan)
+    let share = options
+        .skip_bad_share
+        .unwrap_or(super::SKIP_BAD_SHARE)
+        .clamp(0.0, 1.0);
+    sink.finish(path, plan, share)
 }
+
+/// The number of the body's last line when it has no line end (a row still being written), if
+/// it holds anything.
+fn cut_last_line(body: &[u8]) -> Option<u64> {
+    let last = body.iter().rposition(|&b| b == b'\n' || b == b'\r');
+    let tail = last.map_or(body, |i| &body[i + 1..]);
+    if tail.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    Some(memchr::memchr_iter(b'\n', body).count() as u64 + 1)
+}
+
+/// Said of a bad row that is the file's last line and has no line end.
+const CUT_LINE: &str = "this is the last line and it has no line end: the log looks cut off \
+                        mid-row (is the run still writing it?)";
 
 /// Parsed columns, grown row by row. A row is pushed whole or not at all.
 #[derive(Default)]
@@ -50,6 +72,8 @@ struct RowSink {
     lines: Vec<u64>,
     data_rows_seen: u64,
     skipped: SkippedRows,
+    /// The body's last line when it has no line end (see `cut_last_line`).
+    cut_line: Option<u64>,
 }
 
 /// A bad field: its 0-based column and the message.
@@ -119,11 +143,23 @@ impl RowSink {
         path: &str,
         line: u64,
         column: Option<u64>,
-        message: String,
+        mut message: String,
         skip_bad: bool,
     ) -> Result<(), LoadError> {
+        let cut = self.cut_line == Some(line);
+        if cut {
+            message.push_str("; ");
+            message.push_str(CUT_LINE);
+        }
         if !skip_bad {
+            if cut {
+                message
+                    .push_str(": wait for it to finish, or pass --skip-bad to leave the row out");
+            }
             return Err(LoadError::at(path, line, column, message));
+        }
+        if cut {
+            self.skipped.cut_line = Some(line);
         }
         self.skipped.count += 1;
         if self.skipped.first_lines.len() < SKIPPED_LINES_SHOWN {
@@ -136,7 +172,9 @@ impl RowSink {
         Ok(())
     }
 
-    fn finish(mut self, path: &str, plan: ColumnPlan) -> Result<RunLog, LoadError> {
+    /// The columns as a log, sorted by iteration; refused when more than `share` of the rows
+    /// were skipped.
+    fn finish(mut self, path: &str, plan: ColumnPlan, share: f64) -> Result<RunLog, LoadError> {
         if self.iterations.is_empty() {
             let message = if self.skipped.count > 0 {
                 format!(
@@ -149,6 +187,7 @@ impl RowSink {
             };
             return Err(LoadError::file(path, message));
         }
+        self.check_share(path, share)?;
         let dims = plan.keys.len();
         if !self.iterations.windows(2).all(|w| w[0] < w[1]) {
             let mut order: Vec<usize> = (0..self.iterations.len()).collect();
@@ -195,6 +234,28 @@ impl RowSink {
         })
     }
 
+    /// More rows skipped than `share` of them: the wrong file, format or column, refused
+    /// rather than selected from the few left.
+    fn check_share(&self, path: &str, share: f64) -> Result<(), LoadError> {
+        let skipped = self.skipped.count;
+        let rows = skipped + self.iterations.len() as u64;
+        if skipped as f64 <= share * rows as f64 {
+            return Ok(());
+        }
+        Err(LoadError::file(
+            path,
+            format!(
+                "--skip-bad would leave out {skipped} of {rows} rows ({}) and keep {}; \
+                 expected at most {} of them bad (first: {}): the file, --input-format or a \
+                 column is likely wrong; pass --skip-bad=100% to keep what is left",
+                percent(skipped as f64 / rows as f64),
+                self.iterations.len(),
+                percent(share),
+                self.skipped.first_reason.clone().unwrap_or_default()
+            ),
+        ))
+    }
+
     fn check_duplicates(&self, path: &str, order: &[usize]) -> Result<(), LoadError> {
         for pair in order.windows(2) {
             let (a, b) = (pair[0], pair[1]);
@@ -216,6 +277,17 @@ impl RowSink {
         }
         Ok(())
     }
+}
+
+/// A share as a percentage for messages: `50%`, `99.99%`, never `100%` for less than all.
+fn percent(share: f64) -> String {
+    let pct = 100.0 * share;
+    let text = format!("{pct:.2}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "100" && share < 1.0 {
+        return "99.99%".to_string();
+    }
+    format!("{text}%")
 }
 
 fn read_delimited(
@@ -379,6 +451,43 @@ mod tests {
         assert_eq!(log.skipped.first_lines, vec![3, 4]);
         // Without an iteration column the iteration is the data row's ordinal, skipped rows included.
         assert_eq!(log.iterations.to_vec(), vec![0, 3]);
+    }
+
+    #[test]
+    fn skip_bad_is_refused_beyond_its_share() {
+        let text = "seq_len,time_ms\n10,1\nx,2\ny,3\n30,3\n";
+        let load = |share: Option<f64>| {
+            let options = LoadOptions {
+                skip_bad: true,
+                skip_bad_share: share,
+                ..LoadOptions::default()
+            };
+            load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, &options)
+        };
+        // Half the rows bad is allowed by default; a smaller share refuses it.
+        assert_eq!(load(None).unwrap().skipped.count, 2);
+        let err = load(Some(0.25)).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "t.csv: --skip-bad would leave out 2 of 4 rows (50%) and keep 2; expected at \
+                 most 25% of them bad (first: t.csv:3:1:"
+            ),
+            "{err}"
+        );
+        assert!(load(Some(1.0)).is_ok());
+    }
+
+    #[test]
+    fn a_cut_last_line_is_found_only_without_a_line_end() {
+        assert_eq!(cut_last_line(b"a,b\n1,2\n"), None);
+        assert_eq!(cut_last_line(b"a,b\n1,2\r\n"), None);
+        assert_eq!(cut_last_line(b"a,b\n1,2\n  "), None);
+        assert_eq!(cut_last_line(b"a,b\n1,2\n3"), Some(3));
+        assert_eq!(cut_last_line(b"a,b"), Some(1));
+        assert_eq!(percent(0.5), "50%");
+        assert_eq!(percent(5.0 / 9.0), "55.56%");
+        assert_eq!(percent(0.99999999), "99.99%");
+        assert_eq!(percent(1.0), "100%");
     }
 
     #[test]

@@ -256,6 +256,27 @@ pub(crate) fn check_header_unambiguous(
     }
 }
 
+/// The name of a key or metric column as the outputs carry it. A control character in it
+/// (an escape sequence, a line break) is refused: the table, the JSON and the CSV lists could
+/// show it only raw, which a terminal obeys, or escaped, which no longer names the column.
+fn used_name(path: &str, header: &[String], index: usize) -> Result<String, LoadError> {
+    let name = bare_name(&header[index]);
+    match name.chars().find(|c| c.is_control()) {
+        None => Ok(name.into_owned()),
+        Some(c) => Err(LoadError::at(
+            path,
+            1,
+            None,
+            format!(
+                "column name '{}' holds a control character (U+{:04X}); expected printable \
+                 characters only: rename the column",
+                printable(&name),
+                c as u32
+            ),
+        )),
+    }
+}
+
 impl ColumnPlan {
     /// Resolve the requested key and metric names against a header.
     /// `key` empty means the default key with its aliases; `metrics` empty means the defaults
@@ -273,7 +294,7 @@ impl ColumnPlan {
             let index = find(header, KEY_ALIASES)
                 .ok_or_else(|| missing_column(path, "key", DEFAULT_KEY, header))?;
             keys.push(index);
-            key_names.push(printable(&bare_name(&header[index])));
+            key_names.push(used_name(path, header, index)?);
         } else {
             for name in key {
                 let aliases: Vec<&str> = if name.eq_ignore_ascii_case(DEFAULT_KEY) {
@@ -284,7 +305,7 @@ impl ColumnPlan {
                 let index = find(header, &aliases)
                     .ok_or_else(|| missing_column(path, "key", name, header))?;
                 keys.push(index);
-                key_names.push(printable(&bare_name(&header[index])));
+                key_names.push(used_name(path, header, index)?);
             }
         }
         if key_names.len() > 2 {
@@ -299,7 +320,7 @@ impl ColumnPlan {
             for name in DEFAULT_METRICS {
                 if let Some(index) = find(header, &[name]) {
                     metric_cols.push(index);
-                    metric_names.push(printable(&bare_name(&header[index])));
+                    metric_names.push(used_name(path, header, index)?);
                 }
             }
         } else {
@@ -310,7 +331,7 @@ impl ColumnPlan {
                     continue;
                 }
                 metric_cols.push(index);
-                metric_names.push(printable(&bare_name(&header[index])));
+                metric_names.push(used_name(path, header, index)?);
             }
         }
         let iteration = find(header, ITERATION_ALIASES);

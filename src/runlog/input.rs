@@ -29,6 +29,22 @@ pub(crate) fn input_name(path: &str) -> &str {
     }
 }
 
+/// Standard input is `/dev/null`: as given (`< /dev/null`), or closed (`<&-`), which the Rust
+/// runtime opens as `/dev/null` before `main`.
+fn stdin_is_null() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(null) = std::fs::metadata("/dev/null") else {
+        return false;
+    };
+    let stdin = std::io::stdin();
+    let Ok(file) = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned() else {
+        return true;
+    };
+    File::from(file)
+        .metadata()
+        .is_ok_and(|m| m.rdev() == null.rdev() && m.dev() == null.dev() && m.ino() == null.ino())
+}
+
 /// An input opened once: standard input, a regular file (with its length) or anything else
 /// readable (a pipe, a character device).
 pub(crate) enum Opened {
@@ -42,6 +58,13 @@ pub(crate) enum Opened {
 /// Open `path` (`-` is standard input) once. A directory is refused by name.
 pub(crate) fn open_input(path: &str) -> Result<Opened, LoadError> {
     if path == "-" {
+        if stdin_is_null() {
+            return Err(LoadError::file(
+                input_name(path),
+                "standard input is closed (or /dev/null), so there is nothing to read; \
+                 expected a run log piped or redirected in, e.g. seqpoint select - < run.csv",
+            ));
+        }
         return Ok(Opened::Stdin);
     }
     let io_error = |e: std::io::Error| LoadError::Io {
@@ -327,6 +350,24 @@ pub(crate) fn check_line_lengths(
 /// UTF-16 text (with or without its byte-order mark) is named, with the command that
 /// converts it; any other encoding is left to the field checks.
 pub(crate) fn check_encoding(path: &str, text: &[u8]) -> Result<(), LoadError> {
+    if let Some((format, unpack)) = compressed_format(text) {
+        return Err(LoadError::file(
+            path,
+            format!(
+                "the file is {format} data, not text; expected CSV, TSV or JSON Lines, plain or \
+                 gzip-compressed: unpack it first (e.g. {unpack})"
+            ),
+        ));
+    }
+    if let Some(encoding) = utf32_encoding(text) {
+        return Err(LoadError::file(
+            path,
+            format!(
+                "the file is UTF-32 text; expected UTF-8: convert it with iconv -f {encoding} \
+                 -t UTF-8 and read the result"
+            ),
+        ));
+    }
     if let Some(encoding) = utf16_encoding(text) {
         return Err(LoadError::file(
             path,
@@ -337,6 +378,48 @@ pub(crate) fn check_encoding(path: &str, text: &[u8]) -> Result<(), LoadError> {
         ));
     }
     Ok(())
+}
+
+/// An archive or compression other than gzip, by its magic bytes: its name and the command
+/// that unpacks it to standard output.
+fn compressed_format(text: &[u8]) -> Option<(&'static str, &'static str)> {
+    const MAGIC: [(&[u8], &str, &str); 6] = [
+        (b"PK\x03\x04", "zip", "unzip -p FILE > run.csv"),
+        (b"BZh", "bzip2", "bzip2 -dc FILE > run.csv"),
+        (b"\xFD7zXZ\x00", "xz", "xz -dc FILE > run.csv"),
+        (b"\x28\xB5\x2F\xFD", "zstd", "zstd -dc FILE > run.csv"),
+        (b"7z\xBC\xAF\x27\x1C", "7-Zip", "7z x FILE"),
+        (b"\x04\x22\x4D\x18", "LZ4", "lz4 -dc FILE > run.csv"),
+    ];
+    MAGIC
+        .iter()
+        .find(|(magic, ..)| {
+            // `BZh` is followed by the block size digit: not a CSV header that starts "BZh".
+            text.starts_with(magic)
+                && (magic != b"BZh" || text.get(3).is_some_and(|d| (b'1'..=b'9').contains(d)))
+                && (magic != b"BZh" || text.get(4..10) == Some(b"\x31\x41\x59\x26\x53\x59"))
+        })
+        .map(|&(_, name, unpack)| (name, unpack))
+}
+
+/// The iconv name of the UTF-32 the text is in, if it is: by its byte-order mark, or ASCII
+/// with three zero bytes in every four.
+fn utf32_encoding(text: &[u8]) -> Option<&'static str> {
+    if text.starts_with(b"\xFF\xFE\x00\x00") || text.starts_with(b"\x00\x00\xFE\xFF") {
+        return Some("UTF-32");
+    }
+    let quads: Vec<&[u8]> = text[..text.len().min(64)].chunks_exact(4).collect();
+    if quads.len() < 4 {
+        return None;
+    }
+    let count = |f: fn(&[u8]) -> bool| quads.iter().filter(|q| f(q)).count() * 4 >= quads.len() * 3;
+    if count(|q| q[0] != 0 && q[1..] == [0, 0, 0]) {
+        Some("UTF-32LE")
+    } else if count(|q| q[3] != 0 && q[..3] == [0, 0, 0]) {
+        Some("UTF-32BE")
+    } else {
+        None
+    }
 }
 
 /// The iconv name of the UTF-16 the text is in, if it is: `UTF-16` when a byte-order mark
@@ -374,6 +457,43 @@ mod tests {
         assert_eq!(lines.feed(b"5"), Some(3));
         let mut lines = LineLengths::new(4);
         assert_eq!(lines.feed(b"a\nb\nabcde\n"), Some(3));
+    }
+
+    #[test]
+    fn utf32_and_other_compressions_are_named() {
+        let le: Vec<u8> = "seq_len,time_ms\n1,2\n"
+            .chars()
+            .flat_map(|c| (c as u32).to_le_bytes())
+            .collect();
+        assert_eq!(utf32_encoding(&le), Some("UTF-32LE"));
+        assert_eq!(utf16_encoding(&le), None);
+        let be: Vec<u8> = "seq_len\n1\n"
+            .chars()
+            .flat_map(|c| (c as u32).to_be_bytes())
+            .collect();
+        assert_eq!(utf32_encoding(&be), Some("UTF-32BE"));
+        let mut marked = b"\xFF\xFE\x00\x00".to_vec();
+        marked.extend(&le);
+        let err = check_encoding("r.csv", &marked).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "r.csv: the file is UTF-32 text; expected UTF-8: convert it with iconv -f UTF-32 -t \
+             UTF-8 and read the result"
+        );
+        for (bytes, name) in [
+            (&b"PK\x03\x04\x14\x00"[..], "zip"),
+            (b"BZh91AY&SY\x00", "bzip2"),
+            (b"\xFD7zXZ\x00\x00", "xz"),
+            (b"\x28\xB5\x2F\xFD\x00", "zstd"),
+        ] {
+            let err = check_encoding("r.csv", bytes).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("r.csv: the file is {name} data, not text")),
+                "{err}"
+            );
+        }
+        assert!(check_encoding("r.csv", b"BZh,seq_len\n1,2\n").is_ok());
+        assert!(check_encoding("r.csv", b"seq_len,time_ms\n1,2\n").is_ok());
     }
 
     #[test]

@@ -52,11 +52,57 @@ fn parse_members(line: &[u8]) -> Result<Members<'_>, LineError> {
             let reason = reason
                 .rsplit_once(" at line ")
                 .map_or(reason.as_str(), |(r, _)| r);
+            if let Some((escape, column)) =
+                lone_surrogate(line).filter(|_| reason.contains("escape"))
+            {
+                return (
+                    format!(
+                        "found {escape} in a string, half of a UTF-16 surrogate pair and no \
+                         character by itself; expected one JSON object per line with strings \
+                         of whole characters (the writer split a character in two)"
+                    ),
+                    Some(column),
+                );
+            }
             (
                 format!("expected one JSON object per line ({reason})"),
                 Some(e.column().max(1) as u64),
             )
         })
+}
+
+/// The first `\uD800`-`\uDFFF` escape in a line that is not one half of a surrogate pair, and
+/// its 1-based column: serde_json calls it "unexpected end of hex escape" or the like.
+fn lone_surrogate(line: &[u8]) -> Option<(String, u64)> {
+    let hex = |at: usize| -> Option<u16> {
+        let digits = std::str::from_utf8(line.get(at..at + 4)?).ok()?;
+        u16::from_str_radix(digits, 16).ok()
+    };
+    let mut i = 0;
+    while i + 6 <= line.len() {
+        if line[i] == b'\\' {
+            if line[i + 1] == b'u' {
+                if let Some(unit) = hex(i + 2) {
+                    let pair = (0xD800..0xDC00).contains(&unit)
+                        && line.get(i + 6..i + 8) == Some(&b"\\u"[..])
+                        && hex(i + 8).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+                    if pair {
+                        i += 12;
+                        continue;
+                    }
+                    if (0xD800..0xE000).contains(&unit) {
+                        let text = String::from_utf8_lossy(&line[i..i + 6]).into_owned();
+                        return Some((text, i as u64 + 1));
+                    }
+                }
+            }
+            // An escape is two bytes at least: `\\` must not start another.
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    None
 }
 
 /// A member's value as text for the field parsers: a number as written, a string's content,

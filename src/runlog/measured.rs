@@ -146,11 +146,31 @@ impl<'a> SeqPointIndex<'a> {
             .and_then(|id| self.by_id.get(&id).copied())
             .ok_or_else(|| {
                 format!(
-                    "found SeqPoint {id}, expected one of the {} SeqPoint ids in the SeqPoints file (0-{})",
+                    "found SeqPoint {id}, expected one of the {} SeqPoint ids in the SeqPoints file ({})",
                     self.doc.seqpoints.len(),
-                    self.doc.seqpoints.len().saturating_sub(1)
+                    self.ids_text()
                 )
             })
+    }
+
+    /// The document's ids for a message: `0-3` when they are 0 to N-1, else as listed
+    /// (`0, 1, 2, 99`), the first few of many.
+    fn ids_text(&self) -> String {
+        const SHOWN: usize = 8;
+        let mut ids: Vec<usize> = self.by_id.keys().copied().collect();
+        ids.sort_unstable();
+        match ids.as_slice() {
+            [] => "none".to_string(),
+            [only] => only.to_string(),
+            [first, .., last] if *first == 0 && *last == ids.len() - 1 => format!("{first}-{last}"),
+            _ => {
+                let mut text: Vec<String> = ids.iter().take(SHOWN).map(usize::to_string).collect();
+                if ids.len() > SHOWN {
+                    text.push(format!("... {}", ids[ids.len() - 1]));
+                }
+                text.join(", ")
+            }
+        }
     }
 
     fn by_iteration(&self, iteration: u64) -> Result<usize, String> {
@@ -427,12 +447,42 @@ pub fn parse_measured(
             "the file has a header but no rows; expected one row per profiled iteration",
         ));
     }
+    refuse_all_zero(path, &columns.metric_names, &reader.samples)?;
     Ok(Measurements {
         source: path.to_string(),
         metric_names: columns.metric_names,
         identified_by: columns.identified_by,
         samples: reader.samples,
     })
+}
+
+/// A metric measured as 0 in every row projects a total of 0 and a speedup that is no number
+/// ("-"): refused, naming the column, as `select` refuses such a column in a run log.
+fn refuse_all_zero(path: &str, names: &[String], samples: &[Vec<Sample>]) -> Result<(), LoadError> {
+    let rows = samples.iter().map(Vec::len).sum::<usize>();
+    for (m, name) in names.iter().enumerate() {
+        if samples
+            .iter()
+            .flatten()
+            .all(|sample| sample.values[m] == 0.0)
+        {
+            let others = if names.len() > 1 {
+                ": project the other metrics with --metric"
+            } else {
+                ""
+            };
+            return Err(LoadError::file(
+                path,
+                format!(
+                    "column '{}' is 0 in all {rows} rows; expected the profiled iterations' \
+                     measurements (a total of 0 has no speedup or interval): is it the right \
+                     column, and did the profiler record it?{others}",
+                    printable(name)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 struct Reader<'a> {
@@ -621,6 +671,27 @@ mod tests {
             &doc(),
             &MeasuredOptions::default(),
         )
+    }
+
+    #[test]
+    fn unknown_ids_are_told_the_ids_there_are() {
+        let mut doc = doc();
+        let index = SeqPointIndex::new(&doc);
+        let n = doc.seqpoints.len();
+        assert_eq!(index.ids_text(), format!("0-{}", n - 1));
+        let last = doc.seqpoints.len() - 1;
+        doc.seqpoints[last].id = 99;
+        let index = SeqPointIndex::new(&doc);
+        let listed: Vec<String> = (0..last)
+            .map(|i| i.to_string())
+            .chain(["99".into()])
+            .collect();
+        assert_eq!(index.ids_text(), listed.join(", "));
+        let err = index.by_id(last as u64).unwrap_err();
+        assert!(
+            err.ends_with(&format!("SeqPoints file ({})", listed.join(", "))),
+            "{err}"
+        );
     }
 
     #[test]

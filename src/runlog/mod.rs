@@ -59,7 +59,14 @@ pub struct SkippedRows {
     pub count: u64,
     pub first_lines: Vec<u64>,
     pub first_reason: Option<String>,
+    /// The file's last line, when it was skipped and has no line end: a row cut off mid-write
+    /// (the run still writing the log), for the note that says so.
+    pub cut_line: Option<u64>,
 }
+
+/// The share of a log's rows `--skip-bad` may leave out when no share is given: more bad rows
+/// than good ones is a wrong file, format or column, not a few damaged lines.
+pub const SKIP_BAD_SHARE: f64 = 0.5;
 
 /// What to read and how strictly.
 #[derive(Debug, Clone, Default)]
@@ -70,6 +77,9 @@ pub struct LoadOptions {
     pub metrics: Vec<String>,
     pub format: Option<InputFormat>,
     pub skip_bad: bool,
+    /// With `skip_bad`: the largest share of the rows (0 to 1) that may be left out before the
+    /// load is refused; `None` is [`SKIP_BAD_SHARE`] (`--skip-bad=PCT` sets it).
+    pub skip_bad_share: Option<f64>,
     /// A second configuration over the same iterations.
     pub compare: Option<String>,
     /// The proxy cost used when the log has no metric.

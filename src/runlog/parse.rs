@@ -233,9 +233,16 @@ pub(crate) fn width_error(fields: usize, width: usize) -> (u64, String) {
 }
 
 /// The lines of a JSON Lines body that hold something, with their 1-based numbers (a final
-/// `\r` dropped, blank lines skipped).
+/// `\r` dropped, blank lines skipped; lines ended by `\r` alone when no line has `\n`).
 pub(crate) fn jsonl_lines(body: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
-    body.split(|&b| b == b'\n')
+    // Lines ended by a lone `\r` (old Mac line ends), as jq and Python read them: only when
+    // the body has no `\n` at all, so a `\r` inside CRLF stays part of its line end.
+    let end = if memchr::memchr(b'\n', body).is_none() && memchr::memchr(b'\r', body).is_some() {
+        b'\r'
+    } else {
+        b'\n'
+    };
+    body.split(move |&b| b == end)
         .enumerate()
         .map(|(index, raw)| (index as u64 + 1, raw.strip_suffix(b"\r").unwrap_or(raw)))
         .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
@@ -289,6 +296,25 @@ mod tests {
             .to_string()
             .starts_with("t.csv:2:2: quoted field longer than 8 bytes"));
         assert!(check_quotes("t.csv", b"a,b\n1,\"0123\"\n", &limits).is_ok());
+    }
+
+    #[test]
+    fn json_lines_ended_by_cr_alone_are_lines() {
+        let lines = |body: &[u8]| -> Vec<(u64, Vec<u8>)> {
+            jsonl_lines(body).map(|(n, l)| (n, l.to_vec())).collect()
+        };
+        assert_eq!(
+            lines(b"{}\r{\"a\":1}\r\r{}"),
+            [
+                (1, b"{}".to_vec()),
+                (2, b"{\"a\":1}".to_vec()),
+                (4, b"{}".to_vec())
+            ]
+        );
+        assert_eq!(
+            lines(b"{}\r\n{}\r\n"),
+            [(1, b"{}".to_vec()), (2, b"{}".to_vec())]
+        );
     }
 
     #[test]

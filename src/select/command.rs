@@ -129,8 +129,16 @@ pub fn select_command(
     if let Some(memory) = limits.max_memory {
         line.option(MAX_MEMORY, memory);
     }
-    if load.skip_bad {
-        line.switch(SKIP_BAD);
+    match load.skip_bad_share {
+        Some(share) if load.skip_bad && share != crate::runlog::SKIP_BAD_SHARE => {
+            // `--skip-bad=PCT` is one word: the share is no separate value.
+            line.words
+                .push(format!("--{}={}%", SKIP_BAD.flag, 100.0 * share));
+        }
+        _ if load.skip_bad => {
+            line.switch(SKIP_BAD);
+        }
+        _ => {}
     }
     // What the options cannot say: `--samples 1` forces one per SeqPoint where a plan would
     // be made; a plan or a budget asked for.
@@ -190,6 +198,33 @@ mod tests {
             "seqpoint select a.txt --input-format tsv --bins 12 --method optimal \
              --pick nearest-mean --warmup 5 --skip-bad"
         );
+        // A share other than the default is given with the switch, as one word.
+        let load = LoadOptions {
+            skip_bad_share: Some(0.6),
+            ..load
+        };
+        let line = select_command(
+            "a.txt",
+            &load,
+            &options,
+            &PlanAsk::default(),
+            Method::Optimal,
+            Pick::NearestMean,
+        );
+        assert!(line.ends_with(" --warmup 5 --skip-bad=60%"), "{line}");
+        let load = LoadOptions {
+            skip_bad_share: Some(crate::runlog::SKIP_BAD_SHARE),
+            ..load
+        };
+        let line = select_command(
+            "a.txt",
+            &load,
+            &options,
+            &PlanAsk::default(),
+            Method::Optimal,
+            Pick::NearestMean,
+        );
+        assert!(line.ends_with(" --warmup 5 --skip-bad"), "{line}");
         // Raised limits are part of the command: without them it would be refused.
         let load = LoadOptions {
             limits: crate::runlog::InputLimits {

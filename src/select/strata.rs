@@ -180,13 +180,32 @@ fn check_magnitudes(log: &RunLog) -> Result<(), SelectError> {
                 } else {
                     "rescale the metric (e.g. to seconds)".into()
                 };
+                // A proxy cost is in no cell of the file: say the key it was computed from.
+                let value = metric.values[row];
+                let iteration = log.iterations.get(row);
+                let what = match log.proxy {
+                    Some(cost) => {
+                        let key: Vec<String> = log
+                            .key_names
+                            .iter()
+                            .zip(log.key(row))
+                            .map(|(name, k)| format!("{name} {k}"))
+                            .collect();
+                        format!(
+                            "the proxy cost {cost} of {} (iteration {iteration}; computed, in no \
+                             cell of the file) is {value:e}",
+                            key.join(", ")
+                        )
+                    }
+                    None => format!(
+                        "column '{}' has {value:e} at iteration {iteration}",
+                        metric.name
+                    ),
+                };
                 return Err(SelectError::Invalid(format!(
-                    "{}: column '{}' has {:e} at iteration {}, too large to total over {n} \
-                     iterations (at most {limit:.3e}); {remedy}",
+                    "{}: {what}, too large to total over {n} iterations (at most \
+                     {limit:.3e}); {remedy}",
                     config.source,
-                    metric.name,
-                    metric.values[row],
-                    log.iterations.get(row)
                 )));
             }
         }

@@ -367,7 +367,9 @@ pub const SKIP_BAD: Opt = Opt {
     values: Values::Switch,
     example: "",
     summary: "skip bad rows",
-    help: "Skip bad rows (and report them) instead of stopping at the first",
+    help: "Skip bad rows (and report them) instead of stopping at the first; refused when more \
+           than half the rows are bad, unless --skip-bad=PCT allows that share (100% keeps \
+           whatever is left)",
 };
 
 pub const COST: Opt = Opt {

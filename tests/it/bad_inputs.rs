@@ -118,6 +118,13 @@ const BAD: &[(&[&str], &str)] = &[
         "error: escape_header.csv:1: no key column 'seq_len'; the columns are: iteration, \\u{1b}[2Jlen, time_ms\n",
     ),
     (
+        // A control character in a column that is used: no output could carry the name both
+        // safely and as written (the CSV list had `t\u{1b}[2Jms`, naming no column).
+        &["control_name.csv", "--metric", "t\u{1b}[2Jms"],
+        "error: control_name.csv:1: column name 't\\u{1b}[2Jms' holds a control character \
+         (U+001B); expected printable characters only: rename the column\n",
+    ),
+    (
         &["bad_rows.csv"],
         "error: bad_rows.csv:3:2: column 'seq_len': found \"x\", expected a non-negative integer length\n",
     ),
@@ -125,6 +132,63 @@ const BAD: &[(&[&str], &str)] = &[
         &["all_bad.csv", "--skip-bad"],
         "error: all_bad.csv: every row was bad (2 skipped, first: all_bad.csv:2:2: column 'seq_len': \
          found \"x\", expected a non-negative integer length)\n",
+    ),
+    (
+        // A log still being written: its last line is cut mid-row and has no line end.
+        &["cut_last_line.csv"],
+        "error: cut_last_line.csv:6:3: expected 3 fields as in the header, found 2; this is the \
+         last line and it has no line end: the log looks cut off mid-row (is the run still \
+         writing it?): wait for it to finish, or pass --skip-bad to leave the row out\n",
+    ),
+    (
+        &["cut_last_line.jsonl"],
+        "error: cut_last_line.jsonl:4:22: expected one JSON object per line (EOF while parsing \
+         a string); this is the last line and it has no line end: the log looks cut off \
+         mid-row (is the run still writing it?): wait for it to finish, or pass --skip-bad to \
+         leave the row out\n",
+    ),
+    (
+        // More bad rows than good: --skip-bad alone does not select from the few left.
+        &["bad_rows.csv", "--skip-bad"],
+        "error: bad_rows.csv: --skip-bad would leave out 5 of 9 rows (55.56%) and keep 4; \
+         expected at most 50% of them bad (first: bad_rows.csv:3:2: column 'seq_len': found \
+         \"x\", expected a non-negative integer length): the file, --input-format or a column \
+         is likely wrong; pass --skip-bad=100% to keep what is left\n",
+    ),
+    (
+        &["bad_rows.csv", "--skip-bad=50"],
+        "error: bad_rows.csv: --skip-bad would leave out 5 of 9 rows (55.56%) and keep 4; \
+         expected at most 50% of them bad (first: bad_rows.csv:3:2: column 'seq_len': found \
+         \"x\", expected a non-negative integer length): the file, --input-format or a column \
+         is likely wrong; pass --skip-bad=100% to keep what is left\n",
+    ),
+    (
+        // UTF-32 is named as UTF-32: the UTF-16 iconv it was given made garbage.
+        &["utf32.csv"],
+        "error: utf32.csv: the file is UTF-32 text; expected UTF-8: convert it with iconv -f \
+         UTF-32 -t UTF-8 and read the result\n",
+    ),
+    (
+        &["zipped.csv"],
+        "error: zipped.csv: the file is zip data, not text; expected CSV, TSV or JSON Lines, \
+         plain or gzip-compressed: unpack it first (e.g. unzip -p FILE > run.csv)\n",
+    ),
+    (
+        &["bzipped.csv"],
+        "error: bzipped.csv: the file is bzip2 data, not text; expected CSV, TSV or JSON Lines, \
+         plain or gzip-compressed: unpack it first (e.g. bzip2 -dc FILE > run.csv)\n",
+    ),
+    (
+        &["xzipped.csv"],
+        "error: xzipped.csv: the file is xz data, not text; expected CSV, TSV or JSON Lines, \
+         plain or gzip-compressed: unpack it first (e.g. xz -dc FILE > run.csv)\n",
+    ),
+    (
+        // A lone surrogate in a field nothing reads: named, at its column.
+        &["lone_surrogate.jsonl"],
+        "error: lone_surrogate.jsonl:2:56: found \\udc00 in a string, half of a UTF-16 \
+         surrogate pair and no character by itself; expected one JSON object per line with \
+         strings of whole characters (the writer split a character in two)\n",
     ),
     (
         &["truncated.csv.gz"],
@@ -327,6 +391,27 @@ fn unusual_but_valid_files_load_like_the_plain_one() {
     }
 }
 
+/// JSON Lines ended by `\r` alone (jq and Python read it) select what the `\n` lines select.
+#[test]
+fn json_lines_ended_by_cr_alone_load() {
+    let (code, cr, stderr) = select_in_corpus(&["cr_only.jsonl", "-k", "2", "--format", "csv"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(corpus().join("cr_only.jsonl")).unwrap();
+    let lf: Vec<u8> = text
+        .iter()
+        .map(|&b| if b == b'\r' { b'\n' } else { b })
+        .collect();
+    std::fs::write(dir.path().join("cr_only.jsonl"), lf).unwrap();
+    let out = seqpoint_in(dir.path())
+        .args(["select", "cr_only.jsonl", "-k", "2", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(cr, String::from_utf8_lossy(&out.stdout));
+    assert_eq!(cr.lines().count(), 3, "{cr}");
+}
+
 #[test]
 fn the_largest_length_loads() {
     let (code, out, stderr) = select_in_corpus(&["max_length.csv", "-k", "2", "--format", "csv"]);
@@ -336,9 +421,16 @@ fn the_largest_length_loads() {
 
 #[test]
 fn skipped_rows_are_reported_even_in_json() {
-    let (code, out, stderr) =
-        select_in_corpus(&["bad_rows.csv", "--skip-bad", "-k", "2", "--format", "json"]);
+    let (code, out, stderr) = select_in_corpus(&[
+        "bad_rows.csv",
+        "--skip-bad=60%",
+        "-k",
+        "2",
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 0, "{stderr}");
+    // Said once.
     assert_eq!(
         stderr,
         "note: skipped 5 bad rows of bad_rows.csv (lines 3, 4, 6, 7, 9); first: bad_rows.csv:3:2: \
@@ -346,6 +438,141 @@ fn skipped_rows_are_reported_even_in_json() {
     );
     let doc: serde_json::Value = serde_json::from_str(&out).expect("stdout is clean JSON");
     assert_eq!(doc["input"]["iterations"], 4);
+    assert_eq!(doc["input"]["skipped_rows"], 5);
+    // A share beyond 100% is a usage error.
+    let (code, _, stderr) = select_in_corpus(&["bad_rows.csv", "--skip-bad=150%", "-k", "2"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with(
+            "error: invalid value '150%' for '--skip-bad[=<PCT>]': expected the share of rows \
+             that may be skipped, from 0% to 100% (e.g. --skip-bad=20%), found '150%'\n"
+        ),
+        "{stderr}"
+    );
+    // `--skip-bad FILE` is the switch and the run log, not a share.
+    let (code, _, stderr) = select_in_corpus(&["--skip-bad", "plain.csv", "-k", "2"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+}
+
+/// Three good rows among two million bad ones: refused by default, kept when the user says so
+/// (`--skip-bad=100%`), the count in the JSON and the note written once.
+#[test]
+fn skip_bad_refuses_to_keep_almost_nothing_unless_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("iteration,seq_len,time_ms\n0,10,1\n1,20,2\n2,30,3\n");
+    for i in 3..20_003 {
+        text.push_str(&format!("{i},x,1\n"));
+    }
+    std::fs::write(dir.path().join("run.csv"), text).unwrap();
+    let run = |args: &[&str]| {
+        let out = seqpoint_in(dir.path()).args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run(&["select", "run.csv", "--skip-bad", "-k", "2"]);
+    assert_eq!((code, out.as_str()), (Some(1), ""), "{err}");
+    assert!(
+        err.starts_with(
+            "error: run.csv: --skip-bad would leave out 20000 of 20003 rows (99.99%) and keep 3; \
+             expected at most 50% of them bad (first: run.csv:5:2:"
+        ),
+        "{err}"
+    );
+    let (code, out, err) = run(&[
+        "select",
+        "run.csv",
+        "--skip-bad=100%",
+        "-k",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        err.matches("note: skipped 20000 bad rows").count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["input"]["skipped_rows"], 20000);
+    assert_eq!(doc["input"]["iterations"], 3);
+    // The report and the figure say it too, once; the report's JSON records the count.
+    let (code, out, err) = run(&["report", "run.csv", "--skip-bad=100%", "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        err.matches("note: skipped 20000 bad rows").count(),
+        1,
+        "{err}"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["input"]["skipped_rows"], 20000);
+    let (code, _, err) = run(&["plot", "run.csv", "--skip-bad=100%", "-k", "2", "-o", "-"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        err.matches("note: skipped 20000 bad rows").count(),
+        1,
+        "{err}"
+    );
+}
+
+/// A log still being written: with --skip-bad its cut last row is left out and named once.
+#[test]
+fn a_cut_last_line_is_named_when_skipped() {
+    for file in ["cut_last_line.csv", "cut_last_line.jsonl"] {
+        let (code, out, stderr) =
+            select_in_corpus(&[file, "--skip-bad", "-k", "2", "--format", "csv"]);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(out.lines().count(), 3, "{out}");
+        // The one bad row is the cut one: its reason says so, in one note.
+        assert!(
+            stderr.starts_with(&format!("note: skipped 1 bad row of {file} (line ")),
+            "{stderr}"
+        );
+        assert!(
+            stderr.ends_with(
+                "; this is the last line and it has no line end: the log looks cut off mid-row \
+                 (is the run still writing it?)\n"
+            ),
+            "{stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    // Another bad row first: the cut one gets a note of its own.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("run.csv"),
+        "iteration,seq_len,time_ms\n0,10,1\n1,x,2\n2,30,3\n3,40,4\n4,50,5\n5,6",
+    )
+    .unwrap();
+    let out = seqpoint_in(dir.path())
+        .args([
+            "select",
+            "run.csv",
+            "--skip-bad",
+            "-k",
+            "2",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.lines().next().unwrap_or_default(),
+        "note: run.csv:7: the last line has no line end and was left out with --skip-bad: the \
+         log looks cut off mid-row (is the run still writing it?)"
+    );
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
+    // A last line without a line end that is a whole row is read as it is, without a word.
+    let (code, out, stderr) =
+        select_in_corpus(&["no_final_newline.csv", "-k", "2", "--format", "csv"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    assert!(out.contains("\n"), "{out}");
 }
 
 /// A field of a million characters: the message shows 40 of them, not the megabyte.

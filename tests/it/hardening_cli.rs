@@ -764,3 +764,168 @@ fn a_column_that_only_looks_like_the_iteration_is_named_in_a_note_and_the_json()
     assert_eq!(stderr, "");
     assert!(input.get("iteration_like").is_none(), "{input}");
 }
+
+// ---- false or unclear messages --------------------------------------------------------------
+
+/// `man --dir FILE` names the file as the problem (it said "creating FILE"); a write that
+/// fails (here: a file-size limit, as a full disk) leaves no folder it made behind.
+#[test]
+fn man_dir_on_a_file_or_a_failing_write_says_so_and_leaves_nothing() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("afile"), "x").unwrap();
+    fails(
+        dir.path(),
+        &["man", "--dir", "afile"],
+        "afile: is a file, not a folder; expected a folder to write the man pages in (it is \
+         made when missing)",
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
+    cmd.current_dir(dir.path())
+        .args(["man", "--dir", "new/man1"]);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 100,
+                rlim_max: 100,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.ends_with("; no man page was written\n"), "{stderr}");
+    assert_eq!(files_in(dir.path()), ["afile"], "{stderr}");
+}
+
+/// Help that cannot be written is an error (it exited 0 with nothing written).
+#[test]
+fn help_to_a_full_device_fails() {
+    for args in [&["--help"][..], &["select", "--help"], &["--version"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+            .args(args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: cannot write to standard output: No space left on device (os error 28)\n"
+        );
+    }
+    // To a pipe, help is written as before.
+    let out = Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: seqpoint"));
+}
+
+/// A closed standard input (or /dev/null) is said to be that, not "the file is empty".
+#[test]
+fn a_closed_standard_input_is_named() {
+    use std::os::unix::process::CommandExt;
+    let expected = "error: <stdin>: standard input is closed (or /dev/null), so there is nothing \
+                    to read; expected a run log piped or redirected in, e.g. seqpoint select - < \
+                    run.csv\n";
+    let mut closed = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
+    closed.args(["select", "-"]);
+    // SAFETY: close is async-signal-safe.
+    unsafe {
+        closed.pre_exec(|| {
+            libc::close(0);
+            Ok(())
+        });
+    }
+    let mut null = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
+    null.args(["select", "-"]).stdin(Stdio::null());
+    for mut cmd in [closed, null] {
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), expected);
+    }
+}
+
+/// Measurements that are 0 in every row projected a total of 0 with speedup "-" and exit 0:
+/// now an error naming the column.
+#[test]
+fn project_refuses_measurements_that_are_zero_everywhere() {
+    let (dir, _) = project_case();
+    std::fs::write(
+        dir.path().join("zero.csv"),
+        "seqpoint,time_ms\n0,0\n1,0\n2,0\n3,0\n",
+    )
+    .unwrap();
+    fails(
+        dir.path(),
+        &["project", "s.json", "zero.csv"],
+        "zero.csv: column 'time_ms' is 0 in all 4 rows; expected the profiled iterations' \
+         measurements (a total of 0 has no speedup or interval): is it the right column, and \
+         did the profiler record it?",
+    );
+    // Some zeros among real measurements are measurements.
+    std::fs::write(
+        dir.path().join("some.csv"),
+        "seqpoint,time_ms\n0,0\n1,100\n2,100\n3,100\n",
+    )
+    .unwrap();
+    seqpoint_in(dir.path())
+        .args(["project", "s.json", "some.csv"])
+        .assert()
+        .success();
+}
+
+/// A hint's command names the file it means: a name with a line break or a bell was shown
+/// `f\u{a}.svg` in `rsvg-convert ...`, which names another file once pasted; now `$'f\n.svg'`,
+/// still nothing raw on the terminal.
+#[test]
+fn a_hint_names_an_odd_file_so_a_shell_reads_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "f\n\u{7}'x.svg";
+    let out = seqpoint_in(dir.path())
+        .args(["plot", "-o", name])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains('\u{7}'), "{stderr}");
+    let hint = stderr
+        .split("rsvg-convert ")
+        .nth(1)
+        .and_then(|rest| rest.split(" -o ").next())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(hint, "$'f\\n\\x07\\'x.svg'");
+    let said = Command::new("bash")
+        .args(["-c", &format!("printf %s {hint}")])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&said.stdout), name);
+    // The refusal of a PNG name gives the same kind of word.
+    fails(
+        dir.path(),
+        &["plot", "-o", "g\u{7}.png"],
+        "'g\\u{7}.png': seqpoint draws SVG only; write $'g\\x07.svg', then convert it: \
+         rsvg-convert $'g\\x07.svg' -o $'g\\x07.png'",
+    );
+}
+
+/// A proxy cost too large to total was "column 'proxy_cost(power:100)' has 1e300 at iteration
+/// 0", as if a cell of the file held it, with no line or column to find: now it names the key
+/// it was computed from and says it is in no cell.
+#[test]
+fn a_proxy_cost_too_large_names_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.csv"), "seq_len\n1000\n2000\n3000\n").unwrap();
+    fails(
+        dir.path(),
+        &["select", "p.csv", "-k", "1", "--cost", "power:100"],
+        "p.csv: the proxy cost power:100 of seq_len 1000 (iteration 0; computed, in no cell of \
+         the file) is 1e300, too large to total over 3 iterations (at most 1.117e153); choose a \
+         smaller --cost exponent",
+    );
+}
