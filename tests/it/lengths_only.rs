@@ -106,18 +106,21 @@ fn project(args: &[&Path], baselines: &[&Path], extra: &[&str]) -> Value {
 
 /// `select` on the lengths-only log into `seqpoints.json` beside it: its path and document.
 fn select_lengths(dir: &Path, args: &[&str]) -> (PathBuf, Value) {
-    let log = lengths_log(dir);
-    let seqpoints = dir.join("seqpoints.json");
+    select_into(&lengths_log(dir), &dir.join("seqpoints.json"), args)
+}
+
+/// `select LOG ARGS -o OUT` (replacing an earlier OUT): its path and document.
+fn select_into(log: &Path, seqpoints: &Path, args: &[&str]) -> (PathBuf, Value) {
+    let _ = std::fs::remove_file(seqpoints);
     seqpoint()
         .arg("select")
-        .arg(&log)
+        .arg(log)
         .args(args)
         .arg("-o")
-        .arg(&seqpoints)
+        .arg(seqpoints)
         .assert()
         .success();
-    let doc = read_json(&seqpoints);
-    (seqpoints, doc)
+    (seqpoints.to_path_buf(), read_json(seqpoints))
 }
 
 fn pair(v: &Value) -> [f64; 2] {
@@ -310,20 +313,7 @@ fn a_log_that_shows_no_noise_is_not_taken_as_exact() {
     let log = d.join("equal.csv");
     std::fs::write(&log, text).unwrap();
     let truth: u64 = (0..300u64).map(|it| 3 * length(it)).sum();
-    let select = |args: &[&str]| -> (PathBuf, Value) {
-        let seqpoints = d.join("seqpoints.json");
-        let _ = std::fs::remove_file(&seqpoints);
-        seqpoint()
-            .arg("select")
-            .arg(&log)
-            .args(args)
-            .arg("-o")
-            .arg(&seqpoints)
-            .assert()
-            .success();
-        let doc = read_json(&seqpoints);
-        (seqpoints, doc)
-    };
+    let select = |args: &[&str]| select_into(&log, &d.join("seqpoints.json"), args);
     let out = seqpoint()
         .arg("select")
         .arg(&log)
