@@ -189,15 +189,17 @@ pub fn project_paired(
             let half = f.half_width_pct / 100.0 * f.parts.value.abs();
             interval(f.parts.value, (half / Z95).powi(2))
         };
+        let new_interval = interval_of(&total);
         metrics.push(MetricProjection {
             metric: name.clone(),
             baseline_total: Some(base.parts.value),
             baseline_source: Some("measured".into()),
             baseline_interval: Some(interval_of(&base)),
             projected_total: total.parts.value,
-            interval: interval_of(&total),
-            interval_within_bin: interval_of(&total),
-            interval_samples: Some(interval_of(&total)),
+            // The pairs' residuals are the within-bin spread and the repeated samples' alike.
+            interval: new_interval,
+            interval_within_bin: new_interval,
+            interval_samples: Some(new_interval),
             speedup: Some(speedup.parts.value),
             speedup_interval: Some(interval_of(&speedup)),
             ratio: if name.to_ascii_lowercase().contains("energy") {
