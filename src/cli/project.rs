@@ -6,13 +6,14 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::output::{Destination, ReplaceArgs};
+use seqpoint::doc::ProjectionReport;
 use seqpoint::output::table::projection_table;
 use seqpoint::project::document::{
     project_measurements, read_select_doc_within, ProjectOptions, RunLength,
 };
 use seqpoint::project::merge::{merge_measurements, top_up_document};
 use seqpoint::project::paired::project_paired;
-use seqpoint::runlog::measured::{read_measured, MeasuredOptions};
+use seqpoint::runlog::measured::{read_measured_noted, MeasuredNotes, MeasuredOptions};
 use seqpoint::runlog::InputFormat;
 use seqpoint::select::vocabulary::{parse_percent, Surface, TARGET_ERROR};
 use seqpoint::select::{parse_iteration_range, Exclusion, IterationRange};
@@ -118,21 +119,19 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         );
     }
     let doc = read_select_doc_within(&cmd.seqpoints, &cmd.limits.limits())?;
-    let read_all = |paths: &[String]| -> anyhow::Result<_> {
-        let files = paths
-            .iter()
-            .map(|path| {
-                read_measured(
-                    path,
-                    &doc,
-                    &MeasuredOptions {
-                        metrics: cmd.metric.clone(),
-                        format: cmd.input_format,
-                        limits: cmd.limits.limits(),
-                    },
-                )
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+    let mut notes: Vec<MeasuredNotes> = Vec::new();
+    let mut read_all = |paths: &[String]| -> anyhow::Result<_> {
+        let mut files = Vec::new();
+        for path in paths {
+            let options = MeasuredOptions {
+                metrics: cmd.metric.clone(),
+                format: cmd.input_format,
+                limits: cmd.limits.limits(),
+            };
+            let (file, file_notes) = read_measured_noted(path, &doc, &options)?;
+            files.push(file);
+            notes.push(file_notes);
+        }
         Ok(merge_measurements(files)?)
     };
     let mut measured = read_all(&cmd.measured)?;
@@ -158,6 +157,11 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
             "note: --exclude {} left out {dropped} measured row(s)",
             exclude.texts().join(" --exclude ")
         );
+    }
+    let rows_used = measured.rows() + baseline.as_ref().map_or(0, |b| b.rows());
+    let input = InputNotes::of(&notes, &exclude, rows_used);
+    for line in &input.notes {
+        eprintln!("note: {line}");
     }
     let run_length = match (cmd.run_epochs, cmd.run_iterations) {
         (Some(e), _) => RunLength::Epochs(e),
@@ -206,8 +210,93 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         next.write(text.as_bytes(), cmd.replace.replace())?;
     }
     let text = match format {
-        ProjectFormat::Table => projection_table(&report),
-        ProjectFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        ProjectFormat::Table => input.in_table(&projection_table(&report)),
+        ProjectFormat::Json => {
+            serde_json::to_string_pretty(&Written {
+                report: &report,
+                input: &input,
+            })? + "\n"
+        }
     };
     destination.write(text.as_bytes(), cmd.replace.replace())
+}
+
+/// What reading the measurement files left out, and whether their times were taken with the
+/// profiler on: counted for the report's JSON, worded for the table and standard error.
+#[derive(Debug, Default, serde::Serialize)]
+struct InputNotes {
+    /// Rows of iterations the SeqPoints file does not list (a full timed log's other
+    /// iterations), left out, over every measurement file.
+    #[serde(skip_serializing_if = "is_zero")]
+    ignored_rows: usize,
+    /// Measured rows used that were timed with the profiler on (`traced` 1).
+    #[serde(skip_serializing_if = "is_zero")]
+    traced_rows: usize,
+    /// The same, worded as the table's notes.
+    #[serde(rename = "input_notes", skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl InputNotes {
+    /// The notes of every file read, `rows_used` rows being projected after `--exclude`.
+    fn of(files: &[MeasuredNotes], exclude: &Exclusion, rows_used: usize) -> InputNotes {
+        let mut input = InputNotes::default();
+        for file in files.iter().filter(|f| f.ignored_rows > 0) {
+            input.ignored_rows += file.ignored_rows;
+            let first = file
+                .first_ignored
+                .map(|(line, it)| format!(" (the first: iteration {it}, line {line})"))
+                .unwrap_or_default();
+            input.notes.push(format!(
+                "{}: left out {} row(s) of iterations the SeqPoints file does not list{first}; \
+                 read the {} row(s) of listed iterations",
+                seqpoint::text::shown::shown_path(&file.source),
+                file.ignored_rows,
+                file.rows
+            ));
+        }
+        input.traced_rows = files
+            .iter()
+            .flat_map(|f| &f.traced)
+            .filter(|it| it.is_none_or(|it| !exclude.contains(it)))
+            .count();
+        if input.traced_rows > 0 {
+            input.notes.push(format!(
+                "{} of the {rows_used} measured row(s) were timed with the profiler on (column \
+                 'traced'): their times include the profiler's overhead, so the projection \
+                 reads high by about that overhead (recorded steps often run a few percent \
+                 slower); times of untraced runs of the same iterations (traced 0) project \
+                 without it",
+                input.traced_rows
+            ));
+        }
+        input
+    }
+
+    /// The table with the notes after its first line (what was read).
+    fn in_table(&self, table: &str) -> String {
+        if self.notes.is_empty() {
+            return table.to_string();
+        }
+        let (first, rest) = table.split_at(table.find('\n').map_or(table.len(), |at| at + 1));
+        let mut out = first.to_string();
+        for line in &self.notes {
+            out.push_str(&format!("note: {line}\n"));
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// The report as written in JSON: the document, then what reading its inputs noted.
+#[derive(serde::Serialize)]
+struct Written<'a> {
+    #[serde(flatten)]
+    report: &'a ProjectionReport,
+    #[serde(flatten)]
+    input: &'a InputNotes,
 }

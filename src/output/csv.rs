@@ -72,34 +72,48 @@ fn header(doc: &SelectDoc, strata: bool) -> Vec<String> {
     names
 }
 
-/// One iteration's shared columns, as `header` names them: its SeqPoint's id, weight and
-/// stratum beside the iteration's own number, epoch, key and values.
-fn shared_fields(
-    doc: &SelectDoc,
-    sp: &SeqPointDoc,
-    iteration: u64,
-    epoch: Option<u32>,
-    key: &[u32],
-    values: &std::collections::BTreeMap<String, f64>,
-) -> Vec<String> {
+/// One iteration's shared columns, as `header` names them: its SeqPoint's id and stratum
+/// beside the iteration's own number, epoch, key and values, and `weight`, the iterations
+/// of the run the row stands for.
+fn shared_fields(doc: &SelectDoc, sp: &SeqPointDoc, row: ListedRow<'_>) -> Vec<String> {
     let mut fields = vec![
         sp.id.to_string(),
-        iteration.to_string(),
-        epoch.map_or(String::new(), |e| e.to_string()),
+        row.iteration.to_string(),
+        row.epoch.map_or(String::new(), |e| e.to_string()),
     ];
-    fields.extend(key.iter().map(u32::to_string));
-    fields.push(sp.weight.to_string());
+    fields.extend(row.key.iter().map(u32::to_string));
+    fields.push(row.weight.to_string());
     // The document's values are keyed by name; the columns keep the log's metric order.
-    fields.extend(
-        doc.input
-            .metrics
-            .iter()
-            .map(|name| values.get(name).copied().unwrap_or(f64::NAN).to_string()),
-    );
+    fields.extend(doc.input.metrics.iter().map(|name| {
+        row.values
+            .get(name)
+            .copied()
+            .unwrap_or(f64::NAN)
+            .to_string()
+    }));
     if let Some(s) = sp.stratum {
         fields.push(s.to_string());
     }
     fields
+}
+
+/// One row of a list: an iteration, what the document knows of it, and its weight as written.
+#[derive(Clone, Copy)]
+struct ListedRow<'a> {
+    iteration: u64,
+    epoch: Option<u32>,
+    key: &'a [u32],
+    values: &'a std::collections::BTreeMap<String, f64>,
+    weight: &'a str,
+}
+
+/// A profiled iteration's share of its SeqPoint's weight when the plan profiles `rows` of
+/// them: the bin's iterations divided evenly, so that the column sums to the run's.
+fn share_of(weight: u64, rows: usize) -> String {
+    if rows <= 1 {
+        return weight.to_string();
+    }
+    (weight as f64 / rows as f64).to_string()
 }
 
 fn has_strata(doc: &SelectDoc) -> bool {
@@ -118,8 +132,11 @@ pub fn select_csv(doc: &SelectDoc) -> String {
 
 /// The list a profiler script reads when a plan profiles several iterations per SeqPoint:
 /// one row per iteration, `id` naming its SeqPoint and `sample` numbering it (0 = the
-/// SeqPoint's own iteration); other columns as in the SeqPoint list. Without a plan, the
-/// header alone.
+/// SeqPoint's own iteration, and `samples` counting them); `weight` is the iterations of the
+/// run the row stands for: its SeqPoint's weight divided evenly over the SeqPoint's rows, so
+/// that the column sums to the run's iterations as the SeqPoint list's does (the SeqPoint's
+/// weight is `weight` times `samples`). Other columns as in the SeqPoint list. Without a
+/// plan, the header alone.
 pub fn profile_csv(doc: &SelectDoc) -> String {
     let mut out = writer();
     let mut names = header(doc, has_strata(doc));
@@ -128,6 +145,10 @@ pub fn profile_csv(doc: &SelectDoc) -> String {
     let Some(plan) = &doc.plan else {
         return finish(out);
     };
+    let mut rows_of = vec![0usize; doc.seqpoints.len()];
+    for row in &plan.profile {
+        rows_of[row.seqpoint] += 1;
+    }
     // The profile lists each bin's iterations together, its SeqPoint's own first.
     let mut taken = vec![0usize; doc.seqpoints.len()];
     for row in &plan.profile {
@@ -137,7 +158,15 @@ pub fn profile_csv(doc: &SelectDoc) -> String {
             .iter()
             .find(|b| b.seqpoint == row.seqpoint)
             .map_or(0, |b| b.samples);
-        let mut fields = shared_fields(doc, sp, row.iteration, row.epoch, &row.key, &row.metrics);
+        let weight = share_of(sp.weight, rows_of[row.seqpoint]);
+        let listed = ListedRow {
+            iteration: row.iteration,
+            epoch: row.epoch,
+            key: &row.key,
+            values: &row.metrics,
+            weight: &weight,
+        };
+        let mut fields = shared_fields(doc, sp, listed);
         fields.extend([taken[row.seqpoint].to_string(), samples.to_string()]);
         taken[row.seqpoint] += 1;
         write(&mut out, &fields);
@@ -150,8 +179,15 @@ pub fn seqpoints_list_csv(doc: &SelectDoc) -> String {
     let mut out = writer();
     write(&mut out, &header(doc, has_strata(doc)));
     for sp in &doc.seqpoints {
-        let fields = shared_fields(doc, sp, sp.iteration, sp.epoch, &sp.key, &sp.metrics);
-        write(&mut out, &fields);
+        let weight = sp.weight.to_string();
+        let listed = ListedRow {
+            iteration: sp.iteration,
+            epoch: sp.epoch,
+            key: &sp.key,
+            values: &sp.metrics,
+            weight: &weight,
+        };
+        write(&mut out, &shared_fields(doc, sp, listed));
     }
     finish(out)
 }
@@ -209,6 +245,82 @@ mod tests {
             .records()
             .map(|r| r.unwrap().iter().map(str::to_string).collect())
             .collect()
+    }
+
+    /// A plan of `samples[b]` rows for SeqPoint `b` (its own iteration, then its alternates).
+    fn with_plan(doc: &mut SelectDoc, samples: &[u64]) {
+        use crate::doc::{PlanDoc, PlannedBinDoc, ProfileRowDoc};
+        let mut profile = Vec::new();
+        for (sp, &m) in doc.seqpoints.iter().zip(samples) {
+            let iterations = std::iter::once(sp.iteration).chain(sp.alternates.iter().copied());
+            for iteration in iterations.take(m as usize) {
+                profile.push(ProfileRowDoc {
+                    iteration,
+                    seqpoint: sp.id,
+                    metrics: sp.metrics.clone(),
+                    epoch: None,
+                    key: sp.key.clone(),
+                });
+            }
+        }
+        doc.plan = Some(PlanDoc {
+            rule: "samples".into(),
+            budget: None,
+            target_error_pct: None,
+            met: None,
+            iterations: profile.len() as u64,
+            bins: doc
+                .seqpoints
+                .iter()
+                .zip(samples)
+                .map(|(sp, &m)| PlannedBinDoc {
+                    seqpoint: sp.id,
+                    samples: m,
+                    weight: sp.weight,
+                })
+                .collect(),
+            profile,
+            projection: Vec::new(),
+            speedup: None,
+            profiling_reduction: None,
+        });
+    }
+
+    /// The plan CSV's `weight` column sums to the run's iterations, as the SeqPoint list's
+    /// does: each row stands for its SeqPoint's weight divided over the SeqPoint's rows.
+    #[test]
+    fn the_plan_csvs_weight_column_sums_to_the_run() {
+        let (mut doc, list) = list_for(&["time_ms"]);
+        let run: u64 = doc.seqpoints.iter().map(|sp| sp.weight).sum();
+        assert_eq!(run, 12);
+        let sum = |csv: &str| -> f64 {
+            let records = records(csv);
+            let col = records[0].iter().position(|h| h == "weight").unwrap();
+            records[1..]
+                .iter()
+                .map(|r| r[col].parse::<f64>().unwrap())
+                .sum()
+        };
+        assert_eq!(sum(&list), 12.0);
+        // 3 SeqPoints of weight 4: one row, three rows (4/3 each) and two rows (2 each).
+        assert!(doc.seqpoints.iter().all(|sp| sp.weight == 4), "{list}");
+        with_plan(&mut doc, &[1, 3, 2]);
+        let csv = profile_csv(&doc);
+        assert_eq!(records(&csv).len(), 1 + 6, "{csv}");
+        assert!((sum(&csv) - 12.0).abs() < 1e-12, "{csv}");
+        let records = records(&csv);
+        let col = records[0].iter().position(|h| h == "weight").unwrap();
+        let weights: Vec<&str> = records[1..].iter().map(|r| r[col].as_str()).collect();
+        assert_eq!(weights[0], "4");
+        assert_eq!(weights[4..], ["2", "2"]);
+        assert!((weights[1].parse::<f64>().unwrap() - 4.0 / 3.0).abs() < 1e-15);
+        // The SeqPoint's weight is `weight` times `samples`.
+        let samples = records[0].iter().position(|h| h == "samples").unwrap();
+        for r in &records[1..] {
+            let w: f64 = r[col].parse().unwrap();
+            let m: f64 = r[samples].parse().unwrap();
+            assert!((w * m - 4.0).abs() < 1e-12, "{r:?}");
+        }
     }
 
     #[test]

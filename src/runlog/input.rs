@@ -29,20 +29,57 @@ pub(crate) fn input_name(path: &str) -> &str {
     }
 }
 
-/// Standard input is `/dev/null`: as given (`< /dev/null`), or closed (`<&-`), which the Rust
-/// runtime opens as `/dev/null` before `main`.
-fn stdin_is_null() -> bool {
+/// What standard input is when it is `/dev/null`, which has nothing to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NullStdin {
+    /// Redirected from `/dev/null` (`< /dev/null`, a job runner's or a subprocess's null
+    /// input): opened for reading only.
+    Redirected,
+    /// Closed (`<&-`): the Rust runtime opens a closed standard input as `/dev/null` for
+    /// reading and writing before `main` (as does a `<> /dev/null`, which cannot be told
+    /// from it).
+    Closed,
+}
+
+/// Standard input, when it is `/dev/null` (or closed): `None` for anything else, which
+/// is read as it is (a file, a pipe, a terminal).
+fn null_stdin() -> Option<NullStdin> {
+    use std::os::fd::AsRawFd;
     use std::os::unix::fs::MetadataExt;
-    let Ok(null) = std::fs::metadata("/dev/null") else {
-        return false;
-    };
+    let null = std::fs::metadata("/dev/null").ok()?;
     let stdin = std::io::stdin();
     let Ok(file) = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned() else {
-        return true;
+        return Some(NullStdin::Closed);
     };
-    File::from(file)
-        .metadata()
-        .is_ok_and(|m| m.rdev() == null.rdev() && m.dev() == null.dev() && m.ino() == null.ino())
+    let file = File::from(file);
+    let meta = file.metadata().ok()?;
+    if !(meta.rdev() == null.rdev() && meta.dev() == null.dev() && meta.ino() == null.ino()) {
+        return None;
+    }
+    // SAFETY: F_GETFL reads the descriptor's flags; the descriptor is open (owned above).
+    let flags = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
+    Some(if flags >= 0 && flags & libc::O_ACCMODE == libc::O_RDONLY {
+        NullStdin::Redirected
+    } else {
+        NullStdin::Closed
+    })
+}
+
+/// The error for `-` read from a standard input that is `/dev/null`: what it is, and how to
+/// give the input instead (true of every input read through `-`: a run log, measurements, a
+/// SeqPoints file).
+fn null_stdin_error(null: NullStdin) -> LoadError {
+    let what = match null {
+        NullStdin::Redirected => "standard input is /dev/null",
+        NullStdin::Closed => "standard input is closed (or /dev/null)",
+    };
+    LoadError::file(
+        input_name("-"),
+        format!(
+            "{what}, so `-` has nothing to read; expected the file piped or redirected in \
+             (`- < FILE`, `cat FILE | ...`), or its name in place of `-`"
+        ),
+    )
 }
 
 /// An input opened once: standard input, a regular file (with its length) or anything else
@@ -58,12 +95,8 @@ pub(crate) enum Opened {
 /// Open `path` (`-` is standard input) once. A directory is refused by name.
 pub(crate) fn open_input(path: &str) -> Result<Opened, LoadError> {
     if path == "-" {
-        if stdin_is_null() {
-            return Err(LoadError::file(
-                input_name(path),
-                "standard input is closed (or /dev/null), so there is nothing to read; \
-                 expected a run log piped or redirected in, e.g. seqpoint select - < run.csv",
-            ));
+        if let Some(null) = null_stdin() {
+            return Err(null_stdin_error(null));
         }
         return Ok(Opened::Stdin);
     }

@@ -7,6 +7,11 @@
 //! run-log reader's rules, from its own code: JSON Lines columns are every line's keys, a key
 //! twice in one object and two columns that answer one name are errors naming both, and an
 //! unterminated CSV quote is refused.
+//!
+//! A full timed log (every iteration of a run) is read as the rows of the iterations the
+//! SeqPoints file lists; the other rows are left out and counted (`MeasuredNotes`). A
+//! `traced` column (1/0, as `profile_seqpoints` writes it) says which rows were timed with
+//! the profiler on.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,7 +19,7 @@ use crate::doc::SelectDoc;
 use crate::runlog::columns::{
     check_header_unambiguous, column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES,
 };
-use crate::runlog::error::printable;
+use crate::runlog::error::{printable, shown_value};
 use crate::runlog::input::{input_name, read_input};
 use crate::runlog::jsonl::JsonlTable;
 use crate::runlog::parse::{
@@ -25,6 +30,9 @@ use crate::runlog::{InputFormat, InputLimits, LoadError, KEY_ALIASES};
 
 /// Column names that hold a SeqPoint's id.
 pub const SEQPOINT_ALIASES: &[&str] = &["seqpoint", "seqpoint_id"];
+
+/// The column that says a row was timed with the profiler on (`1`) or off (`0`).
+pub const TRACED_COLUMN: &str = "traced";
 
 #[derive(Debug, Clone, Default)]
 pub struct MeasuredOptions {
@@ -92,6 +100,25 @@ impl Measurements {
             .collect::<HashSet<_>>()
             .len()
     }
+}
+
+/// What reading one MEASURED file left out, and what it says of how the rows were timed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MeasuredNotes {
+    /// The file, as named in messages.
+    pub source: String,
+    /// Rows read as measurements.
+    pub rows: usize,
+    /// Rows of iterations the SeqPoints file does not list (a full timed log's other
+    /// iterations): left out.
+    pub ignored_rows: usize,
+    /// The first row left out: its line and iteration.
+    pub first_ignored: Option<(u64, u64)>,
+    /// Whether the file has a `traced` column.
+    pub traced_column: bool,
+    /// Each row read that was timed with the profiler on (`traced` 1): its iteration, when
+    /// the file names one.
+    pub traced: Vec<Option<u64>>,
 }
 
 /// Where each SeqPoint of a document can be found: by id, by iteration, by key.
@@ -173,14 +200,22 @@ impl<'a> SeqPointIndex<'a> {
         }
     }
 
-    fn by_iteration(&self, iteration: u64) -> Result<usize, String> {
-        self.by_iteration.get(&iteration).copied().ok_or_else(|| {
-            format!(
-                "found iteration {iteration}, expected an iteration the SeqPoints file lists \
-                 (a SeqPoint's, a planned or an alternate one); add a 'seqpoint' column to \
-                 name the SeqPoint of other iterations"
-            )
-        })
+    /// The SeqPoint an iteration the file lists belongs to (its own, a planned or an
+    /// alternate one); `None` for any other iteration.
+    fn by_iteration(&self, iteration: u64) -> Option<usize> {
+        self.by_iteration.get(&iteration).copied()
+    }
+
+    /// The first few iterations the file lists, for a message.
+    fn listed_text(&self) -> String {
+        const SHOWN: usize = 6;
+        let mut listed: Vec<u64> = self.by_iteration.keys().copied().collect();
+        listed.sort_unstable();
+        let mut text: Vec<String> = listed.iter().take(SHOWN).map(u64::to_string).collect();
+        if listed.len() > SHOWN {
+            text.push(format!("... {}", listed[listed.len() - 1]));
+        }
+        text.join(", ")
     }
 
     /// The SeqPoint whose key this is, else the only bin that holds the key.
@@ -221,6 +256,8 @@ struct Columns {
     metrics: Vec<usize>,
     metric_names: Vec<String>,
     identified_by: Identified,
+    /// `traced`: 1 when the row was timed with the profiler on.
+    traced: Option<usize>,
 }
 
 fn find(header: &[String], names: &[&str]) -> Option<usize> {
@@ -269,6 +306,7 @@ fn wanted_names(
     };
     add("seqpoint", SEQPOINT_ALIASES);
     add("iteration", ITERATION_ALIASES);
+    add("traced", &[TRACED_COLUMN]);
     for name in &doc.input.key {
         add("key", &key_names(name));
     }
@@ -347,6 +385,7 @@ fn resolve(
         metrics,
         metric_names,
         identified_by,
+        traced: find(header, &[TRACED_COLUMN]),
     })
 }
 
@@ -356,12 +395,22 @@ pub fn read_measured(
     doc: &SelectDoc,
     options: &MeasuredOptions,
 ) -> Result<Measurements, LoadError> {
-    // The start of a stream is parsed as it arrives: a wrong header is an error at once.
+    read_measured_noted(path, doc, options).map(|(measured, _)| measured)
+}
+
+/// `read_measured`, with what reading left out and which rows were traced.
+pub fn read_measured_noted(
+    path: &str,
+    doc: &SelectDoc,
+    options: &MeasuredOptions,
+) -> Result<(Measurements, MeasuredNotes), LoadError> {
+    // The start of a stream is parsed as it arrives: a wrong header is an error at once. A
+    // start with no listed iteration is no error yet: a full log may list them later.
     let probe = |name: &str, lines: &[u8], format| {
-        parse_measured(name, lines, format, doc, options).map(|_| ())
+        parse_measured_part(name, lines, format, doc, options, false).map(|_| ())
     };
     let (bytes, format) = read_input(path, options.format, &options.limits, &probe)?;
-    parse_measured(input_name(path), &bytes, format, doc, options)
+    parse_measured_noted(input_name(path), &bytes, format, doc, options)
 }
 
 /// A row's fields by column, and where a column sits on the row's line (for messages).
@@ -414,6 +463,30 @@ pub fn parse_measured(
     doc: &SelectDoc,
     options: &MeasuredOptions,
 ) -> Result<Measurements, LoadError> {
+    parse_measured_noted(path, bytes, format, doc, options).map(|(measured, _)| measured)
+}
+
+/// `parse_measured`, with what reading left out and which rows were traced.
+pub fn parse_measured_noted(
+    path: &str,
+    bytes: &[u8],
+    format: InputFormat,
+    doc: &SelectDoc,
+    options: &MeasuredOptions,
+) -> Result<(Measurements, MeasuredNotes), LoadError> {
+    parse_measured_part(path, bytes, format, doc, options, true)
+}
+
+/// Parse MEASURED, or the start of it (`whole` false: rows of the listed iterations may
+/// still come).
+fn parse_measured_part(
+    path: &str,
+    bytes: &[u8],
+    format: InputFormat,
+    doc: &SelectDoc,
+    options: &MeasuredOptions,
+    whole: bool,
+) -> Result<(Measurements, MeasuredNotes), LoadError> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(LoadError::file(
@@ -429,6 +502,11 @@ pub fn parse_measured(
         columns: None,
         header: Vec::new(),
         samples: vec![Vec::new(); doc.seqpoints.len()],
+        notes: MeasuredNotes {
+            source: path.to_string(),
+            ..MeasuredNotes::default()
+        },
+        first_ignored: None,
     };
     match format {
         InputFormat::Csv => reader.delimited(body, b',', options)?,
@@ -442,18 +520,44 @@ pub fn parse_measured(
         ));
     };
     if reader.samples.iter().all(Vec::is_empty) {
+        if let Some(first) = reader.first_ignored {
+            if !whole {
+                return Err(LoadError::file(path, "no listed iteration yet"));
+            }
+            // Not one row is of an iteration the SeqPoints file lists: the wrong file, or
+            // the wrong SeqPoints file; the first row is where to look.
+            return Err(first);
+        }
         return Err(LoadError::file(
             path,
             "the file has a header but no rows; expected one row per profiled iteration",
         ));
     }
     refuse_all_zero(path, &columns.metric_names, &reader.samples)?;
-    Ok(Measurements {
-        source: path.to_string(),
-        metric_names: columns.metric_names,
-        identified_by: columns.identified_by,
-        samples: reader.samples,
-    })
+    reader.notes.traced_column = columns.traced.is_some();
+    Ok((
+        Measurements {
+            source: path.to_string(),
+            metric_names: columns.metric_names,
+            identified_by: columns.identified_by,
+            samples: reader.samples,
+        },
+        reader.notes,
+    ))
+}
+
+/// A `traced` field: `1` (or `true`) when the row was timed with the profiler on, `0` (or
+/// `false`) when not.
+fn parse_traced(raw: &[u8]) -> Result<bool, String> {
+    let text = std::str::from_utf8(raw).map(str::trim).unwrap_or("");
+    match text.to_ascii_lowercase().as_str() {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(format!(
+            "found {}, expected 1 (timed with the profiler on) or 0 (off)",
+            shown_value(raw)
+        )),
+    }
 }
 
 /// A metric measured as 0 in every row projects a total of 0 and a speedup that is no number
@@ -492,9 +596,103 @@ struct Reader<'a> {
     columns: Option<Columns>,
     header: Vec<String>,
     samples: Vec<Vec<Sample>>,
+    notes: MeasuredNotes,
+    /// What the first row left out would be as an error: the error when no row is listed.
+    first_ignored: Option<LoadError>,
+}
+
+/// The line a CSV record starts on, counted from its byte offset. The csv crate's own line
+/// number is one short after a CRLF line end (it ends the record at the `\r` and counts the
+/// `\n` with the record after it), which would name the line before the one at fault.
+struct LineNumbers<'a> {
+    body: &'a [u8],
+    /// Newlines before `at`.
+    newlines: u64,
+    at: usize,
+}
+
+impl<'a> LineNumbers<'a> {
+    fn new(body: &'a [u8]) -> Self {
+        LineNumbers {
+            body,
+            newlines: 0,
+            at: 0,
+        }
+    }
+
+    /// The line of the record at `position` (positions come in order).
+    fn at(&mut self, position: &csv::Position) -> u64 {
+        let mut start = (position.byte() as usize).min(self.body.len());
+        // A record starts after its line end: a position left on it is the line before.
+        while start < self.body.len() && matches!(self.body[start], b'\r' | b'\n') {
+            start += 1;
+        }
+        if start < self.at {
+            return position.line();
+        }
+        self.newlines += memchr::memchr_iter(b'\n', &self.body[self.at..start]).count() as u64;
+        self.at = start;
+        self.newlines + 1
+    }
+}
+
+/// One row as read: a measurement of a SeqPoint, or a row of an iteration the SeqPoints
+/// file does not list (left out).
+enum Parsed {
+    Sample {
+        seqpoint: usize,
+        sample: Sample,
+        traced: bool,
+    },
+    Unlisted {
+        iteration: u64,
+        /// The iteration's column, and where it sits on the line.
+        col: usize,
+        column: Option<u64>,
+    },
 }
 
 impl Reader<'_> {
+    /// Keep a row's measurement, or count it as left out.
+    fn take(&mut self, line: u64, parsed: Parsed) {
+        match parsed {
+            Parsed::Sample {
+                seqpoint,
+                sample,
+                traced,
+            } => {
+                if traced {
+                    self.notes.traced.push(sample.iteration);
+                }
+                self.notes.rows += 1;
+                self.samples[seqpoint].push(sample);
+            }
+            Parsed::Unlisted {
+                iteration,
+                col,
+                column,
+            } => {
+                self.notes.ignored_rows += 1;
+                if self.first_ignored.is_none() {
+                    self.notes.first_ignored = Some((line, iteration));
+                    let message = format!(
+                        "found iteration {iteration}, expected an iteration the SeqPoints file \
+                         lists (a SeqPoint's, a planned or an alternate one: {}), and no row \
+                         of the file is one: are these the measurements of these SeqPoints? \
+                         Add a 'seqpoint' column to name the SeqPoint of other iterations",
+                        self.index.listed_text()
+                    );
+                    self.first_ignored = Some(LoadError::at(
+                        self.path,
+                        line,
+                        column,
+                        named(&self.header, col, message),
+                    ));
+                }
+            }
+        }
+    }
+
     fn delimited(
         &mut self,
         body: &[u8],
@@ -514,12 +712,13 @@ impl Reader<'_> {
         let wanted = wanted_names(&self.header, self.doc, options);
         check_header_unambiguous(self.path, &self.header, &wanted)?;
         self.columns = Some(resolve(self.path, &self.header, self.doc, options)?);
+        let mut lines = LineNumbers::new(body);
         for record in records {
             let record = record.map_err(|e| {
-                let line = e.position().map_or(0, |p| p.line());
+                let line = e.position().map_or(0, |p| lines.at(p));
                 LoadError::at(self.path, line, None, csv_error_text(&e))
             })?;
-            let line = record.position().map_or(0, |p| p.line());
+            let line = record.position().map_or(0, |p| lines.at(p));
             if is_blank(&record) {
                 continue;
             }
@@ -527,8 +726,8 @@ impl Reader<'_> {
                 let (column, message) = width_error(record.len(), self.header.len());
                 return Err(LoadError::at(self.path, line, Some(column), message));
             }
-            let (seqpoint, sample) = self.parse_row(line, &CsvRow(&record))?;
-            self.samples[seqpoint].push(sample);
+            let parsed = self.parse_row(line, &CsvRow(&record))?;
+            self.take(line, parsed);
         }
         Ok(())
     }
@@ -547,6 +746,7 @@ impl Reader<'_> {
             .chain(&columns.iteration)
             .chain(&columns.keys)
             .chain(&columns.metrics)
+            .chain(&columns.traced)
             .copied()
             .collect();
         self.columns = Some(columns);
@@ -560,14 +760,15 @@ impl Reader<'_> {
                 table: &table,
                 values,
             };
-            let (seqpoint, sample) = self.parse_row(line_no, &row)?;
-            self.samples[seqpoint].push(sample);
+            let parsed = self.parse_row(line_no, &row)?;
+            self.take(line_no, parsed);
         }
         Ok(())
     }
 
-    /// Parse one row: its SeqPoint (index) and the sample.
-    fn parse_row(&self, line: u64, row: &dyn Row) -> Result<(usize, Sample), LoadError> {
+    /// Parse one row: its SeqPoint (index) and the sample, or a row of an iteration the
+    /// SeqPoints file does not list.
+    fn parse_row(&self, line: u64, row: &dyn Row) -> Result<Parsed, LoadError> {
         let columns = self.columns.as_ref().expect("header resolved first");
         let header = &self.header;
         let at = |col: usize, message: String| {
@@ -593,7 +794,7 @@ impl Reader<'_> {
                 let found = self.index.by_id(id).map_err(|m| at(col, m))?;
                 // A listed iteration must belong to the SeqPoint the row names.
                 if let (Some(it), Some(it_col)) = (iteration, columns.iteration) {
-                    if let Ok(other) = self.index.by_iteration(it) {
+                    if let Some(other) = self.index.by_iteration(it) {
                         if other != found {
                             return Err(at(
                                 it_col,
@@ -609,9 +810,19 @@ impl Reader<'_> {
             }
             Identified::Iteration => {
                 let col = columns.iteration.expect("iteration column");
-                self.index
-                    .by_iteration(iteration.expect("parsed above"))
-                    .map_err(|m| at(col, m))?
+                let it = iteration.expect("parsed above");
+                match self.index.by_iteration(it) {
+                    Some(found) => found,
+                    // Another iteration of a full timed log: left out, its other fields
+                    // unread. Should no row be listed, the first is the error.
+                    None => {
+                        return Ok(Parsed::Unlisted {
+                            iteration: it,
+                            col,
+                            column: row.column(col),
+                        })
+                    }
+                }
             }
             Identified::Key => {
                 let mut key = Vec::with_capacity(columns.keys.len());
@@ -627,14 +838,19 @@ impl Reader<'_> {
         for &col in &columns.metrics {
             values.push(parse_metric(get(col)?).map_err(|m| at(col, m))?);
         }
-        Ok((
+        let traced = match columns.traced {
+            Some(col) => parse_traced(get(col)?).map_err(|m| at(col, m))?,
+            None => false,
+        };
+        Ok(Parsed::Sample {
             seqpoint,
-            Sample {
+            sample: Sample {
                 iteration,
                 line,
                 values,
             },
-        ))
+            traced,
+        })
     }
 }
 
@@ -766,6 +982,142 @@ mod tests {
             "m.csv: the file has a header but no rows; expected one row per profiled iteration"
         );
         assert!(err("  \n", InputFormat::Csv).contains("the file is empty"));
+    }
+
+    fn parse_noted(text: &str, format: InputFormat) -> (Measurements, MeasuredNotes) {
+        parse_measured_noted(
+            "m.csv",
+            text.as_bytes(),
+            format,
+            &doc(),
+            &MeasuredOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// A full timed log (every iteration of the run) is read as the rows of the iterations
+    /// the SeqPoints file lists; the others are left out and counted.
+    #[test]
+    fn a_full_timed_log_gives_the_listed_rows_and_counts_the_others() {
+        let doc = doc();
+        let listed: HashSet<u64> = doc
+            .seqpoints
+            .iter()
+            .flat_map(|sp| std::iter::once(sp.iteration).chain(sp.alternates.iter().copied()))
+            .collect();
+        let mut text = "iteration,seq_len,time_ms\n".to_string();
+        for it in 0..40u64 {
+            text.push_str(&format!("{it},{},{}.5\n", 10 + 10 * (it % 3), it));
+        }
+        let (m, notes) = parse_noted(&text, InputFormat::Csv);
+        let unlisted = (0..40).filter(|it| !listed.contains(it)).count();
+        assert!(unlisted > 30, "{listed:?}");
+        assert_eq!(notes.ignored_rows, unlisted);
+        assert_eq!(notes.rows, 40 - unlisted);
+        assert_eq!(m.rows(), notes.rows);
+        let first = (0..40).find(|it| !listed.contains(it)).unwrap();
+        assert_eq!(notes.first_ignored, Some((first + 2, first)));
+        // The rows kept are exactly the listed ones, each with its own value.
+        for sample in m.samples.iter().flatten() {
+            let it = sample.iteration.unwrap();
+            assert!(listed.contains(&it));
+            assert_eq!(sample.values, vec![it as f64 + 0.5]);
+        }
+        // A file of listed rows only leaves nothing out, and has no traced column.
+        let (_, notes) = parse_noted(
+            &format!("iteration,time_ms\n{},1\n", doc.seqpoints[0].iteration),
+            InputFormat::Csv,
+        );
+        assert_eq!((notes.ignored_rows, notes.traced_column), (0, false));
+        // JSON Lines alike; an unlisted row's other fields are not read.
+        let jsonl = format!(
+            "{{\"iteration\": 999, \"time_ms\": \"n/a\"}}\n{{\"iteration\": {}, \"time_ms\": 2}}\n",
+            doc.seqpoints[1].iteration
+        );
+        let (m, notes) = parse_noted(&jsonl, InputFormat::Jsonl);
+        assert_eq!((m.rows(), notes.ignored_rows), (1, 1));
+        assert_eq!(notes.first_ignored, Some((1, 999)));
+    }
+
+    /// Not one row of a listed iteration: the first row is the error, saying what is listed.
+    #[test]
+    fn a_file_without_one_listed_iteration_is_an_error_at_its_first_row() {
+        let err = parse("iteration,time_ms\n99,1\n98,2\n", InputFormat::Csv)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "m.csv:2:1: column 'iteration': found iteration 99, expected an iteration the \
+                 SeqPoints file lists (a SeqPoint's, a planned or an alternate one: 0, 1, 2, 3, \
+                 4, 5), and no row of the file is one"
+            ),
+            "{err}"
+        );
+        // The start of a stream with no listed row yet is no error (later rows may be).
+        let part = parse_measured_part(
+            "m.csv",
+            b"iteration,time_ms\n99,1\n98,2\n",
+            InputFormat::Csv,
+            &doc(),
+            &MeasuredOptions::default(),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(part.line(), None);
+    }
+
+    /// A `traced` column (as `profile_seqpoints` writes it) says which rows were timed with the
+    /// profiler on; any other value is an error at its field.
+    #[test]
+    fn the_traced_column_marks_rows_timed_with_the_profiler_on() {
+        let doc = doc();
+        let its: Vec<u64> = doc.seqpoints.iter().map(|sp| sp.iteration).collect();
+        let text = format!(
+            "iteration,seqpoint,time_ms,traced\n{},0,1,1\n{},1,2,0\n{},2,3,true\n",
+            its[0], its[1], its[2]
+        );
+        let (m, notes) = parse_noted(&text, InputFormat::Csv);
+        assert_eq!(m.rows(), 3);
+        assert!(notes.traced_column);
+        assert_eq!(notes.traced, vec![Some(its[0]), Some(its[2])]);
+        let jsonl = "{\"seqpoint\": 0, \"time_ms\": 1, \"traced\": false}\n\
+                     {\"seqpoint\": 1, \"time_ms\": 1, \"traced\": 1}\n";
+        let (_, notes) = parse_noted(jsonl, InputFormat::Jsonl);
+        assert_eq!(notes.traced, vec![None]);
+        let err = |text: &str| parse(text, InputFormat::Csv).unwrap_err().to_string();
+        assert_eq!(
+            err("seqpoint,time_ms,traced\n0,1,yes\n"),
+            "m.csv:2:3: column 'traced': found \"yes\", expected 1 (timed with the profiler on) \
+             or 0 (off)"
+        );
+        assert!(err("seqpoint,time_ms,traced\n0,1,\n").starts_with("m.csv:2:3: column 'traced'"));
+        // Two columns that answer to 'traced' are ambiguous, as any other column's names.
+        assert!(
+            err("seqpoint,time_ms,traced,Traced\n0,1,0,0\n").contains("traced"),
+            "{}",
+            err("seqpoint,time_ms,traced,Traced\n0,1,0,0\n")
+        );
+    }
+
+    /// Line numbers are the lines' own whatever the line ends (LF, CRLF, a lone CR in a
+    /// quoted field), blank lines counted.
+    #[test]
+    fn errors_name_the_line_after_crlf_line_ends() {
+        let err = |text: &str| parse(text, InputFormat::Csv).unwrap_err().to_string();
+        for (text, line) in [
+            ("seqpoint,time_ms\r\n0,1\r\n1,x\r\n", 3),
+            ("seqpoint,time_ms\n0,1\n1,x\n", 3),
+            ("seqpoint,time_ms\r\n\r\n0,1\r\n\r\n1,x\r\n", 5),
+            ("seqpoint,time_ms\r\n0,\"1\"\r\n1,x", 3),
+        ] {
+            assert!(
+                err(text).starts_with(&format!("m.csv:{line}:2: column 'time_ms'")),
+                "{text:?}: {}",
+                err(text)
+            );
+        }
+        let (_, notes) = parse_noted("iteration,time_ms\r\n99,1\r\n0,1\r\n", InputFormat::Csv);
+        assert_eq!(notes.first_ignored, Some((2, 99)));
     }
 
     #[test]

@@ -826,29 +826,56 @@ fn help_to_a_full_device_fails() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: seqpoint"));
 }
 
-/// A closed standard input (or /dev/null) is said to be that, not "the file is empty".
+/// A closed standard input (or /dev/null) is said to be that, not "the file is empty": which
+/// of the two it is where that can be told (a closed one reads as /dev/null opened for
+/// reading and writing, a redirected one is opened for reading), and for every input read
+/// through `-`, not only a run log: the hint fits `project`'s measurements and SeqPoints file
+/// as well as `select`'s log.
 #[test]
 fn a_closed_standard_input_is_named() {
     use std::os::unix::process::CommandExt;
-    let expected = "error: <stdin>: standard input is closed (or /dev/null), so there is nothing \
-                    to read; expected a run log piped or redirected in, e.g. seqpoint select - < \
-                    run.csv\n";
-    let mut closed = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
-    closed.args(["select", "-"]);
-    // SAFETY: close is async-signal-safe.
-    unsafe {
-        closed.pre_exec(|| {
-            libc::close(0);
-            Ok(())
-        });
+    let message = |what: &str| {
+        format!(
+            "error: <stdin>: {what}, so `-` has nothing to read; expected the file piped or \
+             redirected in (`- < FILE`, `cat FILE | ...`), or its name in place of `-`\n"
+        )
+    };
+    let (dir, _) = project_case();
+    for args in [
+        &["select", "-"][..],
+        &["project", "s.json", "-"],
+        &["project", "-", "m.csv"],
+    ] {
+        let mut closed = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
+        closed.current_dir(dir.path()).args(args);
+        // SAFETY: close is async-signal-safe.
+        unsafe {
+            closed.pre_exec(|| {
+                libc::close(0);
+                Ok(())
+            });
+        }
+        let mut null = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
+        null.current_dir(dir.path()).args(args).stdin(Stdio::null());
+        for (mut cmd, what) in [
+            (closed, "standard input is closed (or /dev/null)"),
+            (null, "standard input is /dev/null"),
+        ] {
+            let out = cmd.output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{args:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                message(what),
+                "{args:?}"
+            );
+        }
     }
-    let mut null = Command::new(env!("CARGO_BIN_EXE_seqpoint"));
-    null.args(["select", "-"]).stdin(Stdio::null());
-    for mut cmd in [closed, null] {
-        let out = cmd.output().unwrap();
-        assert_eq!(out.status.code(), Some(1));
-        assert_eq!(String::from_utf8_lossy(&out.stderr), expected);
-    }
+    // A file or a pipe on standard input is read as before.
+    seqpoint_in(dir.path())
+        .args(["project", "s.json", "-"])
+        .write_stdin("seqpoint,time_ms\n0,100\n1,100\n2,100\n3,100\n")
+        .assert()
+        .success();
 }
 
 /// Measurements that are 0 in every row projected a total of 0 with speedup "-" and exit 0:

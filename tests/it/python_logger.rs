@@ -211,3 +211,63 @@ fn a_two_rank_torchrun_job_writes_one_log_seqpoint_reads() {
         16
     );
 }
+
+/// With real torch.profiler, `profile_seqpoints` marks its rows `traced` 1 (the step ran under
+/// the profiler, whose cost is in its time), and `seqpoint project` reads the file as it is
+/// and says that the projection includes the profiler's overhead.
+#[test]
+fn traced_measurements_from_real_torch_are_noted_by_project() {
+    const TEST: &str = "python_logger::traced_measurements_from_real_torch_are_noted_by_project";
+    let Some(python) = python(TEST) else {
+        return;
+    };
+    if !torch_or_skip(&python, TEST) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_seqpoint");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/speech_t1.csv");
+    let status = Command::new(bin)
+        .arg("select")
+        .arg(&data)
+        .args(["--bins", "4", "-o", "sp.json"])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let script = r#"
+import csv, torch, seqpoint_log
+x = torch.randn(32, 32)
+with seqpoint_log.profile_seqpoints("sp.json", "p") as prof:
+    assert prof.uses_torch_profiler
+    for step in range(450):
+        (x @ x).sum()
+        prof.step()
+        if prof.done:
+            break
+rows = list(csv.DictReader(open("p/measured.csv")))
+assert len(rows) == 4 and all(r["traced"] == "1" for r in rows), rows
+"#;
+    run_python(&python, script, dir.path());
+    let out = Command::new(bin)
+        .args(["project", "sp.json", "p/measured.csv", "--format", "json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("note: 4 of the 4 measured row(s) were timed with the profiler on"),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["traced_rows"], 4);
+    assert!(report["input_notes"][0]
+        .as_str()
+        .unwrap()
+        .contains("the projection reads high"));
+}

@@ -169,6 +169,8 @@ def test_plain_timing_measures_the_listed_iterations_only(tmp_path):
         ("4", "0", "250.0000"),
         ("6", "1", "3.1000"),
     ]
+    # Timed without the profiler: no row is traced.
+    assert [r["traced"] for r in rows] == ["0", "0", "0"]
     assert clock.reads == 6  # the clock is read around listed iterations only
     assert prof.trace_files == [] and not prof.uses_torch_profiler
     assert sorted(os.listdir(out)) == ["measured.csv"]
@@ -184,7 +186,7 @@ def test_energy_and_synchronisation_around_listed_steps(tmp_path):
                                         cuda_ranges=None) as prof:
         run_steps(prof, 4)
     rows = read_measured(tmp_path / "p" / "measured.csv")
-    assert list(rows[0]) == ["iteration", "seqpoint", "time_ms", "energy_j"]
+    assert list(rows[0]) == ["iteration", "seqpoint", "time_ms", "energy_j", "traced"]
     assert (rows[0]["iteration"], float(rows[0]["energy_j"])) == ("2", 1.25)
     assert len(synced) == 2
 
@@ -223,7 +225,7 @@ def test_a_failed_step_is_not_measured(tmp_path):
             with prof.step():
                 raise RuntimeError("out of memory")
     assert read_measured(tmp_path / "p" / "measured.csv") == []
-    assert (tmp_path / "p" / "measured.csv").read_text() == "iteration,seqpoint,time_ms\n"
+    assert (tmp_path / "p" / "measured.csv").read_text() == "iteration,seqpoint,time_ms,traced\n"
 
 
 def test_a_short_run_warns_which_iterations_were_missed(tmp_path):
@@ -280,3 +282,6 @@ def test_real_torch_profiler_writes_one_trace_per_listed_iteration(tmp_path):
     rows = read_measured(out / "measured.csv")
     assert [(int(r["iteration"]), int(r["seqpoint"])) for r in rows] == sorted(expected.items())
     assert all(float(r["time_ms"]) > 0 for r in rows)
+    # Every row was timed with the profiler recording it: the file says so.
+    assert list(rows[0]) == ["iteration", "seqpoint", "time_ms", "traced"]
+    assert [r["traced"] for r in rows] == ["1"] * len(expected)

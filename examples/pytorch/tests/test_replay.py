@@ -53,8 +53,10 @@ def test_replay_computes_only_the_listed_batches_and_stops_after_the_last(tmp_pa
     assert loader.epochs == [0, 1] and loader.drawn == 7  # stopped after iteration 6
     assert times == pytest.approx({2: 3.0, 6: 2.0})
     with open(tmp_path / "p" / "measured.csv", newline="") as f:
-        rows = [(r["iteration"], r["seqpoint"], r["time_ms"]) for r in csv.DictReader(f)]
-    assert rows == [("2", "1", "3.0000"), ("6", "0", "2.0000")]
+        rows = [(r["iteration"], r["seqpoint"], r["time_ms"], r["traced"])
+                for r in csv.DictReader(f)]
+    # Timed without the profiler (its traces, when asked for, come from one more step).
+    assert rows == [("2", "1", "3.0000", "0"), ("6", "0", "2.0000", "0")]
     with pytest.raises(seqpoint_log.LogExistsError):
         seqpoint_log.replay(doc(1), Loader(3), train_step, tmp_path / "p", profiler=False)
     with pytest.raises(ValueError, match="past its end"):

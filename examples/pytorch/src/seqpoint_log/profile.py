@@ -403,6 +403,7 @@ class SeqPointProfiler:
         columns = ["iteration", "seqpoint", "time_ms"]
         if self._energy:
             columns.append("energy_j")
+        columns.append("traced")
         self._file.write(",".join(columns) + "\n")
         self._file.flush()
         self._header, self._header_written = columns, True
@@ -423,6 +424,11 @@ class SeqPointProfiler:
                 raise ValueError(f"{self.measured_path} has energy_j, but this run measures "
                                  "no energy; resume with the same energy= setting")
             fields.append(f"{sum(e for _, e in measured if e is not None):.6f}")
+        if "traced" in self._header:
+            # The step ran under torch.profiler (recording it costs a few percent of its
+            # time): `seqpoint project` says so. A file begun without the column (an older
+            # run resumed) keeps its columns.
+            fields.append("1" if self.uses_torch_profiler else "0")
         self._file.write(",".join(fields) + "\n")
         self._file.flush()
 
@@ -469,10 +475,13 @@ def profile_seqpoints(seqpoints: Document, out_dir: "os.PathLike[str] | str", wa
                 if prof.done:          # optional: every listed iteration has run
                     break
 
-    Writes ``OUT_DIR/measured.csv`` (``iteration,seqpoint,time_ms`` and ``energy_j`` with
-    NVML), one row per listed iteration as it runs, which ``seqpoint project seqpoints.json
-    OUT_DIR/measured.csv`` reads as it is; ``time_ms`` is the step's own wall time
-    (synchronised on CUDA). With torch.profiler (``profiler="auto"``: when the program has
+    Writes ``OUT_DIR/measured.csv`` (``iteration,seqpoint,time_ms``, ``energy_j`` with NVML,
+    then ``traced``), one row per listed iteration as it runs, which ``seqpoint project
+    seqpoints.json OUT_DIR/measured.csv`` reads as it is; ``time_ms`` is the step's own wall
+    time (synchronised on CUDA), and ``traced`` is 1 when torch.profiler recorded the step:
+    its time then includes the profiler's overhead, which ``seqpoint project`` notes (the
+    projection reads high by it). For untraced times of the same iterations, run with
+    ``profiler=False`` or measure them with ``replay`` (untraced repetitions, traced 0). With torch.profiler (``profiler="auto"``: when the program has
     imported torch; ``True``/``False`` to choose) it runs with ``SeqPointSchedule`` and
     writes one Chrome trace per listed iteration,
     ``OUT_DIR/seqpoint-<id>-iter<n>.pt.trace.json`` (``-rank<r>`` under torchrun), each

@@ -147,12 +147,16 @@ def replay(
     with open(measured_path, "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         energy = replayer.measures_energy
-        writer.writerow(["iteration", "seqpoint", "time_ms"] + (["energy_j"] if energy else []))
+        writer.writerow(["iteration", "seqpoint", "time_ms"] + (["energy_j"] if energy else [])
+                        + ["traced"])
         for iteration in listed.iterations:
             batch = drawn.pop(iteration)
             ms, joules = replayer.measure(batch)
-            row = [iteration, listed.seqpoint_of[iteration], f"{ms:.4f}"]
-            writer.writerow(row + ([f"{joules:.6f}"] if energy and joules is not None else []))
+            row = [str(iteration), str(listed.seqpoint_of[iteration]), f"{ms:.4f}"]
+            if energy:
+                row.append(f"{joules:.6f}" if joules is not None else "")
+            # The timed repetitions ran without the profiler (its trace comes from one more).
+            writer.writerow(row + ["0"])
             f.flush()
             results[iteration] = ms
             if trace:
