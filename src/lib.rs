@@ -27,6 +27,7 @@ pub mod binning;
 pub mod doc;
 pub mod estimate;
 pub mod groups;
+pub mod keyfit;
 pub mod output;
 pub mod parallel;
 pub mod pick;

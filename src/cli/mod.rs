@@ -209,7 +209,19 @@ impl RunArgs {
     pub fn load(&self) -> anyhow::Result<seqpoint::RunLog> {
         self.check_key()?;
         let (path, _) = self.paths();
-        let log = progress::load_with_bar(&path, &self.load_options())?;
+        let log = if seqpoint::runlog::packed::mentions_packed(&self.key) {
+            // Keys derived from doc_lens come with notes to show (the fit made, a log's own
+            // column read instead); such loads show no progress bar.
+            let progress = seqpoint::runlog::LoadProgress::default();
+            let (log, notes) =
+                seqpoint::runlog::load_run_noted(&path, &self.load_options(), &progress)?;
+            for note in notes {
+                eprintln!("note: {note}");
+            }
+            log
+        } else {
+            progress::load_with_bar(&path, &self.load_options())?
+        };
         refuse_all_zero_metrics(&log)?;
         // Unless the first reason given (the skipped rows' note) says it already.
         if let Some(line) = log

@@ -5,6 +5,7 @@ use super::columns::{wanted_names, ColumnPlan};
 use super::error::LoadError;
 use super::format::InputFormat;
 use super::jsonl::JsonlTable;
+use super::packed::{parse_doc_lens, DocStats};
 use super::parse::{
     check_quotes, csv_error, csv_error_text, delimited_records, header_names, is_blank,
     missing_field, named, parse_count, parse_length, parse_metric, width_error,
@@ -104,9 +105,24 @@ impl RowSink {
             ),
             None => None,
         };
-        let mut key = [0u32; 2];
+        // Two lengths, or the four columns `--key fit` derives.
+        let mut key = [0u32; 4];
+        // The derived keys share one doc_lens field: it is read once per row.
+        let mut lists: Option<DocStats> = None;
         for (slot, &col) in plan.keys.iter().enumerate() {
-            key[slot] = parse_length(get(col)?).map_err(|m| (col, named(names, col, m)))?;
+            let raw = get(col)?;
+            key[slot] = match plan.derived[slot] {
+                None => parse_length(raw),
+                Some(derived) => match lists {
+                    Some(stats) => Ok(stats),
+                    None => parse_doc_lens(raw),
+                }
+                .and_then(|stats| {
+                    lists = Some(stats);
+                    stats.value(derived, raw)
+                }),
+            }
+            .map_err(|m| (col, named(names, col, m)))?;
         }
         let mut metric = [0f64; 8];
         let mut extra = Vec::new();

@@ -7,6 +7,7 @@
 //! ([`ColumnPlan::iteration_like`]), so the user is told iterations are row numbers.
 
 use super::error::{closest_name, printable, shown_name, LoadError};
+use super::packed::{self, Derived, DOC_LENS, FIT_KEY};
 
 pub const DEFAULT_KEY: &str = "seq_len";
 pub const KEY_ALIASES: &[&str] = &["seq_len", "sl", "seqlen", "seq_length"];
@@ -22,6 +23,9 @@ pub struct ColumnPlan {
     pub epoch: Option<usize>,
     pub keys: Vec<usize>,
     pub key_names: Vec<String>,
+    /// Per key: `Some` when it is derived from the `doc_lens` column `keys` points at, `None`
+    /// when it is read from its own column as written.
+    pub derived: Vec<Option<Derived>>,
     pub metrics: Vec<usize>,
     pub metric_names: Vec<String>,
     /// With no metric found or asked for: the unread columns whose names look measured
@@ -206,6 +210,11 @@ pub(crate) fn wanted_names(key: &[String], metrics: &[String]) -> Vec<(&'static 
     for name in key {
         if name.eq_ignore_ascii_case(DEFAULT_KEY) {
             add("key", KEY_ALIASES);
+        } else if name.trim().eq_ignore_ascii_case(FIT_KEY) {
+            add("key", &[FIT_KEY, DOC_LENS]);
+            add("key", &Derived::ALL.map(Derived::name));
+        } else if Derived::named(name).is_some() {
+            add("key", &[name.as_str(), DOC_LENS]);
         } else {
             add("key", &[name.as_str()]);
         }
@@ -277,6 +286,46 @@ fn used_name(path: &str, header: &[String], index: usize) -> Result<String, Load
     }
 }
 
+/// Where a derived column comes from: the log's own column of that name (it wins, with a note
+/// when the log has `doc_lens` too), else `doc_lens` (`Some(wanted)`); `None` when neither is
+/// there.
+fn derived_column(
+    path: &str,
+    header: &[String],
+    wanted: Derived,
+) -> Option<(usize, Option<Derived>)> {
+    let own = find(header, &[wanted.name()]);
+    let lists = find(header, &[DOC_LENS]);
+    match (own, lists) {
+        (Some(index), Some(_)) => {
+            packed::note(format!(
+                "{}: the key '{}' is the log's own column, not the one derived from {DOC_LENS} \
+                 (a log's own column wins: rename it to key on the derived one)",
+                crate::text::shown::shown_path(path),
+                wanted.name()
+            ));
+            Some((index, None))
+        }
+        (Some(index), None) => Some((index, None)),
+        (None, Some(index)) => Some((index, Some(wanted))),
+        (None, None) => None,
+    }
+}
+
+/// A derived key (or `fit`) the log can give neither from a column of its own nor from
+/// `doc_lens`.
+fn derived_missing(path: &str, name: &str, header: &[String]) -> LoadError {
+    let mut error = missing_column(path, "key", name, header);
+    if let LoadError::Bad { message, .. } = &mut error {
+        message.push_str(&format!(
+            "; '{}' is derived from a '{DOC_LENS}' column (each step's document lengths), \
+             which this log does not have either",
+            shown_name(name.trim())
+        ));
+    }
+    error
+}
+
 impl ColumnPlan {
     /// Resolve the requested key and metric names against a header.
     /// `key` empty means the default key with its aliases; `metrics` empty means the defaults
@@ -290,13 +339,50 @@ impl ColumnPlan {
         check_header_unambiguous(path, header, &wanted_names(key, metrics))?;
         let mut keys = Vec::new();
         let mut key_names = Vec::new();
+        let mut derived = Vec::new();
+        let fit = matches!(key, [k] if k.trim().eq_ignore_ascii_case(FIT_KEY))
+            && find(header, &[FIT_KEY]).is_none();
         if key.is_empty() {
             let index = find(header, KEY_ALIASES)
                 .ok_or_else(|| missing_column(path, "key", DEFAULT_KEY, header))?;
             keys.push(index);
             key_names.push(used_name(path, header, index)?);
+            derived.push(None);
+        } else if fit {
+            // Every derived column the log can give, its own or from doc_lens; the load fits
+            // the metric on them and keys the run on the fit (`packed::apply_fit`).
+            for wanted in Derived::ALL {
+                if let Some((index, from)) = derived_column(path, header, wanted) {
+                    keys.push(index);
+                    key_names.push(match from {
+                        Some(d) => d.name().to_string(),
+                        None => used_name(path, header, index)?,
+                    });
+                    derived.push(from);
+                }
+            }
+            if keys.is_empty() {
+                return Err(derived_missing(path, FIT_KEY, header));
+            }
         } else {
             for name in key {
+                if key.len() > 1 && name.trim().eq_ignore_ascii_case(FIT_KEY) {
+                    return Err(LoadError::file(
+                        path,
+                        "--key fit is a whole key (the fitted cost); expected it alone",
+                    ));
+                }
+                if let Some(wanted) = Derived::named(name) {
+                    let (index, from) = derived_column(path, header, wanted)
+                        .ok_or_else(|| derived_missing(path, name, header))?;
+                    keys.push(index);
+                    key_names.push(match from {
+                        Some(d) => d.name().to_string(),
+                        None => used_name(path, header, index)?,
+                    });
+                    derived.push(from);
+                    continue;
+                }
                 let aliases: Vec<&str> = if name.eq_ignore_ascii_case(DEFAULT_KEY) {
                     KEY_ALIASES.to_vec()
                 } else {
@@ -306,9 +392,10 @@ impl ColumnPlan {
                     .ok_or_else(|| missing_column(path, "key", name, header))?;
                 keys.push(index);
                 key_names.push(used_name(path, header, index)?);
+                derived.push(None);
             }
         }
-        if key_names.len() > 2 {
+        if key_names.len() > 2 && !fit {
             return Err(LoadError::file(
                 path,
                 "a key has one or two length columns (e.g. seq_len, or src_len,tgt_len)",
@@ -373,6 +460,7 @@ impl ColumnPlan {
             iteration_like,
             keys,
             key_names,
+            derived,
             metrics: metric_cols,
             metric_names,
             width: header.len(),

@@ -10,12 +10,27 @@ use super::format::InputFormat;
 use super::input::{
     check_encoding, check_line_lengths, input_name, open_input, read_opened, Opened,
 };
+use super::packed::{self, FIT_KEY};
 use super::progress::LoadProgress;
 use super::{LoadOptions, MetricColumn, RunLog};
 
 /// Read the run log (and `--compare` log, if any) named in the options.
 pub fn load_run(path: &str, options: &LoadOptions) -> Result<RunLog, LoadError> {
     load_run_with_progress(path, options, &LoadProgress::default())
+}
+
+/// `load_run` with the notes the load made (a log's own column read instead of a derived
+/// one, the fit `--key fit` made), for the caller to show: a run log has no room for them.
+pub fn load_run_noted(
+    path: &str,
+    options: &LoadOptions,
+    progress: &LoadProgress,
+) -> Result<(RunLog, Vec<String>), LoadError> {
+    // Notes of an earlier load on this thread are not this one's.
+    packed::take_notes();
+    let log = load_run_with_progress(path, options, progress);
+    let notes = packed::take_notes();
+    log.map(|log| (log, notes))
 }
 
 /// `load_run`, reporting how far it has got through `progress` (poll it from another thread:
@@ -56,6 +71,10 @@ fn load_both(
         let other = load_path_observed(compare_path, options, progress)?;
         align_compare(&mut log, other)?;
     }
+    // A log's own `fit` column is read as any column is.
+    if is_fit(&options.key) && !log.key_names[0].eq_ignore_ascii_case(FIT_KEY) {
+        packed::apply_fit(&mut log)?;
+    }
     if log.configs[0].metrics.is_empty() {
         let values = proxy_values(&log, options.cost);
         log.configs[0].metrics.push(MetricColumn {
@@ -65,6 +84,11 @@ fn load_both(
         log.proxy = Some(options.cost);
     }
     Ok(log)
+}
+
+/// Whether the key asked for is `--key fit`.
+fn is_fit(key: &[String]) -> bool {
+    matches!(key, [k] if k.trim().eq_ignore_ascii_case(FIT_KEY))
 }
 
 /// The proxy cost of every row. A cost depends on the key alone, so it is computed once per

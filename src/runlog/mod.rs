@@ -22,6 +22,7 @@ pub(crate) mod jsonl;
 pub mod limits;
 mod load;
 pub mod measured;
+pub mod packed;
 pub(crate) mod parse;
 mod progress;
 pub mod sample;
@@ -33,7 +34,7 @@ pub use compact::{Epochs, Iterations};
 pub use error::{closest_name, LoadError, Location};
 pub use format::InputFormat;
 pub use limits::InputLimits;
-pub use load::{load_bytes, load_path, load_run, load_run_with_progress};
+pub use load::{load_bytes, load_path, load_run, load_run_noted, load_run_with_progress};
 pub use progress::LoadProgress;
 
 /// One numeric column of per-iteration measurements (or a proxy cost computed from keys).

@@ -17,6 +17,7 @@ mod interval_coverage;
 mod large_numbers;
 mod lengths_only;
 mod many_keys_cli;
+mod packed;
 mod profile_e2e;
 mod project_cli;
 mod properties;

@@ -30,9 +30,13 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// `None` when one field plays two parts (e.g. `--metric seq_len`): the careful reader
-    /// handles that rare case.
+    /// `None` when one field plays two parts (e.g. `--metric seq_len`) or a key is derived:
+    /// the careful reader handles those.
     pub fn new(plan: &ColumnPlan, fields: usize) -> Option<Layout> {
+        // Keys derived from doc_lens lists are the careful reader's: a list is no number.
+        if plan.derived.iter().any(Option::is_some) {
+            return None;
+        }
         let mut roles = vec![Role::Skip; fields];
         let mut assign = |index: usize, role: Role| -> Option<()> {
             let slot = roles.get_mut(index)?;

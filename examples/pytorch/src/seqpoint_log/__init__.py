@@ -35,6 +35,7 @@ from .devices import nvml_energy_reader
 from .lengths import describe_batch, merge_micro_batches, padded_length
 from .plan import SEQPOINTS_SCHEMA, ProfileList, SeqPointSchedule
 from .profile import SeqPointProfiler, StepHandle, profile_seqpoints
+from .packed import doc_lens_value, lengths_from_cu_seqlens
 from .ranks import merge_rank_rows
 from .replay import ReplayCheck, check_replay, epochs, replay
 from .timed import TimedLog, TimedStep, dry_pass, set_epoch
@@ -43,6 +44,8 @@ from .writer import LogExistsError, ResumeMismatchError, RunLogWriter
 __version__ = "0.2.0"
 
 __all__ = [
+    "doc_lens_value",
+    "lengths_from_cu_seqlens",
     "SEQPOINTS_SCHEMA",
     "LogExistsError",
     "ProfileList",

@@ -9,6 +9,7 @@ import os
 from typing import IO, Any, Optional, Literal
 
 from .lengths import is_count, whole
+from .packed import doc_lens_value
 
 
 class LogExistsError(FileExistsError):
@@ -104,7 +105,10 @@ class RunLogWriter:
         if epoch is not None:
             row["epoch"] = whole(epoch, "epoch")
         for name, value in columns.items():
-            if is_count(name):
+            if name == "doc_lens":
+                # A list, not a number: seqpoint derives its packed keys from it.
+                row[name] = doc_lens_value(value)
+            elif is_count(name):
                 row[name] = whole(value, name)
             else:
                 if hasattr(value, "item"):

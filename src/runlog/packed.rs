@@ -1,0 +1,418 @@
+//! Packed and token-budget batches: a step's `doc_lens` (the lengths of the documents packed
+//! into it, one list per micro-batch where there are several) read into the derived columns a
+//! key can name: `tokens` (their sum), `attn` (the sum of their squares: the work of attention
+//! restricted to each document), `docs` (how many) and `max_doc` (the longest). The lists are
+//! read and summarised row by row, never kept: a log of long lists costs what a log of four
+//! numbers does.
+//!
+//! `--key fit` names the four at once (whichever the log can give); `load` fits the metric on
+//! them and keys the run on the fitted cost ([`apply_fit`]).
+
+use std::cell::RefCell;
+
+use super::error::{shown_value, LoadError};
+use super::RunLog;
+
+/// The column that lists a step's document lengths.
+pub const DOC_LENS: &str = "doc_lens";
+/// The key that fits the metric on the derived columns.
+pub const FIT_KEY: &str = "fit";
+
+/// A column derived from `doc_lens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Derived {
+    Tokens,
+    Attn,
+    Docs,
+    MaxDoc,
+}
+
+impl Derived {
+    /// Every derived column, in the order `--key fit` lists them.
+    pub const ALL: [Derived; 4] = [
+        Derived::Tokens,
+        Derived::Attn,
+        Derived::Docs,
+        Derived::MaxDoc,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Derived::Tokens => "tokens",
+            Derived::Attn => "attn",
+            Derived::Docs => "docs",
+            Derived::MaxDoc => "max_doc",
+        }
+    }
+
+    /// The derived column a key name asks for (ignoring case), if it is one.
+    pub fn named(name: &str) -> Option<Derived> {
+        Derived::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(name.trim()))
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Derived::Tokens => "tokens (the sum of the lengths)",
+            Derived::Attn => "attn (the sum of the squared lengths)",
+            Derived::Docs => "docs (the number of documents)",
+            Derived::MaxDoc => "max_doc (the longest document)",
+        }
+    }
+}
+
+/// What one step's document lengths add up to. Sums are 64-bit: a key is 32-bit, and a value
+/// too large for one is named by `value` rather than wrapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DocStats {
+    pub tokens: u64,
+    pub attn: u64,
+    pub docs: u64,
+    pub max_doc: u64,
+}
+
+impl DocStats {
+    fn add(&mut self, len: u64) -> Option<()> {
+        self.tokens = self.tokens.checked_add(len)?;
+        self.attn = self.attn.checked_add(len.checked_mul(len)?)?;
+        self.docs += 1;
+        self.max_doc = self.max_doc.max(len);
+        Some(())
+    }
+
+    pub fn get(&self, derived: Derived) -> u64 {
+        match derived {
+            Derived::Tokens => self.tokens,
+            Derived::Attn => self.attn,
+            Derived::Docs => self.docs,
+            Derived::MaxDoc => self.max_doc,
+        }
+    }
+
+    /// One derived column as a key value (32 bits, as every key), or why it does not fit.
+    pub fn value(&self, derived: Derived, raw: &[u8]) -> Result<u32, String> {
+        let value = self.get(derived);
+        u32::try_from(value).map_err(|_| {
+            format!(
+                "found {} whose {} is {value}, above the largest key value {}; expected \
+                 smaller steps, or a column '{}' of your own in coarser units (e.g. divided \
+                 by 1024), which is read instead",
+                shown_value(raw),
+                derived.what(),
+                u32::MAX,
+                derived.name()
+            )
+        })
+    }
+}
+
+/// What a `doc_lens` value must look like, for messages.
+const EXPECTED: &str = "expected document lengths: space-separated with '|' between \
+                        micro-batches (\"512 1024 300|2048\"), or a JSON list ([512, 1024, 300]) \
+                        or list of lists ([[512, 300], [2048]])";
+
+/// Parse one step's `doc_lens`: the CSV form (lengths separated by spaces, micro-batches by
+/// `|`) or the JSON form (a list of lengths, or a list of such lists). Each length is an
+/// integer of at least 1; each micro-batch holds at least one. The error is the message for
+/// the field, naming what was found and what was expected.
+pub fn parse_doc_lens(raw: &[u8]) -> Result<DocStats, String> {
+    let text = std::str::from_utf8(raw)
+        .map_err(|_| format!("found {} (not UTF-8 text), {EXPECTED}", shown_value(raw)))?
+        .trim();
+    let bad = |why: &str| format!("found {}{why}, {EXPECTED}", shown_value(raw));
+    if text.is_empty() {
+        return Err(bad(""));
+    }
+    let mut stats = DocStats::default();
+    let mut push = |digits: &str, stats: &mut DocStats| -> Result<(), String> {
+        let len: u64 = match digits.parse::<u64>() {
+            Ok(len) if len <= u64::from(u32::MAX) => len,
+            Ok(_) => return Err(bad(&format!(" (a length {digits} above {})", u32::MAX))),
+            Err(_) => return Err(bad(&format!(" ('{digits}' is not a length)"))),
+        };
+        if len == 0 {
+            return Err(bad(" (a length of 0: leave empty documents out)"));
+        }
+        stats
+            .add(len)
+            .ok_or_else(|| bad(" (its sums overflow 64 bits)"))
+    };
+    if text.starts_with('[') {
+        parse_json_form(text, &mut stats, &mut push).map_err(|why| match why {
+            JsonWhy::Length(message) => message,
+            JsonWhy::Shape(why) => bad(why),
+        })?;
+    } else {
+        for micro in text.split('|') {
+            let mut any = false;
+            for digits in micro.split_ascii_whitespace() {
+                push(digits, &mut stats)?;
+                any = true;
+            }
+            if !any {
+                return Err(bad(" (a micro-batch with no length)"));
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// Why a JSON-form value was refused: a bad length (its message made), or a bad shape.
+enum JsonWhy {
+    Length(String),
+    Shape(&'static str),
+}
+
+/// The JSON form read by hand: a list of lengths or a list of lists of lengths, nothing
+/// deeper and no mix of the two (a list of 8,192 lengths needs no tree of values).
+fn parse_json_form(
+    text: &str,
+    stats: &mut DocStats,
+    push: &mut impl FnMut(&str, &mut DocStats) -> Result<(), String>,
+) -> Result<(), JsonWhy> {
+    let bytes = text.as_bytes();
+    let mut p = 1;
+    let skip_ws = |p: &mut usize| {
+        while bytes.get(*p).is_some_and(u8::is_ascii_whitespace) {
+            *p += 1;
+        }
+    };
+    // Reads `[n, n, ...]` from the opening bracket's next byte; returns how many lengths.
+    let mut list = |p: &mut usize, stats: &mut DocStats| -> Result<usize, JsonWhy> {
+        let mut count = 0;
+        loop {
+            skip_ws(p);
+            match bytes.get(*p) {
+                Some(b']') if count == 0 => return Err(JsonWhy::Shape(" (an empty list)")),
+                Some(b'[') => return Err(JsonWhy::Shape(" (lists nested too deep or mixed)")),
+                _ => {}
+            }
+            let start = *p;
+            while bytes
+                .get(*p)
+                .is_some_and(|b| !matches!(b, b',' | b']') && !b.is_ascii_whitespace())
+            {
+                *p += 1;
+            }
+            push(&text[start..*p], stats).map_err(JsonWhy::Length)?;
+            count += 1;
+            skip_ws(p);
+            match bytes.get(*p) {
+                Some(b',') => *p += 1,
+                Some(b']') => {
+                    *p += 1;
+                    return Ok(count);
+                }
+                _ => return Err(JsonWhy::Shape(" (a list that does not close)")),
+            }
+        }
+    };
+    skip_ws(&mut p);
+    if bytes.get(p) == Some(&b'[') {
+        // A list of micro-batches.
+        loop {
+            skip_ws(&mut p);
+            if bytes.get(p) != Some(&b'[') {
+                return Err(JsonWhy::Shape(" (lists mixed with lengths)"));
+            }
+            p += 1;
+            list(&mut p, stats)?;
+            skip_ws(&mut p);
+            match bytes.get(p) {
+                Some(b',') => p += 1,
+                Some(b']') => {
+                    p += 1;
+                    break;
+                }
+                _ => return Err(JsonWhy::Shape(" (a list that does not close)")),
+            }
+        }
+    } else {
+        list(&mut p, stats)?;
+    }
+    skip_ws(&mut p);
+    if p != bytes.len() {
+        return Err(JsonWhy::Shape(" (text after the list)"));
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// Notes the readers make while resolving columns (a log's own `tokens` read instead of
+    /// the derived one, the fit `--key fit` made). A run log has no room for notes and every
+    /// place that builds one would have to change to give it one; a load runs its column
+    /// resolution on the calling thread, so [`take_notes`] after it gets them.
+    static NOTES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Record a note of this thread's load, once (the fast and the careful reader may both
+/// resolve one header).
+pub(crate) fn note(text: String) {
+    NOTES.with(|notes| {
+        let mut notes = notes.borrow_mut();
+        if !notes.contains(&text) {
+            notes.push(text);
+        }
+    });
+}
+
+/// The notes this thread's loads made since the last call, in order.
+pub fn take_notes() -> Vec<String> {
+    NOTES.with(|notes| std::mem::take(&mut *notes.borrow_mut()))
+}
+
+/// Whether a key (as `--key` gives it) names a derived column or the fit: such keys are read
+/// through [`super::load_run_noted`] so their notes are shown.
+pub fn mentions_packed(key: &[String]) -> bool {
+    key.iter()
+        .any(|k| Derived::named(k).is_some() || k.trim().eq_ignore_ascii_case(FIT_KEY))
+}
+
+/// `--key fit`: fit the first metric of the baseline on the derived columns the log was read
+/// with (least squares with an intercept), and key every row on its fitted cost, quantised
+/// (see `crate::keyfit::Quantised`). The fit is made on the baseline alone, and one key
+/// serves both configurations, as every key does.
+pub fn apply_fit(log: &mut RunLog) -> Result<(), LoadError> {
+    let Some(metric) = log.configs[0].metrics.first() else {
+        return Err(LoadError::file(
+            &log.source,
+            "--key fit fits the measured metric on the packed columns, and the log has no \
+             metric column; expected time_ms, energy_j or --metric COL (without measurements, \
+             key on attn or tokens,attn)",
+        ));
+    };
+    let dims = log.dims();
+    let columns: Vec<Vec<f64>> = (0..dims)
+        .map(|d| {
+            log.keys
+                .iter()
+                .skip(d)
+                .step_by(dims)
+                .map(|&k| f64::from(k))
+                .collect()
+        })
+        .collect();
+    let fit = crate::keyfit::fit(&columns, &metric.values);
+    let fitted = fit.predict_all(&columns);
+    let quantised = crate::keyfit::Quantised::of(&fitted);
+    let mut formula = crate::keyfit::shown_coefficient(fit.intercept);
+    let mut left_out = Vec::new();
+    for (name, c) in log.key_names.iter().zip(&fit.coefficients) {
+        match c {
+            Some(c) if *c < 0.0 => formula.push_str(&format!(
+                " - {} x {name}",
+                crate::keyfit::shown_coefficient(-c)
+            )),
+            Some(c) => formula.push_str(&format!(
+                " + {} x {name}",
+                crate::keyfit::shown_coefficient(*c)
+            )),
+            None => left_out.push(name.as_str()),
+        }
+    }
+    if !left_out.is_empty() {
+        formula.push_str(&format!(
+            " ({} left out: constant, or a sum of the others)",
+            left_out.join(", ")
+        ));
+    }
+    let unit = &metric.name;
+    note(format!(
+        "--key fit: {unit} = {formula}, fitted on the baseline, explains {:.1}% of its \
+         variance; the key is the fitted {unit} in steps of {} ({} distinct values{})",
+        100.0 * fit.r_squared,
+        crate::keyfit::shown_coefficient(quantised.step),
+        quantised.distinct,
+        if quantised.clamped > 0 {
+            format!("; {} rows fitted below 0 are keyed 0", quantised.clamped)
+        } else {
+            String::new()
+        }
+    ));
+    log.keys = quantised.keys;
+    log.key_names = vec![FIT_KEY.to_string()];
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(text: &str) -> DocStats {
+        parse_doc_lens(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn both_forms_give_the_same_sums() {
+        let want = DocStats {
+            tokens: 12 + 30 + 7 + 5,
+            attn: 144 + 900 + 49 + 25,
+            docs: 4,
+            max_doc: 30,
+        };
+        for text in [
+            "12 30 7 5",
+            "12 30|7 5",
+            " 12  30 | 7 5 ",
+            "[12, 30, 7, 5]",
+            "[[12,30],[7],[5]]",
+            "[ [12, 30] , [7, 5] ]",
+        ] {
+            assert_eq!(stats(text), want, "{text}");
+        }
+        assert_eq!(stats("2048").attn, 2048 * 2048);
+    }
+
+    #[test]
+    fn malformed_lists_say_what_was_expected() {
+        for (text, why) in [
+            ("", "found \"\", expected document lengths"),
+            ("12,30", "('12,30' is not a length)"),
+            ("12 -3", "('-3' is not a length)"),
+            ("12 x", "('x' is not a length)"),
+            ("12||5", "(a micro-batch with no length)"),
+            ("12 0 5", "(a length of 0: leave empty documents out)"),
+            ("[]", "(an empty list)"),
+            ("[12, [3]]", "(lists nested too deep or mixed)"),
+            ("[[12], 3]", "(lists mixed with lengths)"),
+            ("[[[1]]]", "(lists nested too deep or mixed)"),
+            ("[12, 3", "(a list that does not close)"),
+            ("[12] 3", "(text after the list)"),
+            ("[1.5]", "('1.5' is not a length)"),
+            ("4294967296", "(a length 4294967296 above 4294967295)"),
+        ] {
+            let err = parse_doc_lens(text.as_bytes()).unwrap_err();
+            assert!(err.contains(why), "{text:?}: {err}");
+            assert!(err.contains(EXPECTED), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_sum_of_squares_beyond_a_key_is_named() {
+        // 65,535^2 fits 32 bits, 65,536^2 does not.
+        let fits = stats("65535");
+        assert_eq!(fits.value(Derived::Attn, b"65535"), Ok(4_294_836_225));
+        let over = stats("65536");
+        assert_eq!(over.value(Derived::Tokens, b"65536"), Ok(65_536));
+        let err = over.value(Derived::Attn, b"65536").unwrap_err();
+        assert!(
+            err.starts_with(
+                "found \"65536\" whose attn (the sum of the squared lengths) is 4294967296, \
+                 above the largest key value 4294967295"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("a column 'attn' of your own"), "{err}");
+    }
+
+    #[test]
+    fn names_are_matched_ignoring_case() {
+        assert_eq!(Derived::named("ATTN"), Some(Derived::Attn));
+        assert_eq!(Derived::named("max_doc"), Some(Derived::MaxDoc));
+        assert_eq!(Derived::named("seq_len"), None);
+        assert!(mentions_packed(&["Fit".into()]));
+        assert!(mentions_packed(&["seq_len".into(), "docs".into()]));
+        assert!(!mentions_packed(&["src_len".into(), "tgt_len".into()]));
+    }
+}
