@@ -139,7 +139,7 @@ pub fn half_width_with_bias(bias: f64, sd: f64) -> f64 {
 /// relative (the half-width rises with `sd`).
 pub fn noise_sd_within(bias: f64, half: f64) -> Option<f64> {
     let bias = bias.abs();
-    if !(half > bias) {
+    if half.is_nan() || half <= bias {
         return None;
     }
     let (mut low, mut high) = (0.0, half / Z95);

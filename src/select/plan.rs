@@ -15,7 +15,7 @@ use crate::groups::KeyGroups;
 use crate::pick::SeqPoint;
 use crate::project::{project_bins, PickedBin, Projection};
 use crate::runlog::RunLog;
-use crate::stats::{half_width_pct, noise_sd_within, variance_of_half_width};
+use crate::stats::{half_width_pct, variance_of_half_width};
 
 /// What decides the number of profiled iterations per SeqPoint.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -472,30 +472,20 @@ impl<'a> ListedRows<'a> {
 }
 
 /// A first guess at the samples meeting the target, from the figures' parts at `samples`:
-/// the fewest per figure (`fewest_samples`) leaving its noise what the known bias at
-/// `samples` allows (`noise_sd_within`), the most over the figures; the caps where a figure's
-/// bias leaves no room.
+/// the fewest per figure (`fewest_samples`), the most over the figures; the caps where a
+/// figure's bias at `samples` leaves no room.
 fn guess_samples(listed: &ListedRows, samples: &[u64], caps: &[u64], target_pct: f64) -> Vec<u64> {
     let mut guess = vec![1u64; samples.len()];
     for mut parts in listed.figures(samples) {
-        let half = target_pct / 100.0 * parts.value.abs();
-        let need = noise_sd_within(parts.bias, half)
-            .and_then(|sd| {
-                parts.bias = 0.0;
-                fewest_samples(&parts, caps, sd * sd)
-            })
-            .unwrap_or_else(|| caps.to_vec());
+        parts.bias = 0.0;
+        let allowed = variance_of_half_width(target_pct / 100.0 * parts.value.abs());
+        let need = fewest_samples(&parts, caps, allowed).unwrap_or_else(|| caps.to_vec());
         for (g, n) in guess.iter_mut().zip(need) {
             *g = (*g).max(n);
         }
     }
     guess
 }
-
-/// The largest plan (iterations) the target search also builds up from one sample per
-/// SeqPoint: that start's cost grows as the square of the plan (about 4 million sample
-/// values read at this size, a few milliseconds per K).
-const SECOND_START_MAX: u64 = 2_000;
 
 /// Samples per SeqPoint bringing every figure's 95% interval within the target: every
 /// configuration's total of every metric, and every speedup, each computed as the plan's
@@ -525,18 +515,11 @@ fn samples_for_target(
         }
         samples = guess;
     }
-    // On a plan of up to `SECOND_START_MAX` iterations a second start, from one sample per
-    // SeqPoint, the cheaper kept: the guess may overshoot a bin that a sample elsewhere
-    // would have spared (small plans, where one sample is a large share, show it most). That
-    // start costs a projection per sample added, each as long as the plan, so on a large
-    // plan it would be the search's whole cost: the cliff in `--max-bins` once one bin per
-    // key can meet a tight target (110,000 samples, minutes per K).
+    // Two starts, the cheaper kept: from the guess, and from one sample per SeqPoint (the
+    // guess may overshoot a bin that a sample elsewhere would have spared).
     let from_guess = fill_and_trim(&listed, samples, &caps, target_pct)?;
-    let cost = |s: &[u64]| s.iter().sum::<u64>();
-    if cost(&from_guess) > SECOND_START_MAX {
-        return Some(from_guess);
-    }
     let from_ones = fill_and_trim(&listed, vec![1; caps.len()], &caps, target_pct)?;
+    let cost = |s: &[u64]| s.iter().sum::<u64>();
     Some(if cost(&from_ones) < cost(&from_guess) {
         from_ones
     } else {
@@ -584,31 +567,21 @@ fn fill_and_trim(
         gains[chosen.0] = None;
         worst = chosen.1;
     }
-    // Fewer samples wherever the target still holds, the most sampled bins first: one fewer
-    // tried, and where that holds, the fewest that hold found by halving (a projection per
-    // try, so a bin over-sampled by hundreds costs a few tries, not hundreds).
+    // One fewer sample wherever the target still holds, the most sampled bins first.
     loop {
         let mut order: Vec<usize> = (0..samples.len()).filter(|&b| samples[b] > 1).collect();
         order.sort_by(|&a, &b| samples[b].cmp(&samples[a]).then(a.cmp(&b)));
         let mut trimmed = false;
         for b in order {
-            samples[b] -= 1;
-            if !meets(&samples) {
-                samples[b] += 1;
-                continue;
-            }
-            trimmed = true;
-            // `holds` meets the target; below `low` nothing has been tried yet.
-            let (mut low, mut holds) = (1, samples[b]);
-            while low < holds {
-                samples[b] = low + (holds - low) / 2;
+            while samples[b] > 1 {
+                samples[b] -= 1;
                 if meets(&samples) {
-                    holds = samples[b];
+                    trimmed = true;
                 } else {
-                    low = samples[b] + 1;
+                    samples[b] += 1;
+                    break;
                 }
             }
-            samples[b] = holds;
         }
         if !trimmed {
             break;

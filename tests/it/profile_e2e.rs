@@ -91,7 +91,7 @@ fn first_epoch_slowdown_pct(steps: &BTreeMap<u64, TimedStep>) -> Option<f64> {
 fn measured_rows(path: &Path) -> Vec<(u64, usize, f64)> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("iteration,seqpoint,time_ms"));
+    assert_eq!(lines.next(), Some("iteration,seqpoint,time_ms,traced"));
     lines
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
