@@ -133,30 +133,6 @@ pub fn half_width_with_bias(bias: f64, sd: f64) -> f64 {
     high
 }
 
-/// The largest noise standard deviation `sd` whose `half_width_with_bias(bias, sd)` is within
-/// `half`: what a plan may leave to noise once these picks' known bias is spent. `None` when
-/// the bias alone fills the half-width (no number of samples meets it). Bisection to 1e-9
-/// relative (the half-width rises with `sd`).
-pub fn noise_sd_within(bias: f64, half: f64) -> Option<f64> {
-    let bias = bias.abs();
-    if half.is_nan() || half <= bias {
-        return None;
-    }
-    let (mut low, mut high) = (0.0, half / Z95);
-    for _ in 0..100 {
-        let mid = 0.5 * (low + high);
-        if half_width_with_bias(bias, mid) <= half {
-            low = mid;
-        } else {
-            high = mid;
-        }
-        if high - low <= 1e-9 * high {
-            break;
-        }
-    }
-    Some(low)
-}
-
 /// Half-width of the 95% interval of an estimate with this variance.
 pub fn half_width(variance: f64) -> f64 {
     Z95 * variance.max(0.0).sqrt()
@@ -202,22 +178,6 @@ pub fn percent_error(estimate: f64, actual: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn noise_within_a_half_width_inverts_it() {
-        assert_eq!(noise_sd_within(2.0, 2.0), None);
-        assert_eq!(noise_sd_within(-3.0, 2.0), None);
-        // No bias: the normal interval's own sd.
-        assert!((noise_sd_within(0.0, Z95).unwrap() - 1.0).abs() < 1e-8);
-        for (bias, half) in [(0.5, 1.0), (0.9, 1.0), (0.1, 3.0), (-1.0, 1.5)] {
-            let sd = noise_sd_within(bias, half).unwrap();
-            assert!(
-                (half_width_with_bias(bias, sd) - half).abs() < 1e-7 * half,
-                "{bias} {half}"
-            );
-            assert!(half_width_with_bias(bias, sd * 1.001) > half);
-        }
-    }
 
     #[test]
     fn compensated_sum_beats_naive_on_hard_input() {
