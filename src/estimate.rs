@@ -166,6 +166,59 @@ impl PickedBin {
         mean(&self.new)
     }
 
+    /// The sums the interval formulas read of this bin.
+    pub fn sums(&self) -> BinSums {
+        let ratios: Vec<f64> = self
+            .baseline
+            .iter()
+            .zip(&self.new)
+            .filter_map(|(&x, &y)| log_ratio(x, y))
+            .collect();
+        let m = mean(&ratios);
+        BinSums {
+            weight: self.weight,
+            x: self.x(),
+            y: self.y(),
+            new_count: self.new.len(),
+            ratios: RatioSpread {
+                count: ratios.len(),
+                squares: ratios.iter().map(|r| (r - m).powi(2)).sum(),
+            },
+            distinct: self.distinct,
+            key: self.key,
+            stratum: self.stratum,
+        }
+    }
+}
+
+/// One bin as the interval formulas read it: its measured values reduced to their means and
+/// the spread of their paired log ratios. `PickedBin::sums` makes it from the values; a plan's
+/// search makes it from running sums over its listed rows, so that trying a sample count
+/// costs a step per bin, not per profiled iteration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BinSums {
+    pub weight: f64,
+    /// Mean baseline value at the profiled iterations.
+    pub x: f64,
+    /// Mean new-configuration value at the profiled iterations (0 without one).
+    pub y: f64,
+    /// New-configuration values measured (0 without one).
+    pub new_count: usize,
+    pub ratios: RatioSpread,
+    pub distinct: u64,
+    pub key: KeyNoise,
+    pub stratum: usize,
+}
+
+/// The paired log ratios `ln(y / x)` of a bin's profiled iterations (those with both values
+/// positive): how many, and their squared deviations from their mean, summed.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RatioSpread {
+    pub count: usize,
+    pub squares: f64,
+}
+
+impl BinSums {
     /// `cv^2 / n (1 - n/w)`: the noise of the picked key's mean, as a share of the bin.
     fn key_mean_noise(&self, cv2: f64) -> f64 {
         let n = self.key.count.max(1) as f64;
@@ -175,9 +228,8 @@ impl PickedBin {
     /// How far the baseline's value at the picks stands from its key's mean, relatively:
     /// part of the speedup's error that the new configuration does not share.
     fn pick_offset_rel(&self) -> f64 {
-        let x = self.x();
-        if x != 0.0 && self.key.mean != 0.0 {
-            (x - self.key.mean) / x
+        if self.x != 0.0 && self.key.mean != 0.0 {
+            (self.x - self.key.mean) / self.x
         } else {
             0.0
         }
@@ -185,13 +237,16 @@ impl PickedBin {
 
     /// The relative representation error `d / x` (0 without a baseline value).
     fn offset_rel(&self) -> f64 {
-        let x = self.x();
-        if x != 0.0 {
-            self.key.offset / x
+        if self.x != 0.0 {
+            self.key.offset / self.x
         } else {
             0.0
         }
     }
+}
+
+fn sums_of(bins: &[PickedBin]) -> Vec<BinSums> {
+    bins.iter().map(PickedBin::sums).collect()
 }
 
 /// A figure's variance as `sum_b per_sample[b] / s_b + rest`, `s_b` the distinct iterations
@@ -235,7 +290,7 @@ impl VarianceParts {
     /// Welch-Satterthwaite degrees of the noise's variance, `V^2 / (N^2 / dof)` with `N` the
     /// part estimated from the new configuration's values at the bins' profiled iterations
     /// (the rest is known from the baseline).
-    fn widened_for(mut self, bins: &[PickedBin], dof: f64) -> VarianceParts {
+    fn widened_for(mut self, bins: &[BinSums], dof: f64) -> VarianceParts {
         if !dof.is_finite() {
             return self;
         }
@@ -260,7 +315,7 @@ impl VarianceParts {
         self
     }
 
-    fn estimate(&self, bins: &[PickedBin]) -> Estimate {
+    fn estimate(&self, bins: &[BinSums]) -> Estimate {
         let samples: Vec<u64> = bins.iter().map(|b| b.distinct.max(1)).collect();
         Estimate {
             value: self.value,
@@ -276,8 +331,8 @@ impl VarianceParts {
 /// key's baseline mean they rest on): they add up as a bias of these picks, not as
 /// independent draws.
 fn total_parts_with(
-    bins: &[PickedBin],
-    value: impl Fn(&PickedBin) -> f64,
+    bins: &[BinSums],
+    value: impl Fn(&BinSums) -> f64,
     noise: &NewNoise,
     carried: bool,
 ) -> VarianceParts {
@@ -308,13 +363,22 @@ fn total_parts_with(
 
 /// Variance parts of the baseline total `sum w x`.
 pub fn baseline_parts(bins: &[PickedBin]) -> VarianceParts {
-    total_parts_with(bins, PickedBin::x, &NewNoise::baseline(bins), false)
+    baseline_parts_of(&sums_of(bins))
+}
+
+/// `baseline_parts` of bins given by their sums.
+pub fn baseline_parts_of(bins: &[BinSums]) -> VarianceParts {
+    total_parts_with(bins, |b| b.x, &NewNoise::baseline(bins), false)
 }
 
 /// Variance parts of the new configuration's total `sum w y`.
 pub fn new_parts(bins: &[PickedBin]) -> VarianceParts {
-    let noise = NewNoise::of(bins);
-    total_parts_with(bins, PickedBin::y, &noise, true).widened_for(bins, noise.dof)
+    let bins = sums_of(bins);
+    new_parts_with(&bins, &NewNoise::of(&bins))
+}
+
+fn new_parts_with(bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
+    total_parts_with(bins, |b| b.y, noise, true).widened_for(bins, noise.dof)
 }
 
 /// Variance parts of the paired speedup `sum w x / sum w y` (delta method): per bin the new
@@ -323,15 +387,29 @@ pub fn new_parts(bins: &[PickedBin]) -> VarianceParts {
 /// configuration does not share it under independent noise, so it enters as its signed sum
 /// (a bias of these picks), squared.
 pub fn speedup_parts(bins: &[PickedBin]) -> VarianceParts {
+    let bins = sums_of(bins);
+    speedup_parts_with(&bins, &NewNoise::of(&bins))
+}
+
+/// The new configuration's total and the speedup (`new_parts`, `speedup_parts`) of bins given
+/// by their sums, the new configuration's noise estimated once for both.
+pub fn new_and_speedup_parts_of(bins: &[BinSums]) -> (VarianceParts, VarianceParts) {
     let noise = NewNoise::of(bins);
-    let x = compensated_sum(bins.iter().map(|b| b.weight * b.x()));
-    let y = compensated_sum(bins.iter().map(|b| b.weight * b.y()));
+    (
+        new_parts_with(bins, &noise),
+        speedup_parts_with(bins, &noise),
+    )
+}
+
+fn speedup_parts_with(bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
+    let x = compensated_sum(bins.iter().map(|b| b.weight * b.x));
+    let y = compensated_sum(bins.iter().map(|b| b.weight * b.y));
     let ratio = x / y;
     let mut per_sample = Vec::with_capacity(bins.len());
     let mut rest = 0.0;
     let mut known = 0.0;
     for (b, &c) in bins.iter().zip(&noise.cv2) {
-        let share = ratio * b.weight * b.y() / y;
+        let share = ratio * b.weight * b.y / y;
         let scale = share.powi(2);
         per_sample.push(scale * c);
         rest += scale * (b.key_mean_noise(b.key.cv.powi(2)) - c / b.weight.max(1.0));
@@ -348,7 +426,8 @@ pub fn speedup_parts(bins: &[PickedBin]) -> VarianceParts {
 
 /// The baseline total `sum w x` and its variance.
 pub fn baseline_total(bins: &[PickedBin]) -> Estimate {
-    baseline_parts(bins).estimate(bins)
+    let bins = sums_of(bins);
+    baseline_parts_of(&bins).estimate(&bins)
 }
 
 /// Squared noise of one iteration on the new configuration, per bin, and the degrees of
@@ -361,7 +440,7 @@ pub struct NewNoise {
 
 impl NewNoise {
     /// The baseline's own noise, taken as known (pooled over the log's key groups).
-    fn baseline(bins: &[PickedBin]) -> NewNoise {
+    fn baseline(bins: &[BinSums]) -> NewNoise {
         NewNoise {
             cv2: bins.iter().map(|b| b.key.cv.powi(2)).collect(),
             dof: f64::INFINITY,
@@ -377,7 +456,7 @@ impl NewNoise {
     /// may vary with length; what is left is noise, and any curvature, which only widens),
     /// fitted per stratum (a mean alone with two or three SeqPoints). With nothing to fit, the
     /// baseline's noise stands. A scaled noise carries the degrees of freedom of its fit.
-    pub fn of(bins: &[PickedBin]) -> NewNoise {
+    pub fn of(bins: &[BinSums]) -> NewNoise {
         let base = NewNoise::baseline(bins);
         let mean_base = base.cv2.iter().sum::<f64>() / base.cv2.len().max(1) as f64;
         let Some((observed, dof)) = observed_new_noise(bins) else {
@@ -402,7 +481,7 @@ impl NewNoise {
 
 /// Squared noise of one iteration on the new configuration, per bin (`NewNoise::of`).
 pub fn new_noise(bins: &[PickedBin]) -> Vec<f64> {
-    NewNoise::of(bins).cv2
+    NewNoise::of(&sums_of(bins)).cv2
 }
 
 fn log_ratio(x: f64, y: f64) -> Option<f64> {
@@ -410,21 +489,12 @@ fn log_ratio(x: f64, y: f64) -> Option<f64> {
 }
 
 /// The new configuration's observed squared noise and its degrees of freedom.
-fn observed_new_noise(bins: &[PickedBin]) -> Option<(f64, f64)> {
-    if bins.iter().all(|b| b.new.len() >= 2) {
+fn observed_new_noise(bins: &[BinSums]) -> Option<(f64, f64)> {
+    if bins.iter().all(|b| b.new_count >= 2) {
         let (mut squares, mut dof) = (0.0, 0.0);
-        for b in bins {
-            let ratios: Vec<f64> = b
-                .baseline
-                .iter()
-                .zip(&b.new)
-                .filter_map(|(&x, &y)| log_ratio(x, y))
-                .collect();
-            if ratios.len() >= 2 {
-                let m = mean(&ratios);
-                squares += ratios.iter().map(|r| (r - m).powi(2)).sum::<f64>();
-                dof += (ratios.len() - 1) as f64;
-            }
+        for b in bins.iter().filter(|b| b.ratios.count >= 2) {
+            squares += b.ratios.squares;
+            dof += (b.ratios.count - 1) as f64;
         }
         return (dof > 0.0).then(|| (squares / dof, dof));
     }
@@ -432,8 +502,8 @@ fn observed_new_noise(bins: &[PickedBin]) -> Option<(f64, f64)> {
     // noisy iteration, its key's mean much less so. Per stratum, pooled.
     let mut strata: std::collections::BTreeMap<usize, Vec<(f64, f64)>> = Default::default();
     for b in bins {
-        let x = if b.key.mean > 0.0 { b.key.mean } else { b.x() };
-        if let Some(r) = log_ratio(x, b.y()) {
+        let x = if b.key.mean > 0.0 { b.key.mean } else { b.x };
+        if let Some(r) = log_ratio(x, b.y) {
             if x.ln().is_finite() {
                 strata.entry(b.stratum).or_default().push((x.ln(), r));
             }
@@ -513,12 +583,14 @@ fn solve(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
 /// The new configuration's total `sum w y` and its variance (offsets carried over at the
 /// pick's own new/baseline ratio).
 pub fn new_total(bins: &[PickedBin]) -> Estimate {
-    new_parts(bins).estimate(bins)
+    let sums = sums_of(bins);
+    new_parts(bins).estimate(&sums)
 }
 
 /// The paired speedup `sum w x / sum w y` and its variance.
 pub fn paired_speedup(bins: &[PickedBin]) -> Estimate {
-    speedup_parts(bins).estimate(bins)
+    let sums = sums_of(bins);
+    speedup_parts(bins).estimate(&sums)
 }
 
 #[cfg(test)]
@@ -615,9 +687,9 @@ mod tests {
                 bin(1000.0, x, x / 2.0 * scatter[i], key(0.001, 0.0, 2, x))
             })
             .collect();
-        let noise = NewNoise::of(&bins);
+        let noise = NewNoise::of(&sums_of(&bins));
         assert_eq!(noise.dof, 2.0);
-        let raw = total_parts_with(&bins, PickedBin::y, &noise, true);
+        let raw = total_parts_with(&sums_of(&bins), |b| b.y, &noise, true);
         let plain: f64 = raw.per_sample.iter().sum::<f64>() + raw.rest;
         let widened = new_parts(&bins).variance(&[1; 4]);
         let ratio = (t95(2.0) / Z95).powi(2);

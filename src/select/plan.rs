@@ -10,7 +10,9 @@ use super::{
     check_options, kept_strata_rows, BinCount, Progress, SelectError, SelectOptions, Selection,
     Selectors, StrataGroups, TargetRule,
 };
-use crate::estimate::{baseline_parts, new_parts, speedup_parts, VarianceParts};
+use crate::estimate::{
+    baseline_parts_of, new_and_speedup_parts_of, BinSums, RatioSpread, VarianceParts,
+};
 use crate::groups::KeyGroups;
 use crate::pick::SeqPoint;
 use crate::project::{project_bins, PickedBin, Projection};
@@ -391,17 +393,101 @@ fn representative_caps(seqpoints: &[SeqPoint], caps: &[u64]) -> Vec<u64> {
 /// judges every figure from the very values the plan's interval will be computed from.
 /// Beyond them (a bin of one key with more iterations than it lists) the seeded draws are
 /// taken as the listed rows again, keeping their mean and their spread.
+/// Each SeqPoint's listed rows (the pick, then its alternates: the order a plan profiles them)
+/// as running sums, so that the figures at any sample counts cost a step per bin.
 struct ListedRows<'a> {
     log: &'a RunLog,
     seqpoints: &'a [SeqPoint],
-    rows: Vec<Vec<u32>>,
+    /// `[metric][bin]`: running sums over the bin's first rows, up to its cap.
+    sums: Vec<Vec<RunningSums>>,
+}
+
+/// Running sums over a bin's listed rows on one metric: entry `i` sums the first `i` rows.
+/// A plan asking more samples than the bin lists takes them round again (as `draw_rows`
+/// repeats the list), so a sum over `s` rows is whole rounds plus a first part.
+struct RunningSums {
+    baseline: Vec<f64>,
+    new: Vec<f64>,
+    /// The paired log ratios `ln(y / x)` that exist (counted exactly in an `f64`), their sum
+    /// and sum of squares.
+    ratio_count: Vec<f64>,
+    ratio: Vec<f64>,
+    ratio_squares: Vec<f64>,
+}
+
+impl RunningSums {
+    fn over(log: &RunLog, metric: usize, rows: &[u32]) -> RunningSums {
+        let value = |c: usize, r: u32| log.configs[c].metrics[metric].values[r as usize];
+        let compare = log.configs.len() > 1;
+        let mut sums = RunningSums {
+            baseline: vec![0.0],
+            new: vec![0.0],
+            ratio_count: vec![0.0],
+            ratio: vec![0.0],
+            ratio_squares: vec![0.0],
+        };
+        for &r in rows {
+            let x = value(0, r);
+            let y = if compare { value(1, r) } else { 0.0 };
+            let ratio = (compare && x > 0.0 && y > 0.0).then(|| (y / x).ln());
+            let last = |v: &Vec<f64>| *v.last().expect("starts at 0");
+            sums.baseline.push(last(&sums.baseline) + x);
+            sums.new.push(last(&sums.new) + y);
+            let count = last(&sums.ratio_count) + if ratio.is_some() { 1.0 } else { 0.0 };
+            sums.ratio_count.push(count);
+            let r = ratio.unwrap_or(0.0);
+            sums.ratio.push(last(&sums.ratio) + r);
+            sums.ratio_squares.push(last(&sums.ratio_squares) + r * r);
+        }
+        sums
+    }
+
+    /// The sum of `of` over the first `samples` rows, the list taken round again as needed.
+    fn first(&self, of: &[f64], samples: usize) -> f64 {
+        let listed = of.len() - 1;
+        let (rounds, part) = (samples / listed, samples % listed);
+        rounds as f64 * of[listed] + of[part]
+    }
+
+    /// The bin as the interval formulas read it with `samples` rows profiled.
+    fn bin(&self, sp: &SeqPoint, metric: usize, samples: u64, compare: bool) -> BinSums {
+        let s = samples.max(1) as usize;
+        let ratio_count = self.first(&self.ratio_count, s) as usize;
+        let (sum, squares) = (
+            self.first(&self.ratio, s),
+            self.first(&self.ratio_squares, s),
+        );
+        BinSums {
+            weight: sp.weight as f64,
+            x: self.first(&self.baseline, s) / s as f64,
+            y: if compare {
+                self.first(&self.new, s) / s as f64
+            } else {
+                0.0
+            },
+            new_count: if compare { s } else { 0 },
+            ratios: RatioSpread {
+                count: ratio_count,
+                squares: if ratio_count > 0 {
+                    (squares - sum * sum / ratio_count as f64).max(0.0)
+                } else {
+                    0.0
+                },
+            },
+            distinct: samples,
+            key: sp.key_noise[metric],
+            stratum: sp.stratum.unwrap_or(0),
+        }
+    }
 }
 
 impl<'a> ListedRows<'a> {
-    fn new(log: &'a RunLog, seqpoints: &'a [SeqPoint]) -> Self {
-        let rows = seqpoints
+    /// The listed rows of each SeqPoint, as many as its cap (`caps[b]`) allows.
+    fn new(log: &'a RunLog, seqpoints: &'a [SeqPoint], caps: &[u64]) -> Self {
+        let rows: Vec<Vec<u32>> = seqpoints
             .iter()
-            .map(|sp| {
+            .zip(caps)
+            .map(|(sp, &cap)| {
                 std::iter::once(sp.row as u32)
                     .chain(
                         sp.alternates
@@ -409,53 +495,38 @@ impl<'a> ListedRows<'a> {
                             .filter_map(|&it| log.iterations.row_of(it))
                             .map(|r| r as u32),
                     )
+                    .take(cap.max(1) as usize)
                     .collect()
             })
+            .collect();
+        let sums = (0..log.metric_names().len())
+            .map(|m| rows.iter().map(|r| RunningSums::over(log, m, r)).collect())
             .collect();
         ListedRows {
             log,
             seqpoints,
-            rows,
+            sums,
         }
-    }
-
-    /// The SeqPoints as the estimate takes them with `samples[b]` iterations of bin `b`.
-    fn bins(&self, metric: usize, samples: &[u64]) -> Vec<PickedBin> {
-        let configs = &self.log.configs;
-        self.seqpoints
-            .iter()
-            .zip(&self.rows)
-            .zip(samples)
-            .map(|((sp, rows), &s)| {
-                let at = |c: usize| -> Vec<f64> {
-                    let values = &configs[c].metrics[metric].values;
-                    (0..s as usize)
-                        .map(|i| values[rows[i % rows.len()] as usize])
-                        .collect()
-                };
-                PickedBin {
-                    weight: sp.weight as f64,
-                    baseline: at(0),
-                    new: if configs.len() > 1 { at(1) } else { Vec::new() },
-                    distinct: s,
-                    key: sp.key_noise[metric],
-                    stratum: sp.stratum.unwrap_or(0),
-                }
-            })
-            .collect()
     }
 
     /// Every figure's variance parts at `samples`: each configuration's total of each metric,
     /// and each speedup, with the values of those samples (so their bias is the one at
     /// `samples`).
     fn figures(&self, samples: &[u64]) -> Vec<VarianceParts> {
+        let compare = self.log.configs.len() > 1;
         let mut figures = Vec::new();
-        for m in 0..self.log.metric_names().len() {
-            let bins = self.bins(m, samples);
-            figures.push(baseline_parts(&bins));
-            if self.log.configs.len() > 1 {
-                figures.push(new_parts(&bins));
-                figures.push(speedup_parts(&bins));
+        for (m, sums) in self.sums.iter().enumerate() {
+            let bins: Vec<BinSums> = sums
+                .iter()
+                .zip(self.seqpoints)
+                .zip(samples)
+                .map(|((sums, sp), &s)| sums.bin(sp, m, s, compare))
+                .collect();
+            figures.push(baseline_parts_of(&bins));
+            if compare {
+                let (new, speedup) = new_and_speedup_parts_of(&bins);
+                figures.push(new);
+                figures.push(speedup);
             }
         }
         figures
@@ -501,9 +572,10 @@ fn samples_for_target(
     seqpoints: &[SeqPoint],
     caps: &[u64],
     target_pct: f64,
+    search: TargetSearch,
 ) -> Option<Vec<u64>> {
-    let listed = ListedRows::new(log, seqpoints);
     let caps: Vec<u64> = caps.iter().map(|&c| c.max(1)).collect();
+    let listed = ListedRows::new(log, seqpoints, &caps);
     let mut samples = vec![1u64; seqpoints.len()];
     for _ in 0..3 {
         if within_target(listed.worst_pct(&samples), target_pct) {
@@ -516,15 +588,29 @@ fn samples_for_target(
         samples = guess;
     }
     // Two starts, the cheaper kept: from the guess, and from one sample per SeqPoint (the
-    // guess may overshoot a bin that a sample elsewhere would have spared).
-    let from_guess = fill_and_trim(&listed, samples, &caps, target_pct)?;
-    let from_ones = fill_and_trim(&listed, vec![1; caps.len()], &caps, target_pct)?;
+    // guess may overshoot a bin that a sample elsewhere would have spared). The second adds
+    // one sample at a time, a projection each: only for plans up to `FROM_ONES_LIMIT`.
     let cost = |s: &[u64]| s.iter().sum::<u64>();
-    Some(if cost(&from_ones) < cost(&from_guess) {
-        from_ones
-    } else {
-        from_guess
-    })
+    let from_guess = fill_and_trim(&listed, samples, &caps, target_pct)?;
+    let mut samples = from_guess;
+    if cost(&samples) <= FROM_ONES_LIMIT {
+        let from_ones = fill_and_trim(&listed, vec![1; caps.len()], &caps, target_pct);
+        if let Some(from_ones) = from_ones.filter(|s| cost(s) < cost(&samples)) {
+            samples = from_ones;
+        }
+    }
+    if search == TargetSearch::Polished {
+        polish(&listed, &mut samples, &caps, target_pct);
+    }
+    Some(samples)
+}
+
+/// How hard `samples_for_target` looks: the greedy fill and trim (the cost of every K in the
+/// cheapest plan's search), or that polished by `polish` (the Ks that may win, and the plan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TargetSearch {
+    Greedy,
+    Polished,
 }
 
 /// From `samples`, one more sample where it narrows the widest figure most until the target
@@ -536,7 +622,6 @@ fn fill_and_trim(
     caps: &[u64],
     target_pct: f64,
 ) -> Option<Vec<u64>> {
-    let meets = |samples: &[u64]| within_target(listed.worst_pct(samples), target_pct);
     // One more sample where it narrows the widest figure most. Lazily: each bin's gain is
     // kept from when it was last computed, and only the best-looking bin is computed again
     // (its gain still leading, it is taken), as every step changes all gains but little.
@@ -567,28 +652,84 @@ fn fill_and_trim(
         gains[chosen.0] = None;
         worst = chosen.1;
     }
-    // One fewer sample wherever the target still holds, the most sampled bins first.
+    Some(trim(listed, samples, None, target_pct))
+}
+
+/// One fewer sample wherever the target still holds, the most sampled bins first, until no
+/// single sample can go. A bin goes down past one miss: the bias is not monotone, so two
+/// fewer may meet where one fewer misses.
+/// Bin `kept`, when given, keeps its samples.
+fn trim(
+    listed: &ListedRows,
+    mut samples: Vec<u64>,
+    kept: Option<usize>,
+    target_pct: f64,
+) -> Vec<u64> {
+    let meets = |samples: &[u64]| within_target(listed.worst_pct(samples), target_pct);
     loop {
-        let mut order: Vec<usize> = (0..samples.len()).filter(|&b| samples[b] > 1).collect();
+        let mut order: Vec<usize> = (0..samples.len())
+            .filter(|&b| samples[b] > 1 && Some(b) != kept)
+            .collect();
         order.sort_by(|&a, &b| samples[b].cmp(&samples[a]).then(a.cmp(&b)));
         let mut trimmed = false;
         for b in order {
-            while samples[b] > 1 {
-                samples[b] -= 1;
+            // Down from one fewer, the lowest that meets kept, until two in a row miss.
+            let had = samples[b];
+            let (mut fewest, mut misses) = (had, 0);
+            for m in (1..had).rev() {
+                samples[b] = m;
                 if meets(&samples) {
-                    trimmed = true;
+                    (fewest, misses) = (m, 0);
                 } else {
-                    samples[b] += 1;
-                    break;
+                    misses += 1;
+                    if misses == 2 {
+                        break;
+                    }
                 }
             }
+            samples[b] = fewest;
+            trimmed |= fewest < had;
         }
         if !trimmed {
-            break;
+            return samples;
         }
     }
-    Some(samples)
 }
+
+/// The plans a greedy fill and trim cannot reach (one more sample in one bin letting several
+/// go in others), found by trying each: one more sample in a bin, then the trim; kept when it
+/// costs less, until no bin gives a cheaper plan. Each round costs about `K` trims, so it is
+/// tried only while `K` times the plan's size stays within `POLISH_WORK` projections.
+fn polish(listed: &ListedRows, samples: &mut Vec<u64>, caps: &[u64], target_pct: f64) {
+    let cost = |s: &[u64]| s.iter().sum::<u64>();
+    while (samples.len() as u64) * cost(samples) <= POLISH_WORK {
+        let cheaper = (0..samples.len())
+            .filter(|&b| samples[b] < caps[b])
+            .find_map(|b| {
+                let mut more = samples.clone();
+                more[b] += 1;
+                let trimmed = trim(listed, more, Some(b), target_pct);
+                (cost(&trimmed) < cost(samples)).then_some(trimmed)
+            });
+        match cheaper {
+            Some(found) => *samples = found,
+            None => return,
+        }
+    }
+}
+
+/// The most projections (bins times planned iterations) a plan's polish may cost per round.
+const POLISH_WORK: u64 = 20_000;
+
+/// The largest plan (iterations) the target search also builds up from one sample per
+/// SeqPoint: that start costs a projection per sample, so on plans of tens of thousands of
+/// iterations (a 0.01% target on a large run) it would take minutes for the last few samples.
+const FROM_ONES_LIMIT: u64 = 5_000;
+
+/// How many Ks, the cheapest by their greedy cost, the cheapest plan's search polishes. On
+/// the bundled speech pair the polish takes the plan from 89 iterations to 82, found among
+/// the four cheapest; it costs about a tenth of a second per K there.
+const POLISHED_KS: usize = 6;
 
 /// The plan for a selection under `rule`. Budgets are allocated on the first metric of the
 /// baseline (the one the pick uses); a target must hold for every configuration and metric.
@@ -639,7 +780,7 @@ fn plan_bins(
         PlanRule::Target(t) => {
             let caps = representative_caps(seqpoints, &caps);
             // No plan can meet it at this K: profile every candidate, and say it is not met.
-            samples_for_target(log, seqpoints, &caps, t).unwrap_or(caps)
+            samples_for_target(log, seqpoints, &caps, t, TargetSearch::Polished).unwrap_or(caps)
         }
     };
     let bins: Vec<PlannedBin> = candidates
@@ -781,31 +922,50 @@ pub fn cheapest_plan_with_progress(
         return Ok(None);
     };
     let largest = options.max_bins.max(1).min(strata.largest());
-    // Each K's cost on every core, folded in K order: the first K of the least cost wins.
-    let cost_at = |k: usize| -> Result<Option<u64>, SelectError> {
+    // Each K's greedy cost on every core; then the `POLISHED_KS` cheapest of them polished
+    // (the polish lowers a cost by a few samples and costs too much for every K): the first K
+    // of the least polished cost wins.
+    let cost_at = |k: usize, search: TargetSearch| -> Result<Option<u64>, SelectError> {
         let seqpoints = selectors.seqpoints(k)?;
         let caps: Vec<u64> = seqpoints
             .iter()
             .map(|sp| cap_of(&strata.groups[sp.stratum.unwrap_or(0)], sp, options.warmup))
             .collect();
         let caps = representative_caps(&seqpoints, &caps);
-        Ok(samples_for_target(log, &seqpoints, &caps, target_pct).map(|s| s.iter().sum()))
+        let samples = samples_for_target(log, &seqpoints, &caps, target_pct, search);
+        Ok(samples.map(|s| s.iter().sum()))
     };
+    let mut greedy: Vec<Option<u64>> = Vec::with_capacity(largest);
+    let finished = selectors.visit_in_order(
+        largest,
+        |i| cost_at(i + 1, TargetSearch::Greedy),
+        &mut |cost: Option<u64>| {
+            greedy.push(cost);
+            progress(greedy.len(), largest)
+        },
+    )?;
+    if !finished {
+        return Ok(None);
+    }
+    let mut near: Vec<usize> = (1..=largest).filter(|&k| greedy[k - 1].is_some()).collect();
+    near.sort_by_key(|&k| (greedy[k - 1], k));
+    near.truncate(POLISHED_KS);
+    near.sort_unstable();
     let mut best: Option<(u64, usize)> = None;
-    let mut k = 0;
-    let finished =
-        selectors.visit_in_order(largest, |i| cost_at(i + 1), &mut |cost: Option<u64>| {
-            k += 1;
+    let mut at = near.iter();
+    selectors.visit_in_order(
+        near.len(),
+        |i| cost_at(near[i], TargetSearch::Polished),
+        &mut |cost: Option<u64>| {
+            let k = *at.next().expect("one cost per K");
             if let Some(cost) = cost {
                 if best.is_none_or(|(c, _)| cost < c) {
                     best = Some((cost, k));
                 }
             }
-            progress(k, largest)
-        })?;
-    if !finished {
-        return Ok(None);
-    }
+            ControlFlow::Continue(())
+        },
+    )?;
     // No K can meet it: the largest K, whose plan then says it is not met.
     let k = best.map_or(largest, |(_, k)| k);
     let fixed = SelectOptions {
@@ -1111,7 +1271,10 @@ mod tests {
                 .map(|(sp, rows)| extra_candidates(rows, sp, options.warmup).len() as u64 + 1)
                 .collect();
             let caps = representative_caps(&selection.seqpoints, &caps);
-            if let Some(samples) = samples_for_target(log, &selection.seqpoints, &caps, target) {
+            let search = TargetSearch::Polished;
+            if let Some(samples) =
+                samples_for_target(log, &selection.seqpoints, &caps, target, search)
+            {
                 let cost = samples.iter().sum();
                 if best.is_none_or(|(c, _)| cost < c) {
                     best = Some((cost, k));
