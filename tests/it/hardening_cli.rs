@@ -39,16 +39,20 @@ fn fails(dir: &Path, args: &[&str], message: &str) {
 #[test]
 fn a_closed_pipe_ends_quietly_by_sigpipe() {
     for args in [&["select"][..], &["select", "--format", "csv"], &["man"]] {
+        // The reader is closed before the child starts: with `Stdio::piped()` a small output
+        // could land in the pipe's buffer before the parent dropped its end, and the child
+        // would exit 0 on a loaded machine.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
         let mut child = Command::new(env!("CARGO_BIN_EXE_seqpoint"))
             .args(args)
             // A slow (unoptimised, shared-core) build may pass two seconds and write its
             // progress status line: that is not the pipe's doing, and not what is checked here.
             .env("SEQPOINT_STATUS_AFTER_MS", "600000")
-            .stdout(Stdio::piped())
+            .stdout(Stdio::from(writer))
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        drop(child.stdout.take());
         let mut stderr = String::new();
         child
             .stderr
