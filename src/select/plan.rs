@@ -360,15 +360,66 @@ pub fn fewest_samples(parts: &VarianceParts, caps: &[u64], allowed: f64) -> Opti
         .zip(&full)
         .map(|(r, &cap)| ((r * sum / room - 1e-9).ceil().max(1.0) as u64).min(cap))
         .collect();
-    // Caps may leave the sum short: add one where it removes the most, until it holds.
-    while parts.variance(&samples) > allowed * (1.0 + 1e-9) {
-        let gain = |b: usize| parts.per_sample[b] / (samples[b] * (samples[b] + 1)) as f64;
-        let next = (0..samples.len())
-            .filter(|&b| samples[b] < full[b])
-            .max_by(|&a, &b| gain(a).total_cmp(&gain(b)).then(b.cmp(&a)))?;
-        samples[next] += 1;
+    add_where_it_removes_most(parts, &mut samples, &full, allowed).then_some(samples)
+}
+
+/// Caps may leave `fewest_samples`' first answer short: one more sample where it removes
+/// the most variance, until the variance holds. Where caps bind this is tens of thousands of
+/// samples (a fine target over a large run), so the gains wait in a heap and the variance is
+/// kept as a running sum, computed whole only near the limit (so the answer is the one a
+/// whole computation at every step would give; with a bias, which is not a sum, always).
+/// False when every bin is full first.
+fn add_where_it_removes_most(
+    parts: &VarianceParts,
+    samples: &mut [u64],
+    full: &[u64],
+    allowed: f64,
+) -> bool {
+    let limit = allowed * (1.0 + 1e-9);
+    let gain = |b: usize, s: u64| parts.per_sample[b] / (s * (s + 1)) as f64;
+    // Highest gain first; among equal gains the lowest bin.
+    let mut heap: std::collections::BinaryHeap<(OrderedGain, std::cmp::Reverse<usize>)> = (0
+        ..samples.len())
+        .filter(|&b| samples[b] < full[b])
+        .map(|b| (OrderedGain(gain(b, samples[b])), std::cmp::Reverse(b)))
+        .collect();
+    let mut running = parts.variance(samples);
+    loop {
+        let near = (running - limit).abs() <= 1e-6 * limit;
+        if parts.bias != 0.0 || near {
+            // Near the limit the running sum's rounding could decide: the whole sum does.
+            running = parts.variance(samples);
+        }
+        if running <= limit {
+            return true;
+        }
+        let Some((OrderedGain(g), std::cmp::Reverse(b))) = heap.pop() else {
+            return false;
+        };
+        samples[b] += 1;
+        running -= g;
+        if samples[b] < full[b] {
+            heap.push((OrderedGain(gain(b, samples[b])), std::cmp::Reverse(b)));
+        }
     }
-    Some(samples)
+}
+
+/// An `f64` gain ordered by `total_cmp`, for the heap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct OrderedGain(f64);
+
+impl Eq for OrderedGain {}
+
+impl PartialOrd for OrderedGain {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrderedGain {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
 }
 
 /// A target's plan profiles a SeqPoint's own iteration and its alternates only: the interval
@@ -1041,6 +1092,84 @@ mod tests {
         assert_eq!(fewest_samples(&parts, &[1, 9], 4.5), Some(vec![1, 2]));
         let stuck = VarianceParts { rest: 3.5, ..parts };
         assert_eq!(fewest_samples(&stuck, &[9, 9], 3.0), None);
+    }
+
+    proptest::proptest! {
+        /// Against every plan of up to three bins within their caps: `fewest_samples` finds a
+        /// plan exactly when one exists, its plan holds the variance, and it costs at most one
+        /// sample per bin more than the cheapest (the continuous optimum rounded up).
+        #[test]
+        fn fewest_samples_against_every_plan(
+            per_sample in proptest::collection::vec(0.0f64..50.0, 1..=3),
+            caps in proptest::collection::vec(1u64..=12, 3),
+            rest in 0.0f64..2.0,
+            allowed in 0.5f64..20.0,
+        ) {
+            let k = per_sample.len();
+            let caps = &caps[..k];
+            let parts = VarianceParts { value: 1.0, per_sample, rest, bias: 0.0 };
+            let holds = |s: &[u64]| parts.variance(s) <= allowed * (1.0 + 1e-9);
+            let mut cheapest: Option<u64> = None;
+            let mut plan = vec![1u64; k];
+            loop {
+                if holds(&plan) {
+                    let cost = plan.iter().sum::<u64>();
+                    cheapest = Some(cheapest.map_or(cost, |c| c.min(cost)));
+                }
+                // The next plan in counting order, each bin 1..=cap.
+                let Some(b) = (0..k).find(|&b| plan[b] < caps[b]) else { break };
+                plan[b] += 1;
+                plan[..b].iter_mut().for_each(|s| *s = 1);
+            }
+            let found = fewest_samples(&parts, caps, allowed);
+            proptest::prop_assert_eq!(found.is_some(), cheapest.is_some());
+            if let (Some(found), Some(cheapest)) = (found, cheapest) {
+                proptest::prop_assert!(holds(&found));
+                proptest::prop_assert!(found.iter().zip(caps).all(|(&s, &c)| (1..=c).contains(&s)));
+                let cost = found.iter().sum::<u64>();
+                proptest::prop_assert!(cost <= cheapest + k as u64, "{cost} vs {cheapest}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The heap and running sum give what one whole computation per added sample gives.
+        #[test]
+        fn adding_by_heap_is_adding_one_at_a_time(
+            bins in proptest::collection::vec((0.0f64..50.0, 1u64..500, 1u64..20), 1..40),
+            rest in 0.0f64..0.5,
+            allowed in 0.05f64..5.0,
+        ) {
+            let parts = VarianceParts {
+                value: 1.0,
+                per_sample: bins.iter().map(|b| b.0).collect(),
+                rest,
+                bias: 0.0,
+            };
+            let full: Vec<u64> = bins.iter().map(|b| b.1).collect();
+            let start: Vec<u64> = bins.iter().map(|b| b.2.min(b.1)).collect();
+            let mut by_heap = start.clone();
+            let heap_holds = add_where_it_removes_most(&parts, &mut by_heap, &full, allowed);
+            let mut one_at_a_time = start;
+            let mut holds = true;
+            while parts.variance(&one_at_a_time) > allowed * (1.0 + 1e-9) {
+                let gain = |b: usize| {
+                    parts.per_sample[b] / (one_at_a_time[b] * (one_at_a_time[b] + 1)) as f64
+                };
+                let next = (0..full.len())
+                    .filter(|&b| one_at_a_time[b] < full[b])
+                    .max_by(|&a, &b| gain(a).total_cmp(&gain(b)).then(b.cmp(&a)));
+                match next {
+                    Some(b) => one_at_a_time[b] += 1,
+                    None => {
+                        holds = false;
+                        break;
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(heap_holds, holds);
+            proptest::prop_assert_eq!(by_heap, one_at_a_time);
+        }
     }
 
     #[test]

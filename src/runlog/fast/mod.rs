@@ -105,6 +105,9 @@ fn read_head(
 ) -> Option<(Parser, ColumnPlan, usize)> {
     let line_end = match memchr::memchr(b'\n', head) {
         Some(i) => i,
+        // An input without `\n` whose lines end by a lone `\r` (old Mac line ends): the
+        // careful reader splits those lines (`parse::lines`), this reader does not.
+        None if whole && memchr::memchr(b'\r', head).is_some() => return None,
         None if whole => head.len(),
         None => return None,
     };

@@ -465,3 +465,20 @@ impl<'a, I: Iterator<Item = &'a u8>> LastCommaInLine for I {
         line.iter().rposition(|&b| b == b',').unwrap()
     }
 }
+
+#[test]
+fn a_lone_carriage_return_in_an_input_without_newlines_ends_a_line() {
+    // Old Mac line ends: with no `\n` anywhere, the careful reader splits at `\r`, so a `\r`
+    // where JSON allows white space cuts this one-row log mid-object. The fast reader must
+    // leave it to the careful one, not read the object across it.
+    let bytes = b"{\"time_ms\": \"0.00\",\"energy_j\"\r: 8.5,\"iteration\": 0,\"src_len\": 100}";
+    let options = LoadOptions {
+        key: vec!["src_len".into()],
+        ..LoadOptions::default()
+    };
+    let expected = careful(bytes, InputFormat::Jsonl, &options).map_err(|e| e.to_string());
+    assert!(expected.is_err(), "{expected:?}");
+    let got = load_bytes("t", bytes, InputFormat::Jsonl, &options).map_err(|e| e.to_string());
+    assert_eq!(got, expected);
+    assert!(fast(bytes, InputFormat::Jsonl, &options, Tuning::default()).is_none());
+}
