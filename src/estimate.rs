@@ -499,17 +499,29 @@ fn observed_new_noise(bins: &[BinSums]) -> Option<(f64, f64)> {
         return (dof > 0.0).then(|| (squares / dof, dof));
     }
     // Against the picked key's baseline mean, not the pick's own value: the pick is one
-    // noisy iteration, its key's mean much less so. Per stratum, pooled.
-    let mut strata: std::collections::BTreeMap<usize, Vec<(f64, f64)>> = Default::default();
+    // noisy iteration, its key's mean much less so. Per stratum, pooled. A bin measured
+    // `s` times gives the mean of `s` ratios, whose residual is `s` times quieter: it
+    // counts `s` times (weighted least squares), so that more samples in some bins never
+    // make the noise of one iteration look smaller. Those bins' spread within (about their
+    // own mean) joins the pool with its degrees of freedom.
+    let mut strata: std::collections::BTreeMap<usize, Vec<(f64, f64, f64)>> = Default::default();
+    let (mut squares, mut dof) = (0.0, 0.0);
     for b in bins {
         let x = if b.key.mean > 0.0 { b.key.mean } else { b.x };
         if let Some(r) = log_ratio(x, b.y) {
             if x.ln().is_finite() {
-                strata.entry(b.stratum).or_default().push((x.ln(), r));
+                let weight = b.new_count.max(1) as f64;
+                strata
+                    .entry(b.stratum)
+                    .or_default()
+                    .push((x.ln(), r, weight));
             }
         }
+        if b.ratios.count >= 2 {
+            squares += b.ratios.squares;
+            dof += (b.ratios.count - 1) as f64;
+        }
     }
-    let (mut squares, mut dof) = (0.0, 0.0);
     for points in strata.values().filter(|p| p.len() >= 2) {
         // The stratum's mean ratio, a straight line in ln x from four SeqPoints, a parabola
         // from seven (a speedup that varies with length bends in ln x); what is left is noise.
@@ -525,34 +537,36 @@ fn observed_new_noise(bins: &[BinSums]) -> Option<(f64, f64)> {
     (dof > 0.0).then(|| (squares / dof, dof))
 }
 
-/// Residual variance of a least-squares polynomial of `degree` (0 to 2) through `points`.
-fn residual_variance(points: &[(f64, f64)], degree: usize) -> f64 {
+/// Residual variance (per unit weight) of a weighted least-squares polynomial of `degree`
+/// (0 to 2) through `points` `(x, y, weight)`: a point of weight `w` has variance `v / w`.
+fn residual_variance(points: &[(f64, f64, f64)], degree: usize) -> f64 {
     let n = points.len() as f64;
-    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let total_weight: f64 = points.iter().map(|p| p.2).sum();
+    let mx = points.iter().map(|p| p.2 * p.0).sum::<f64>() / total_weight;
     // Centred powers of x as the regressors; solve the normal equations (at most 3x3).
     let columns = degree + 1;
     let row = |x: f64| -> Vec<f64> { (0..columns).map(|d| (x - mx).powi(d as i32)).collect() };
     let mut a = vec![vec![0.0; columns + 1]; columns];
-    for &(x, y) in points {
+    for &(x, y, w) in points {
         let r = row(x);
         for i in 0..columns {
             for j in 0..columns {
-                a[i][j] += r[i] * r[j];
+                a[i][j] += w * r[i] * r[j];
             }
-            a[i][columns] += r[i] * y;
+            a[i][columns] += w * r[i] * y;
         }
     }
     let coefficients = solve(a).unwrap_or_else(|| {
-        let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+        let my = points.iter().map(|p| p.2 * p.1).sum::<f64>() / total_weight;
         let mut c = vec![0.0; columns];
         c[0] = my;
         c
     });
     let residual: f64 = points
         .iter()
-        .map(|&(x, y)| {
+        .map(|&(x, y, w)| {
             let fit: f64 = row(x).iter().zip(&coefficients).map(|(r, c)| r * c).sum();
-            (y - fit).powi(2)
+            w * (y - fit).powi(2)
         })
         .sum();
     residual / (n - columns as f64).max(1.0)
@@ -742,13 +756,24 @@ mod tests {
     #[test]
     fn a_speedup_that_varies_smoothly_with_length_is_not_taken_for_noise() {
         // y / x follows a parabola in ln x exactly: the residual variance is 0.
-        let points: Vec<(f64, f64)> = (1..=9)
+        let points: Vec<(f64, f64, f64)> = (1..=9)
             .map(|i| {
                 let lx = f64::from(i);
-                (lx, 0.3 + 0.1 * lx - 0.02 * lx * lx)
+                (lx, 0.3 + 0.1 * lx - 0.02 * lx * lx, 1.0)
             })
             .collect();
         assert!(residual_variance(&points, 2) < 1e-20);
         assert!(residual_variance(&points, 1) > 1e-4);
+    }
+
+    #[test]
+    fn a_mean_of_several_samples_counts_as_many_in_the_residual() {
+        // One ratio at 0, a mean of three at 1: the weighted mean is 0.75, the residual per
+        // unit weight 1 (0.75)^2 + 3 (0.25)^2 = 0.75 over one degree of freedom. Unweighted it
+        // would be 0.5: more samples in a bin made one iteration's noise look smaller.
+        let points = [(0.0, 0.0, 1.0), (0.0, 1.0, 3.0)];
+        assert!((residual_variance(&points, 0) - 0.75).abs() < 1e-12);
+        let unweighted = [(0.0, 0.0, 1.0), (0.0, 1.0, 1.0)];
+        assert!((residual_variance(&unweighted, 0) - 0.5).abs() < 1e-12);
     }
 }

@@ -40,20 +40,28 @@ fn speedup_errors(selection: &Selection) -> Vec<f64> {
         .collect()
 }
 
+/// Speedup 95% half-widths (percent) of time and energy as `select` reports them.
+fn speedup_half_widths(selection: &Selection) -> Vec<f64> {
+    selection
+        .projection
+        .speedups
+        .iter()
+        .map(|s| s.half_width_pct)
+        .collect()
+}
+
 #[test]
 fn at_the_same_budget_sl_only_misses_the_speedup_and_strata_meet_it() {
     // 40 SeqPoints either way: 40 bins over the whole run, or 4 bins in each of 10 epochs.
-    // Each seed is one draw of the design, so each error is one random draw: over 200 seeds
-    // (400 errors each way) the per-epoch errors had mean 0.51%, sd 0.35%, largest 1.90%, and
-    // exceeded 1% on a metric in 20% of the seeds (12 of seeds 1-60, none of 1-5); SL-only
-    // errors had mean 8.84%, sd 1.97%, smallest 2.95%. So the claims are held where the rates
-    // are designed: per seed and metric, per-epoch under half of SL-only (the ratio's largest
-    // was 0.30, mean 0.06, sd 0.05: 9 sd below 0.5), and over 10 seeds (20 errors) the mean
-    // per-epoch error within the 1% target and the mean SL-only error beyond it. The mean of
-    // 10 errors (5 seeds) had sd 0.133% over 60 disjoint groups (time and energy correlate
-    // 0.35), only 3.7 sd below 1%; of 20, about 0.094%: 5.3 sd, below 10^-7 per draw of the
-    // seeds. SL-only's mean lies over 10 sd above. Strata that did not help (per-epoch
-    // errors like SL-only's) fail all three.
+    // SL-only picks sit anywhere in the run, so the drift is noise to them: unbiased, but
+    // wide. Over seeds 1-60 (120 speedups each way): SL-only half-widths 4.47-7.45% (mean
+    // 6.08%), errors mean 2.50% (sd 1.83%), 114/120 inside; per epoch half-widths 0.55-1.65%,
+    // errors mean 0.33% (sd 0.28%), 117/120 inside. The claims, at their designed rates:
+    // per seed and metric, SL-only's half-width beyond the target and the per-epoch one under
+    // half of it (the ratio's largest 0.33, mean 0.18, sd 0.05: 6.5 sd below 0.5); over the
+    // 20 errors of seeds 1-10, the per-epoch mean within the target (its sd 0.063%: 10 sd)
+    // and SL-only's mean over twice it (4.3 sd: below 1e-4 per draw of the seeds). Strata
+    // that did not help (per-epoch figures like SL-only's) fail all of them.
     let (mut sl_errors, mut st_errors) = (Vec::new(), Vec::new());
     for seed in 1..=10 {
         let log = pair(seed).load(&LoadOptions::default()).unwrap();
@@ -64,10 +72,12 @@ fn at_the_same_budget_sl_only_misses_the_speedup_and_strata_meet_it() {
         assert_eq!(strata.bins(), 40);
         let (sl, st) = (speedup_errors(&sl_only), speedup_errors(&strata));
         assert_eq!((sl.len(), st.len()), (2, 2), "time and energy speedups");
-        for (s, t) in sl.iter().zip(&st) {
+        let (sl_hw, st_hw) = (speedup_half_widths(&sl_only), speedup_half_widths(&strata));
+        for (s, t) in sl_hw.iter().zip(&st_hw) {
+            assert!(*s > TARGET, "seed {seed}: SL-only half-widths {sl_hw:?}");
             assert!(
                 *t < 0.5 * s,
-                "seed {seed}: per-epoch speedup errors {st:?} against SL-only {sl:?}"
+                "seed {seed}: per-epoch speedup half-widths {st_hw:?} against SL-only {sl_hw:?}"
             );
         }
         sl_errors.extend(sl);
@@ -75,12 +85,12 @@ fn at_the_same_budget_sl_only_misses_the_speedup_and_strata_meet_it() {
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     assert!(
-        mean(&sl_errors) > TARGET,
-        "SL-only speedup errors {sl_errors:?} should exceed {TARGET}% on average"
-    );
-    assert!(
         mean(&st_errors) <= TARGET,
         "per-epoch speedup errors {st_errors:?} should be within {TARGET}% on average"
+    );
+    assert!(
+        mean(&sl_errors) > 2.0 * mean(&st_errors),
+        "SL-only speedup errors {sl_errors:?} should be over twice the per-epoch {st_errors:?}"
     );
 }
 
@@ -253,11 +263,11 @@ fn through_the_cli_report_warns_and_strata_fix_the_speedup() {
     let common = ["select", &base, "--compare", &new, "--format", "json"];
     let sl_only = json_output(&[&common[..], &["--bins", "40"]].concat());
     let strata = json_output(&[&common[..], &["--strata", "epoch", "--bins", "4"]].concat());
-    assert!(sl_only["speedups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|s| s["error_pct"].as_f64().unwrap() > TARGET));
+    // SL-only's interval sees the drift as noise: wider than the target (see above).
+    assert!(sl_only["speedups"].as_array().unwrap().iter().all(|s| {
+        let [lo, hi] = [0, 1].map(|i| s["interval"][i].as_f64().unwrap());
+        (hi - lo) / 2.0 > TARGET / 100.0 * s["projected"].as_f64().unwrap()
+    }));
     assert!(cli_speedup_error(&strata) <= TARGET);
     // Every SeqPoint carries its stratum, and the epoch it comes from is that stratum.
     let points = strata["seqpoints"].as_array().unwrap();
