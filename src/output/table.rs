@@ -285,7 +285,7 @@ pub fn selection_table_planned(
     if let Some(verdict) = plan.and_then(|p| plan_verdict(log, selection, p)) {
         out.push_str(&verdict);
         if let Some((PlanRule::Target(t), Some(true))) = plan.map(|p| (p.rule, p.met)) {
-            out.push_str(&target_scope(log, t));
+            out.push_str(&target_scope(log, selection, t));
         }
     }
     if let Some(target) = &selection.target {
@@ -303,7 +303,7 @@ pub fn selection_table_planned(
                 only_binning(selection)
             ));
             out.push_str(&luck_note(projection));
-            out.push_str(&target_scope(log, target.target_pct));
+            out.push_str(&target_scope(log, selection, target.target_pct));
         } else {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
@@ -521,14 +521,19 @@ fn only_binning(selection: &Selection) -> &'static str {
     }
 }
 
-/// A note when the measured error sits far below its interval: it was likely luck.
 /// What a met target covers, and how the user confirms the rest: with `--compare` both
 /// configurations' figures were judged on their logged values; otherwise the new
 /// configuration is not measured yet (and with a lengths-only log, neither is the baseline),
 /// so the plan stands on an assumption about its noise, which `project --target-error`
 /// replaces by the measured noise.
-fn target_scope(log: &RunLog, target_pct: f64) -> String {
+fn target_scope(log: &RunLog, selection: &Selection, target_pct: f64) -> String {
     let t = setting(target_pct);
+    // A timed log whose keys show no noise is planned as exact (a simulator's counts are);
+    // no noise is assumed for it, so the line must not say one is.
+    let shows_noise = selection
+        .seqpoints
+        .iter()
+        .any(|sp| sp.key_noise.iter().any(|k| k.logged_cv > 0.0));
     if log.compare().is_some() {
         String::new()
     } else if log.proxy.is_some() {
@@ -539,18 +544,26 @@ fn target_scope(log: &RunLog, target_pct: f64) -> String {
              BASE.csv --target-error {t}` confirms the target or lists the iterations to add\n",
             100.0 * crate::estimate::ASSUMED_PROXY_CV
         )
+    } else if shows_noise {
+        format!(
+            "covers: the baseline, which the log holds whole; for the new configuration the plan \
+             assumes its noise is the baseline's: once measured, `seqpoint project \
+             SEQPOINTS.json MEASURED.csv --target-error {t}` confirms the target on the new \
+             total and the speedup or lists the iterations to add\n"
+        )
     } else {
         format!(
             "covers: the baseline, which the log holds whole; for the new configuration the plan \
-             assumes its noise is the baseline's (at least {:.0}% per iteration where the log \
-             shows none): once measured, `seqpoint project SEQPOINTS.json MEASURED.csv \
-             --target-error {t}` confirms the target on the new total and the speedup or lists \
-             the iterations to add\n",
-            100.0 * crate::estimate::ASSUMED_PROXY_CV
+             assumes its noise is the baseline's, which the log shows as none (each length's \
+             iterations cost the same, as a simulator's counts do): once measured, `seqpoint \
+             project SEQPOINTS.json MEASURED.csv --target-error {t}` judges the target by the \
+             measured noise, says where the measurements cannot bound a figure, and lists the \
+             iterations to add\n"
         )
     }
 }
 
+/// A note when the measured error sits far below its interval: it was likely luck.
 fn luck_note(projection: &Projection) -> String {
     let (error, half) = (
         projection.worst_error_pct(),

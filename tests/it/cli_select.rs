@@ -461,3 +461,25 @@ fn a_time_column_under_another_name_is_suggested_and_the_suggestion_works() {
     assert!(out.contains("speedup    gpu_step_time_ms"), "{out}");
     assert!(!out.contains("proxy"), "{out}");
 }
+
+#[test]
+fn a_met_target_says_what_it_covers_on_a_timed_log() {
+    // The bundled 1-thread run shows about 4% noise within a length: the plan for the new
+    // configuration stands on that noise, and the line says so without the no-noise wording.
+    let log = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/speech_t1.csv");
+    let out = seqpoint_in(folder(&[]).path())
+        .args(["select", log, "--target-error", "1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains(
+            "for the new configuration the plan assumes its noise is the baseline's: once measured"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("shows as none"), "{out}");
+}

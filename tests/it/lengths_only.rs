@@ -325,9 +325,11 @@ fn a_log_that_shows_no_noise_is_not_taken_as_exact() {
         .clone();
     let out = String::from_utf8(out).unwrap();
     assert!(
-        out.contains("the plan assumes its noise is the baseline's"),
+        out.contains("the plan assumes its noise is the baseline's, which the log shows as none"),
         "{out}"
     );
+    // No noise is assumed for a timed log (only for a lengths-only one), so none is claimed.
+    assert!(!out.contains("per iteration"), "{out}");
     // Measured at its own iteration: each SeqPoint's value on the new configuration.
     let measure_own = |doc: &Value| -> PathBuf {
         let mut text = String::from("iteration,time_ms\n");
