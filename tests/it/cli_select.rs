@@ -467,14 +467,7 @@ fn a_met_target_says_what_it_covers_on_a_timed_log() {
     // The bundled 1-thread run shows about 4% noise within a length: the plan for the new
     // configuration stands on that noise, and the line says so without the no-noise wording.
     let log = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/speech_t1.csv");
-    let out = seqpoint_in(folder(&[]).path())
-        .args(["select", log, "--target-error", "1"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
+    let out = crate::common::text_output(&["select", log, "--target-error", "1"]);
     assert!(
         out.contains(
             "for the new configuration the plan assumes its noise is the baseline's: once measured"

@@ -98,6 +98,16 @@ pub fn assert_succeeded(out: &std::process::Output) {
 /// Run `seqpoint ARGS` (from the repository root), require success, and read its standard
 /// output as JSON.
 pub fn json_output(args: &[&str]) -> serde_json::Value {
+    serde_json::from_slice(&success_output(args)).expect("JSON on standard output")
+}
+
+/// Run `seqpoint ARGS` (from the repository root), require success, and read its standard
+/// output as text.
+pub fn text_output(args: &[&str]) -> String {
+    String::from_utf8(success_output(args)).expect("UTF-8 on standard output")
+}
+
+fn success_output(args: &[&str]) -> Vec<u8> {
     let out = Command::new(env!("CARGO_BIN_EXE_seqpoint"))
         .args(args)
         .output()
@@ -107,7 +117,7 @@ pub fn json_output(args: &[&str]) -> serde_json::Value {
         "seqpoint {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("JSON on standard output")
+    out.stdout
 }
 
 /// `tests/bad_inputs/`: one small file per kind of bad (or merely unusual) input.
