@@ -281,7 +281,29 @@ impl RunArgs {
 /// read 0 and every ratio infinite. Refused, naming the column, rather than reported as a
 /// perfect selection.
 fn refuse_all_zero_metrics(log: &seqpoint::RunLog) -> anyhow::Result<()> {
-    if log.proxy.is_some() || log.is_empty() {
+    if log.is_empty() {
+        return Ok(());
+    }
+    if log.proxy.is_some() {
+        // A proxy cost of the lengths that is 0 everywhere: every length is 0, which no
+        // padded batch has; a wrong column, most likely.
+        let all_zero = log.configs[0]
+            .metrics
+            .first()
+            .is_some_and(|m| m.values.iter().all(|&v| v == 0.0));
+        if all_zero {
+            bail!(
+                "{}: every iteration's {} is 0, so its cost of the lengths is 0 throughout: \
+                 there is nothing to bin or project; expected the padded lengths (--key COL \
+                 names their column)",
+                seqpoint::text::shown::shown_path(&log.source),
+                log.key_names
+                    .iter()
+                    .map(seqpoint::text::shown::shown_path)
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+            );
+        }
         return Ok(());
     }
     for config in &log.configs {

@@ -329,6 +329,32 @@ fn a_metric_that_is_zero_everywhere_is_refused() {
         .success();
 }
 
+#[test]
+fn a_lengths_only_log_whose_lengths_are_all_zero_is_refused() {
+    // Its cost of the lengths is 0 throughout: once "target 1% met (±0.00%)" with one sample.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("run.csv"),
+        "iteration,seq_len\n0,0\n1,0\n2,0\n",
+    )
+    .unwrap();
+    let message = "run.csv: every iteration's seq_len is 0, so its cost of the lengths is 0 \
+                   throughout: there is nothing to bin or project; expected the padded lengths \
+                   (--key COL names their column)";
+    fails(dir.path(), &["select", "run.csv"], message);
+    fails(dir.path(), &["report", "run.csv"], message);
+    // One length that is not 0 is enough to go on.
+    std::fs::write(
+        dir.path().join("some.csv"),
+        "iteration,seq_len\n0,0\n1,8\n2,0\n",
+    )
+    .unwrap();
+    seqpoint_in(dir.path())
+        .args(["select", "some.csv", "-k", "2"])
+        .assert()
+        .success();
+}
+
 // ---- project: the document and the run length ---------------------------------------------
 
 /// A SeqPoints document from the bundled sample (450 iterations, 3 epochs) with K = 4, and a
