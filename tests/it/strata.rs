@@ -146,11 +146,12 @@ fn the_error_target_is_met_with_strata_on_every_metric_and_not_without() {
     );
 }
 
-#[test]
-fn seqpoints_chosen_on_the_baseline_alone_carry_the_drift_into_the_speedup() {
-    // The usual workflow: choose SeqPoints from the baseline log (the new design is not yet
-    // measured), profile them on the new design, project its speedup.
-    let pair = pair(1);
+/// The usual workflow on drift run `seed`: choose SeqPoints from the baseline log (the new
+/// design is not yet measured), profile them on the new design, project its speedup. The
+/// speedup errors (percent, time and energy) of SL-only and per-epoch SeqPoints: at a 1%
+/// target, then at the same profiling (8 and 16 per epoch, as many SL-only bins).
+fn baseline_only_speedup_errors(seed: u64) -> Vec<(f64, f64)> {
+    let pair = pair(seed);
     let full = pair.load(&LoadOptions::default()).unwrap();
     let baseline = pair.load_baseline(&LoadOptions::default()).unwrap();
     let speedup_error = |selection: &Selection, metric: usize| {
@@ -169,23 +170,42 @@ fn seqpoints_chosen_on_the_baseline_alone_carry_the_drift_into_the_speedup() {
     let sl_only = select(&baseline, Strata::None, BinCount::Target(TARGET));
     let strata = select(&baseline, Strata::Epoch, BinCount::Target(TARGET));
     assert!(sl_only.target.as_ref().unwrap().met && strata.target.as_ref().unwrap().met);
+    let mut pairs = Vec::new();
     for metric in 0..2 {
-        assert!(speedup_error(&sl_only, metric) > TARGET);
-        // Strata remove the drift: what is left is the picks' noise (a 1% target on the
-        // baseline total alone does not bound the new design's noise in the speedup).
-        assert!(speedup_error(&strata, metric) < speedup_error(&sl_only, metric) / 2.0);
+        pairs.push((
+            speedup_error(&sl_only, metric),
+            speedup_error(&strata, metric),
+        ));
     }
-    // At the same profiling (as many SeqPoints as the strata have, or one per key when the run
-    // has fewer keys), the drift alone puts the SL-only speedup beyond the target, and strata
-    // bring it within.
     for per_stratum in [8, 16] {
         let strata = select(&baseline, Strata::Epoch, BinCount::Fixed(per_stratum));
         let sl_only = select(&baseline, Strata::None, BinCount::Fixed(strata.bins()));
         for metric in 0..2 {
-            assert!(speedup_error(&sl_only, metric) > TARGET);
-            assert!(speedup_error(&strata, metric) <= TARGET);
+            pairs.push((
+                speedup_error(&sl_only, metric),
+                speedup_error(&strata, metric),
+            ));
         }
     }
+    pairs
+}
+
+#[test]
+fn seqpoints_chosen_on_the_baseline_alone_carry_the_drift_into_the_speedup() {
+    // SL-only SeqPoints sit anywhere in the run, so the drift enters the speedup as noise
+    // that a plan sized on the baseline does not see; per-epoch ones take each epoch's share.
+    // Over seeds 1-60 (360 errors) the means were 2.32% SL-only and 0.32% per epoch, and over
+    // each 10 seeds (60 errors) 1.90-2.60% and 0.29-0.37%: the claims below, on seeds 1-10,
+    // hold by over 6 sd of a 10-seed mean. (With the picks leaning early in the run, as they
+    // once did, the SL-only errors were a bias instead: above 1% in every seed.)
+    let errors: Vec<(f64, f64)> = (1..=10).flat_map(baseline_only_speedup_errors).collect();
+    let mean = |f: fn(&(f64, f64)) -> f64| errors.iter().map(f).sum::<f64>() / errors.len() as f64;
+    let (sl, st) = (mean(|e| e.0), mean(|e| e.1));
+    assert!(st <= TARGET, "per-epoch speedup errors {errors:?}");
+    assert!(
+        sl > 2.0 * st,
+        "SL-only against per-epoch speedup errors {errors:?}"
+    );
 }
 
 #[test]
