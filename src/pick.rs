@@ -726,9 +726,9 @@ mod tests {
     fn a_keys_pick_leans_neither_early_in_the_run_nor_low_in_value() {
         // 20,000 keys of an even count (2 to 10) of iid values in run order: the pick's place
         // in the run, relative (0 first, 1 last), averages a half with sd 0.29 / sqrt(20,000)
-        // = 0.002; the old rule (the earlier of the two middles) averaged about 0.4, and 0.33
-        // from four rows on. Of two rows the pick is the lower value half the time (sd 0.35%
-        // over the 4,000 two-row keys). Bounds at 6 sd: a false failure below 1e-8.
+        // = 0.002; the old rule (the earlier of the two middles) averaged about 0.27 (0 for two
+        // rows, a third from four on). Of two rows the pick is the lower value half the time
+        // (sd 0.79% over the 4,000 two-row keys). Bounds at 6 sd: a false failure below 1e-8.
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
         let (keys, mut place, mut lower, mut pairs) = (20_000, 0.0, 0usize, 0usize);
