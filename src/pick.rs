@@ -121,7 +121,7 @@ const SPREAD: [f64; 1 + ALTERNATES] = [0.5, 0.25, 0.75, 0.125, 0.625, 0.375, 0.8
 
 /// `f64::total_cmp`'s order as an unsigned integer (the same bit flip it makes): negative
 /// values reversed below the positive ones.
-fn total_order_bits(v: f64) -> u64 {
+pub(crate) fn total_order_bits(v: f64) -> u64 {
     let bits = v.to_bits();
     if bits >> 63 == 1 {
         !bits
@@ -726,8 +726,8 @@ mod tests {
     fn a_keys_pick_leans_neither_early_in_the_run_nor_low_in_value() {
         // 20,000 keys of an even count (2 to 10) of iid values in run order: the pick's place
         // in the run, relative (0 first, 1 last), averages a half with sd 0.29 / sqrt(20,000)
-        // = 0.002; the old rule (the earlier of the two middles) averaged about 0.27 (0 for two
-        // rows, a third from four on). Of two rows the pick is the lower value half the time
+        // = 0.002; the old rule (the earlier of the two middles) averaged 0.21 (0 for two rows,
+        // 0.22-0.30 from four to ten). Of two rows the pick is the lower value half the time
         // (sd 0.79% over the 4,000 two-row keys). Bounds at 6 sd: a false failure below 1e-8.
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);

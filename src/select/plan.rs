@@ -14,7 +14,7 @@ use crate::estimate::{
     baseline_parts_of, new_and_speedup_parts_of, BinSums, RatioSpread, VarianceParts,
 };
 use crate::groups::KeyGroups;
-use crate::pick::SeqPoint;
+use crate::pick::{total_order_bits, SeqPoint};
 use crate::project::{project_bins, PickedBin, Projection};
 use crate::runlog::RunLog;
 use crate::stats::{half_width_pct, variance_of_half_width};
@@ -137,20 +137,58 @@ pub fn neyman_allocation(
         // No spread anywhere: any allocation is exact; spread by weight.
         products = weights.to_vec();
     }
-    let gain = |b: usize, m: u64| products[b] * products[b] / (m * (m + 1)) as f64;
+    let squares: Vec<f64> = products.iter().map(|p| p * p).collect();
     let mut samples = vec![1u64; weights.len()];
+    let mut gains = LargestGains::new(&squares, &samples, caps);
     for _ in bins..budget {
-        let next = (0..samples.len())
-            .filter(|&b| samples[b] < caps[b])
-            .max_by(|&a, &b| {
-                gain(a, samples[a])
-                    .total_cmp(&gain(b, samples[b]))
-                    .then(b.cmp(&a))
-            })
-            .expect("budget within the caps");
-        samples[next] += 1;
+        gains.add_one(&mut samples).expect("budget within the caps");
     }
     Ok(samples)
+}
+
+/// One more sample at a time where it removes the most of a variance `sum_b a_b / s_b`: the
+/// bin whose `a_b / (s_b (s_b + 1))` is largest (ties: the lower bin), below its cap. The
+/// gains wait in a heap, so a step costs `log K`, not a pass over the bins: plans of tens
+/// of thousands of samples (a fine target over a large run, a large budget) add them all.
+struct LargestGains<'a> {
+    per_sample: &'a [f64],
+    caps: &'a [u64],
+    /// `(gain as total_order_bits, Reverse(bin))`: the largest gain, then the lowest bin.
+    heap: std::collections::BinaryHeap<(u64, std::cmp::Reverse<usize>)>,
+}
+
+impl<'a> LargestGains<'a> {
+    fn new(per_sample: &'a [f64], samples: &[u64], caps: &'a [u64]) -> Self {
+        let mut gains = LargestGains {
+            per_sample,
+            caps,
+            heap: Default::default(),
+        };
+        for (b, &s) in samples.iter().enumerate() {
+            gains.offer(b, s);
+        }
+        gains
+    }
+
+    fn gain(&self, b: usize, s: u64) -> f64 {
+        self.per_sample[b] / (s * (s + 1)) as f64
+    }
+
+    fn offer(&mut self, b: usize, s: u64) {
+        if s < self.caps[b] {
+            let gain = total_order_bits(self.gain(b, s));
+            self.heap.push((gain, std::cmp::Reverse(b)));
+        }
+    }
+
+    /// Adds the sample and returns the variance it removed; `None` when every bin is full.
+    fn add_one(&mut self, samples: &mut [u64]) -> Option<f64> {
+        let (_, std::cmp::Reverse(b)) = self.heap.pop()?;
+        let removed = self.gain(b, samples[b]);
+        samples[b] += 1;
+        self.offer(b, samples[b]);
+        Some(removed)
+    }
 }
 
 /// Samples per bin so that the 95% interval of a total `total` is within +- `target_pct`:
@@ -364,10 +402,9 @@ pub fn fewest_samples(parts: &VarianceParts, caps: &[u64], allowed: f64) -> Opti
 }
 
 /// Caps may leave `fewest_samples`' first answer short: one more sample where it removes
-/// the most variance, until the variance holds. Where caps bind this is tens of thousands of
-/// samples (a fine target over a large run), so the gains wait in a heap and the variance is
-/// kept as a running sum, computed whole only near the limit (so the answer is the one a
-/// whole computation at every step would give; with a bias, which is not a sum, always).
+/// the most variance (`LargestGains`), until the variance holds. The variance is kept as a
+/// running sum, computed whole only near the limit (so the answer is the one a whole
+/// computation at every step would give; with a bias, which is not a sum, always).
 /// False when every bin is full first.
 fn add_where_it_removes_most(
     parts: &VarianceParts,
@@ -376,13 +413,7 @@ fn add_where_it_removes_most(
     allowed: f64,
 ) -> bool {
     let limit = allowed * (1.0 + 1e-9);
-    let gain = |b: usize, s: u64| parts.per_sample[b] / (s * (s + 1)) as f64;
-    // Highest gain first; among equal gains the lowest bin.
-    let mut heap: std::collections::BinaryHeap<(OrderedGain, std::cmp::Reverse<usize>)> = (0
-        ..samples.len())
-        .filter(|&b| samples[b] < full[b])
-        .map(|b| (OrderedGain(gain(b, samples[b])), std::cmp::Reverse(b)))
-        .collect();
+    let mut gains = LargestGains::new(&parts.per_sample, samples, full);
     let mut running = parts.variance(samples);
     loop {
         let near = (running - limit).abs() <= 1e-6 * limit;
@@ -393,32 +424,10 @@ fn add_where_it_removes_most(
         if running <= limit {
             return true;
         }
-        let Some((OrderedGain(g), std::cmp::Reverse(b))) = heap.pop() else {
-            return false;
-        };
-        samples[b] += 1;
-        running -= g;
-        if samples[b] < full[b] {
-            heap.push((OrderedGain(gain(b, samples[b])), std::cmp::Reverse(b)));
+        match gains.add_one(samples) {
+            Some(removed) => running -= removed,
+            None => return false,
         }
-    }
-}
-
-/// An `f64` gain ordered by `total_cmp`, for the heap.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct OrderedGain(f64);
-
-impl Eq for OrderedGain {}
-
-impl PartialOrd for OrderedGain {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for OrderedGain {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
     }
 }
 

@@ -54,7 +54,7 @@ fn speedup_half_widths(selection: &Selection) -> Vec<f64> {
 fn at_the_same_budget_sl_only_misses_the_speedup_and_strata_meet_it() {
     // 40 SeqPoints either way: 40 bins over the whole run, or 4 bins in each of 10 epochs.
     // SL-only picks sit anywhere in the run, so the drift is noise to them: unbiased, but
-    // wide. Over seeds 1-60 (120 speedups each way): SL-only half-widths 4.47-7.45% (mean
+    // wide. Over seeds 1-60 (120 speedups each way): SL-only half-widths 4.47-7.87% (mean
     // 6.08%), errors mean 2.50% (sd 1.83%), 114/120 inside; per epoch half-widths 0.55-1.65%,
     // errors mean 0.33% (sd 0.28%), 117/120 inside. The claims, at their designed rates:
     // per seed and metric, SL-only's half-width beyond the target and the per-epoch one under
