@@ -1,15 +1,16 @@
 //! Plain-text tables for the terminal, every one of them: the `select` report with its plan
 //! and naive baselines, the `project` report, and the number formats they share.
 
-use crate::doc::ProjectionReport;
 use std::fmt;
 
+use crate::doc::ProjectionReport;
 use crate::groups::key_text;
 use crate::project::Projection;
 use crate::runlog::RunLog;
 use crate::select::naive::Baseline;
 use crate::select::plan::{PlanRule, ProfilePlan};
 use crate::select::{Advice, MoreBins, Selection, TargetRule};
+use crate::text::numbers::as_typed;
 use crate::text::shown::shown_path;
 
 /// Format a number with a sensible number of digits for a table.
@@ -26,17 +27,6 @@ pub fn num(v: f64) -> String {
         format!("{v:.3}")
     } else {
         format!("{v:.4}")
-    }
-}
-
-/// A user-given setting (a target percentage) as typed: `1`, `0.5`, and `1e-300` rather than
-/// three hundred zeros.
-pub fn setting(v: f64) -> String {
-    let a = v.abs();
-    if a == 0.0 || (1e-4..1e9).contains(&a) {
-        format!("{v}")
-    } else {
-        format!("{v:e}")
     }
 }
 
@@ -57,7 +47,7 @@ impl fmt::Display for Advice {
             "no K up to {}{} meets {}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
             self.max_bins,
             if self.per_stratum { " per stratum" } else { "" },
-            setting(self.target_pct),
+            as_typed(self.target_pct),
             best.k,
             best.worst_error_pct,
             best.worst_half_width_pct
@@ -293,12 +283,12 @@ pub fn selection_table_planned(
         if log.len() < 2 {
             out.push_str(&format!(
                 "target {}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n",
-                setting(target.target_pct)
+                as_typed(target.target_pct)
             ));
         } else if target.met {
             out.push_str(&format!(
                 "target {}% met ({rule}) with K = {}{}\n",
-                setting(target.target_pct),
+                as_typed(target.target_pct),
                 selection.bins(),
                 only_binning(selection)
             ));
@@ -307,7 +297,7 @@ pub fn selection_table_planned(
         } else {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
-                setting(target.target_pct),
+                as_typed(target.target_pct),
                 target
                     .advice
                     .as_ref()
@@ -527,7 +517,7 @@ fn only_binning(selection: &Selection) -> &'static str {
 /// so the plan stands on an assumption about its noise, which `project --target-error`
 /// replaces by the measured noise.
 fn target_scope(log: &RunLog, selection: &Selection, target_pct: f64) -> String {
-    let t = setting(target_pct);
+    let t = as_typed(target_pct);
     // A timed log whose keys show no noise is planned as exact (a simulator's counts are);
     // no noise is assumed for it, so the line must not say one is.
     let shows_noise = selection
@@ -594,7 +584,7 @@ pub fn plan_shortfall(selection: &Selection, plan: &ProfilePlan) -> Option<Strin
         format!(
             "no K up to {} brings every 95% interval within ±{}%",
             selection.options.max_bins,
-            setting(t)
+            as_typed(t)
         )
     };
     Some(format!(
@@ -614,7 +604,7 @@ fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Opti
     if log.len() < 2 {
         return Some(format!(
             "target {}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n",
-            setting(t)
+            as_typed(t)
         ));
     }
     let only = only_binning(selection);
@@ -622,17 +612,17 @@ fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Opti
     let k = selection.bins();
     let widest = plan.projection.worst_half_width_pct();
     Some(if let Some(shortfall) = plan_shortfall(selection, plan) {
-        format!("target {}% NOT met ({what}): {shortfall}\n", setting(t))
+        format!("target {}% NOT met ({what}): {shortfall}\n", as_typed(t))
     } else if plan.bins.iter().all(|b| b.samples() == 1) {
         format!(
             "target {}% met ({what} ±{widest:.2}%) with K = {k}{only}, one sample per SeqPoint\n",
-            setting(t)
+            as_typed(t)
         )
     } else {
         let most = plan.bins.iter().map(|b| b.samples()).max().unwrap_or(1);
         format!(
             "target {}% met ({what} ±{widest:.2}%) with a plan: K = {k} bins{only} x 1-{most} samples = {} iterations (one per SeqPoint does not suffice)\n",
-            setting(t),
+            as_typed(t),
             plan.iterations()
         )
     })

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use crate::doc::SelectDoc;
 use crate::project::request::{ProjectError, RunLength};
+use crate::text::numbers::as_typed;
 
 /// The longest run projected: 2^53 iterations, the largest count an f64 holds exactly (and
 /// about 285 years of training at a million iterations a second).
@@ -173,15 +174,6 @@ pub fn check_run_length(doc: &SelectDoc, length: RunLength) -> Result<(), Projec
         )));
     }
     Ok(())
-}
-
-/// A number near enough as typed: 1e308 rather than 1000...0.
-fn as_typed(x: f64) -> String {
-    if x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
-        format!("{x:e}")
-    } else {
-        x.to_string()
-    }
 }
 
 #[cfg(test)]

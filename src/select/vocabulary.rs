@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::text::numbers::as_typed;
+
 /// The largest K tried for an error target unless the user says otherwise (`--max-bins`).
 pub const DEFAULT_MAX_BINS: usize = 64;
 /// The error target, in percent, unless the user says otherwise (`--target-error`).
@@ -90,7 +92,7 @@ impl Opt {
             Values::Percent { least, most }
                 if !(pct.is_finite() && (least..=most).contains(&pct)) =>
             {
-                Err(self.out_of_range(&shown_number(pct)))
+                Err(self.out_of_range(&as_typed(pct)))
             }
             _ => Ok(()),
         }
@@ -132,15 +134,6 @@ fn typed(flag: &str, command: Option<&str>, surface: Surface, value: &str) -> St
         name
     } else {
         format!("{name} {value}")
-    }
-}
-
-/// A number as a person typed it, near enough: 1e-320 rather than 0.000...0001.
-fn shown_number(v: f64) -> String {
-    if v != 0.0 && v.is_finite() && !(1e-4..1e6).contains(&v.abs()) {
-        format!("{v:e}")
-    } else {
-        v.to_string()
     }
 }
 

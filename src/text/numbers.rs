@@ -1,6 +1,6 @@
 //! Numbers a person reads on a screen: thousands separators below a million, scaled units
 //! (k, M, G …) with five significant digits above, never e-notation; percentages that keep
-//! their `%` in a few characters.
+//! their `%` in a few characters; and a setting or a value a person typed, as typed.
 
 /// Scaled units from a million up; a thousand keeps its separators instead.
 const UNITS: [(f64, &str); 5] = [
@@ -10,6 +10,17 @@ const UNITS: [(f64, &str); 5] = [
     (1e9, "G"),
     (1e6, "M"),
 ];
+
+/// A setting or a value as a person typed it, near enough, for a message: plain when ordinary
+/// (`-5`, `0.25`, `1`), in exponent form when huge or tiny (`1e308`, `1e-320`, not hundreds of
+/// digits). Messages, tables and the explorer all quote typed values through this one rule.
+pub fn as_typed(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e6).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
 
 /// `708,171.1`, `12.345`, `0.1234`, `239.44M`: at most 9 characters below 1e21, enough
 /// digits to read a 0.01% gap between two totals of the same size.
@@ -100,6 +111,29 @@ pub fn percent(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_values_read_as_typed_and_extremes_in_exponent_form() {
+        for (v, shown) in [
+            (-5.0, "-5"),
+            (0.25, "0.25"),
+            (1.0, "1"),
+            (0.0, "0"),
+            (999_999.0, "999999"),
+        ] {
+            assert_eq!(as_typed(v), shown);
+        }
+        for (v, shown) in [
+            (1e308, "1e308"),
+            (1e-320, "1e-320"),
+            (-2.5e-5, "-2.5e-5"),
+            (1e6, "1e6"),
+        ] {
+            assert_eq!(as_typed(v), shown);
+        }
+        assert_eq!(as_typed(f64::INFINITY), "inf");
+        assert_eq!(as_typed(f64::NAN), "NaN");
+    }
 
     #[test]
     fn readable_numbers_never_use_e_notation() {

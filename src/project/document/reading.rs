@@ -6,6 +6,7 @@ use crate::doc::{SelectDoc, SCHEMA};
 use crate::project::request::ProjectError;
 use crate::runlog::input::{input_name, read_input};
 use crate::runlog::{InputFormat, InputLimits, LoadError};
+use crate::text::numbers::as_typed;
 
 /// Read and check a `seqpoint/1` document, within the default input limits.
 pub fn read_select_doc(path: &str) -> Result<SelectDoc, ProjectError> {
@@ -121,7 +122,7 @@ fn check_shape(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
         } else {
             Err(bad(
                 field,
-                figure(v),
+                as_typed(v),
                 format!("a measurement: 0, or from {METRIC_MIN_POSITIVE:e} to {METRIC_MAX:e}"),
             ))
         }
@@ -194,11 +195,11 @@ fn check_shape(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
             if stats.sd > most_sd * (1.0 + 1e-9) {
                 return Err(bad(
                     format!("{field}.sd"),
-                    figure(stats.sd),
+                    as_typed(stats.sd),
                     format!(
                         "at most mean x sqrt(count) = {}, the most {} values that are \
                          not negative can spread",
-                        figure(most_sd),
+                        as_typed(most_sd),
                         stats.count
                     ),
                 ));
@@ -210,7 +211,7 @@ fn check_shape(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
                 if cv > most {
                     return Err(bad(
                         format!("{field}.key_cv"),
-                        figure(cv),
+                        as_typed(cv),
                         format!(
                             "at most {}, the largest coefficient of variation the bin's {} \
                              values (bin_stats.count), none negative, can have",
@@ -339,15 +340,5 @@ impl<'de> serde::de::Visitor<'de> for OutlineVisitor {
             }
         }
         Ok(schema)
-    }
-}
-
-/// A number for a message: plain when ordinary (`-5`, `0.25`), in exponent form when huge or
-/// tiny (`1e155`, not 156 digits).
-fn figure(v: f64) -> String {
-    if v != 0.0 && !(1e-4..1e6).contains(&v.abs()) {
-        format!("{v:e}")
-    } else {
-        v.to_string()
     }
 }
