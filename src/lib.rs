@@ -28,6 +28,7 @@ pub mod doc;
 pub mod estimate;
 pub mod groups;
 pub mod keyfit;
+pub mod options;
 pub mod output;
 pub mod parallel;
 pub mod pick;

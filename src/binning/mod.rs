@@ -61,7 +61,7 @@ pub type Bins = Vec<Vec<usize>>;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum BinningError {
-    #[error("--method optimal needs a one-length key (it bins contiguous ranges of sorted lengths); use --method kmeans for a {0}-length key")]
+    #[error("the optimal method needs a one-length key (it bins contiguous ranges of sorted lengths); k-means bins a {0}-length key")]
     OptimalNeedsOneDim(usize),
     #[error("k-means failed: {0}")]
     Kmeans(String),
@@ -249,7 +249,7 @@ mod tests {
         let groups = KeyGroups::from_log(&log);
         let err = Binner::new(&groups, Method::Optimal, 0, 4).err().unwrap();
         assert_eq!(err, BinningError::OptimalNeedsOneDim(2));
-        assert!(err.to_string().contains("--method kmeans"));
+        assert!(err.to_string().contains("k-means bins a 2-length key"), "{err}");
     }
 
     proptest! {

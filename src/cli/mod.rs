@@ -16,15 +16,15 @@ use anyhow::bail;
 use clap::{Args, Parser, Subcommand};
 
 use seqpoint::binning::Method;
-use seqpoint::pick::Pick;
-use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
-use seqpoint::runlog::{InputFormat, InputLimits};
-use seqpoint::select::plan::{PlanAsk, PlanRule};
-use seqpoint::select::vocabulary::{
+use seqpoint::options::{
     parse_percent, BINS, BUDGET, COMPARE, COST, EXCLUDE, INPUT_FORMAT, KEY, MAX_BINS, MAX_INPUT,
     MAX_LINE, MAX_MEMORY, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED, SKIP_BAD, STRATA, TARGET_BY,
     TARGET_ERROR, WARMUP,
 };
+use seqpoint::pick::Pick;
+use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
+use seqpoint::runlog::{InputFormat, InputLimits};
+use seqpoint::select::plan::{PlanAsk, PlanRule};
 use seqpoint::select::{
     parse_iteration_range, BinCount, Exclusion, IterationRange, SelectOptions, Strata, TargetRule,
     DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT,
@@ -335,7 +335,7 @@ fn refuse_all_zero_metrics(log: &seqpoint::RunLog) -> anyhow::Result<()> {
 }
 
 /// How SeqPoints are chosen. Every flag's name, value, help and range is the library's
-/// (`select::vocabulary`), shared with the explorer's `:` commands.
+/// (`options`), shared with the explorer's `:` commands.
 #[derive(Debug, Clone, Args)]
 pub struct SelectArgs {
     #[arg(long = METHOD.flag, help = METHOD.help, value_enum)]

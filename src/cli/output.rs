@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Args;
 
+use seqpoint::options::{FORCE, REPLACE_READ_ONLY};
 use seqpoint::output::atomic::Replace;
 use seqpoint::output::protect::refuse_input_target;
 use seqpoint::output::stream::{write_file_or_stream, Written};
@@ -16,13 +17,9 @@ use seqpoint::text::shown::shown_path;
 /// What an existing output file may be replaced with.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct ReplaceArgs {
-    /// Overwrite the output file if it exists (a regular file only: a device, named pipe or
-    /// socket is never replaced; a read-only file needs --replace-read-only too)
-    #[arg(long)]
+    #[arg(long = FORCE.flag, help = FORCE.help)]
     pub force: bool,
-    /// With --force, also replace a read-only output file, when its folder is yours (the new
-    /// file keeps the old one's owner and mode)
-    #[arg(long, requires = "force")]
+    #[arg(long = REPLACE_READ_ONLY.flag, help = REPLACE_READ_ONLY.help, requires = "force")]
     pub replace_read_only: bool,
 }
 

@@ -7,6 +7,9 @@ use clap::Args;
 
 use super::output::{Destination, ReplaceArgs};
 use seqpoint::doc::ProjectionReport;
+use seqpoint::options::{
+    parse_percent, Surface, ALLOW_MISSING, RUN_EPOCHS, RUN_ITERATIONS, TARGET_ERROR,
+};
 use seqpoint::output::table::projection_table;
 use seqpoint::project::document::{
     project_measurements, read_select_doc_within, ProjectOptions, RunLength,
@@ -15,7 +18,6 @@ use seqpoint::project::merge::{merge_measurements, top_up_document};
 use seqpoint::project::paired::project_paired;
 use seqpoint::runlog::measured::{read_measured_noted, MeasuredNotes, MeasuredOptions};
 use seqpoint::runlog::InputFormat;
-use seqpoint::select::vocabulary::{parse_percent, Surface, TARGET_ERROR};
 use seqpoint::select::{parse_iteration_range, Exclusion, IterationRange};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -60,14 +62,13 @@ pub struct ProjectCommand {
     /// compresses the file)
     #[arg(long, value_enum)]
     pub format: Option<ProjectFormat>,
-    /// Project even when some SeqPoints were not measured, saying which and their share
-    #[arg(long)]
+    #[arg(long = ALLOW_MISSING.flag, help = ALLOW_MISSING.help)]
     pub allow_missing: bool,
-    /// The whole run has E epochs (the log covers its own epochs of them): scales the weights
-    #[arg(long, value_name = "E", conflicts_with = "run_iterations")]
+    #[arg(long = RUN_EPOCHS.flag, value_name = RUN_EPOCHS.value_name, help = RUN_EPOCHS.help,
+          conflicts_with = "run_iterations")]
     pub run_epochs: Option<f64>,
-    /// The whole run has N iterations: scales the weights
-    #[arg(long, value_name = "N")]
+    #[arg(long = RUN_ITERATIONS.flag, value_name = RUN_ITERATIONS.value_name,
+          help = RUN_ITERATIONS.help)]
     pub run_iterations: Option<u64>,
     /// Leave MEASURED's rows of iterations A-B out (inclusive; repeatable), e.g. measurements
     /// taken while another process slowed the machine; needs an `iteration` column

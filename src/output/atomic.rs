@@ -20,11 +20,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use crate::options::{Surface, FORCE, REPLACE_READ_ONLY};
 use crate::text::shown::shown_path;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
-    #[error("{0}: already exists; pass --force to overwrite it")]
+    #[error("{0}: already exists; pass {force} to overwrite it",
+            force = FORCE.typed(Surface::CommandLine, ""))]
     Exists(String),
     #[error(
         "{path}: is {kind}, not a regular file; seqpoint writes only regular files and never \
@@ -32,8 +34,10 @@ pub enum WriteError {
     )]
     NotRegular { path: String, kind: String },
     #[error(
-        "{path}: is read-only; pass --replace-read-only as well as --force to replace it \
-         (nothing was changed)"
+        "{path}: is read-only; pass {replace} as well as {force} to replace it \
+         (nothing was changed)",
+        replace = REPLACE_READ_ONLY.typed(Surface::CommandLine, ""),
+        force = FORCE.typed(Surface::CommandLine, "")
     )]
     ReadOnly { path: String },
     #[error(

@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::doc::ProjectionReport;
 use crate::groups::key_text;
+use crate::options::{Surface, ALLOW_MISSING, MAX_BINS, SAMPLES};
 use crate::project::Projection;
 use crate::runlog::RunLog;
 use crate::select::naive::Baseline;
@@ -55,8 +56,9 @@ impl fmt::Display for Advice {
         if let Some(samples) = self.samples {
             write!(
                 f,
-                "; {samples} profiled iterations per SeqPoint meet it at K = {} (--samples {samples})",
-                best.k
+                "; {samples} profiled iterations per SeqPoint meet it at K = {} ({})",
+                best.k,
+                SAMPLES.typed(Surface::CommandLine, &samples.to_string())
             )?;
         }
         match self.bins {
@@ -64,8 +66,9 @@ impl fmt::Display for Advice {
             MoreBins::NoneUpTo(k) => write!(f, "; no K up to {k} meets it either"),
             MoreBins::Allow(k) => write!(
                 f,
-                "{} K = {k} meets it (--max-bins {k})",
-                if self.samples.is_some() { "; or" } else { ";" }
+                "{} K = {k} meets it ({})",
+                if self.samples.is_some() { "; or" } else { ";" },
+                MAX_BINS.typed(Surface::CommandLine, &k.to_string())
             ),
             MoreBins::CannotHelp(unique_keys) => {
                 write!(
@@ -448,7 +451,8 @@ pub fn projection_table(report: &ProjectionReport) -> String {
             .map(|b| b.seqpoint.to_string())
             .collect();
         out.push_str(&format!(
-            "left out (--allow-missing): SeqPoint {} = {:.2}% of the run, estimated at the measured new/baseline ratio\n",
+            "left out ({}): SeqPoint {} = {:.2}% of the run, estimated at the measured new/baseline ratio\n",
+            ALLOW_MISSING.typed(Surface::CommandLine, ""),
             ids.join(", "),
             100.0 * first.missing_share
         ));
@@ -632,7 +636,10 @@ fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Opti
 pub fn plan_table(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> String {
     let mut out = String::new();
     let rule = match plan.rule {
-        PlanRule::Samples(m) => format!("{m} per SeqPoint (--samples {m})"),
+        PlanRule::Samples(m) => format!(
+            "{m} per SeqPoint ({})",
+            SAMPLES.typed(Surface::CommandLine, &m.to_string())
+        ),
         PlanRule::Budget(b) => format!("budget {b}, Neyman allocation m_b ~ w_b s_b"),
         PlanRule::Target(t) => format!(
             "cheapest plan whose 95% interval is within ±{t}%: {}",

@@ -8,6 +8,7 @@
 
 use crate::doc::{MetricProjection, MissingBin, ProjectionReport, SelectDoc, PROJECTION_SCHEMA};
 use crate::estimate::{new_parts, speedup_parts};
+use crate::options::{Surface, ALLOW_MISSING, BINS, RUN_EPOCHS, RUN_ITERATIONS};
 use crate::project::ratio::{paired_bins, ratio_speedup, ratio_total};
 use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::target::{judge, next_unmeasured, Figure};
@@ -144,19 +145,22 @@ pub(crate) fn scale_of(doc: &SelectDoc, length: RunLength) -> Result<f64, Projec
     match length {
         RunLength::Logged => Ok(1.0),
         RunLength::Iterations(n) if n >= 1 => Ok(n as f64 / logged),
-        RunLength::Iterations(_) => Err(ProjectError::Invalid(
-            "--run-iterations must be at least 1".into(),
-        )),
+        RunLength::Iterations(_) => Err(ProjectError::Invalid(format!(
+            "{} must be at least 1",
+            RUN_ITERATIONS.typed(Surface::CommandLine, "")
+        ))),
         RunLength::Epochs(e) if !(e > 0.0 && e.is_finite()) => Err(ProjectError::Invalid(format!(
-            "--run-epochs must be a positive number of epochs, got {e}"
+            "{} must be a positive number of epochs, got {e}",
+            RUN_EPOCHS.typed(Surface::CommandLine, "")
         ))),
         RunLength::Epochs(e) => match doc.input.epochs {
             Some(logged_epochs) if logged_epochs > 0 => Ok(e / f64::from(logged_epochs)),
-            _ => Err(ProjectError::Invalid(
-                "--run-epochs needs the epochs of the log, and the SeqPoints file has none \
-                 (the log had no epoch column); use --run-iterations N"
-                    .into(),
-            )),
+            _ => Err(ProjectError::Invalid(format!(
+                "{} needs the epochs of the log, and the SeqPoints file has none (the log \
+                     had no epoch column); use {}",
+                RUN_EPOCHS.typed(Surface::CommandLine, ""),
+                RUN_ITERATIONS.typed(Surface::CommandLine, RUN_ITERATIONS.value_name)
+            ))),
         },
     }
 }
@@ -178,12 +182,13 @@ fn missing_error(doc: &SelectDoc, measured: &Measurements, missing: &[usize]) ->
     }
     ProjectError::Missing(format!(
         "{}: no measurement for {} of the {} SeqPoints ({:.2}% of the run): SeqPoint {}; \
-         measure them, or pass --allow-missing to project without them",
+         measure them, or pass {} to project without them",
         measured.source,
         missing.len(),
         doc.seqpoints.len(),
         100.0 * weight as f64 / total as f64,
-        list.join(", ")
+        list.join(", "),
+        ALLOW_MISSING.typed(Surface::CommandLine, "")
     ))
 }
 
@@ -284,8 +289,9 @@ pub fn project_measurements(
                 Some(format!(
                     "SeqPoint {}'s bin holds several keys that the baseline cannot tell apart, and \
                      the new configuration was measured at one of them: select again with one bin \
-                     per key (--bins {})",
-                    sp.id, doc.input.unique_keys
+                     per key ({})",
+                    sp.id,
+                    BINS.typed(Surface::CommandLine, &doc.input.unique_keys.to_string())
                 ))
             } else if measured_iterations < 2 {
                 let seen = |b: usize, it: u64| {

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::doc::SelectDoc;
+use crate::options::{Surface, RUN_EPOCHS, RUN_ITERATIONS};
 use crate::project::request::{ProjectError, RunLength};
 use crate::text::numbers::as_typed;
 
@@ -136,17 +137,17 @@ fn member(key: &str) -> String {
 /// Run after the basic checks of the flags (at least 1, a positive finite number of epochs).
 pub fn check_run_length(doc: &SelectDoc, length: RunLength) -> Result<(), ProjectError> {
     let logged = doc.input.iterations;
-    let (flag, asked, run) = match length {
+    let (option, asked, run) = match length {
         RunLength::Logged => return Ok(()),
         RunLength::Iterations(n) => {
             if n < logged {
                 return Err(ProjectError::Invalid(format!(
-                    "--run-iterations {n} is fewer than the {logged} iterations the SeqPoints \
-                     were chosen from; the whole run includes the logged part: pass at least \
-                     {logged}"
+                    "{} is fewer than the {logged} iterations the SeqPoints were chosen from; \
+                     the whole run includes the logged part: pass at least {logged}",
+                    RUN_ITERATIONS.typed(Surface::CommandLine, &n.to_string())
                 )));
             }
-            ("--run-iterations", n.to_string(), n as f64)
+            (RUN_ITERATIONS, n.to_string(), n as f64)
         }
         RunLength::Epochs(e) => {
             let Some(epochs) = doc.input.epochs.filter(|&e| e > 0) else {
@@ -154,12 +155,13 @@ pub fn check_run_length(doc: &SelectDoc, length: RunLength) -> Result<(), Projec
             };
             if e < f64::from(epochs) {
                 return Err(ProjectError::Invalid(format!(
-                    "--run-epochs {e} is fewer than the {epochs} epochs the SeqPoints were \
-                     chosen from; the whole run includes the logged part: pass at least {epochs}"
+                    "{} is fewer than the {epochs} epochs the SeqPoints were chosen from; the \
+                     whole run includes the logged part: pass at least {epochs}",
+                    RUN_EPOCHS.typed(Surface::CommandLine, &e.to_string())
                 )));
             }
             let run = logged as f64 * e / f64::from(epochs);
-            ("--run-epochs", as_typed(e), run)
+            (RUN_EPOCHS, as_typed(e), run)
         }
     };
     if run > MAX_RUN_ITERATIONS {
@@ -169,8 +171,9 @@ pub fn check_run_length(doc: &SelectDoc, length: RunLength) -> Result<(), Projec
             "more than 1e308".into()
         };
         return Err(ProjectError::Invalid(format!(
-            "{flag} {asked} makes a run of {run} iterations; expected at most \
-             {MAX_RUN_ITERATIONS} (2^53, the largest count projected exactly)"
+            "{} makes a run of {run} iterations; expected at most {MAX_RUN_ITERATIONS} (2^53, \
+             the largest count projected exactly)",
+            option.typed(Surface::CommandLine, &asked)
         )));
     }
     Ok(())

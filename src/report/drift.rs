@@ -2,9 +2,9 @@
 //! epoch (or per phase) against its whole-run mean, summarised as the run's weighted drift.
 
 use super::{pct, Check, Context, Detail, Finding, Verdict};
+use crate::options::{Surface, STRATA};
 use crate::rows::RowRanges;
 use crate::runlog::RunLog;
-use crate::select::vocabulary::{Surface, STRATA};
 use crate::select::{strata_rows, Strata};
 
 /// How the run is cut to look for drift: by epoch when the log has two or more, else in

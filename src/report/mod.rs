@@ -23,8 +23,8 @@ pub use render::findings_table;
 pub use robust::{deviations, pooled_mad, warmup_length, JUDGED_MIN};
 pub use variance::{explained, noise, Explained, Noise};
 
+use crate::options::{COMPARE, EXCLUDE};
 use crate::select::command::CommandLine;
-use crate::select::vocabulary::{COMPARE, EXCLUDE};
 use serde::{Deserialize, Serialize};
 
 use crate::groups::KeyGroups;

@@ -17,7 +17,7 @@
 //! rather than another process). Up to `MAX_WINDOWS` are found, each after removing the ones
 //! before.
 
-use crate::select::vocabulary::{Surface, EXCLUDE};
+use crate::options::{Surface, EXCLUDE};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -1,7 +1,7 @@
 //! `warmup` and `outliers`: iterations far from their key group's median, by a robust rule
 //! (median + `mad_factor` pooled MADs), either leading the run (warm-up) or anywhere after it.
 
-use crate::select::vocabulary::{Surface, WARMUP};
+use crate::options::{Surface, WARMUP};
 use std::collections::BTreeMap;
 
 use super::{pct, Check, Context, Detail, Finding, Series, Verdict};

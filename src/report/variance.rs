@@ -1,7 +1,7 @@
 //! `explained` (share of a metric's variance the key explains, and for two lengths whether one
 //! alone would do) and `noise` (spread of one iteration's metric within its key group).
 
-use crate::select::vocabulary::{Surface, KEY, SAMPLES};
+use crate::options::{Surface, KEY, SAMPLES};
 use std::collections::HashMap;
 
 use super::drift::DriftStrata;
@@ -179,10 +179,10 @@ pub(crate) fn explained_check(ctx: &Context) -> Finding {
             suggest = Some(KEY.typed(Surface::CommandLine, &best.1.to_string()));
         } else {
             advice.push_str(&format!(
-                "; neither length alone would do ({} alone falls {} short of both): keep --key {}",
+                "; neither length alone would do ({} alone falls {} short of both): keep {}",
                 best.1,
                 pct(best.0),
-                key
+                KEY.typed(Surface::CommandLine, &key.to_string())
             ));
         }
     }

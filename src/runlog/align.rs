@@ -3,6 +3,7 @@
 
 use super::error::LoadError;
 use super::{ConfigRole, Configuration, MetricColumn, RunLog, SkippedRows};
+use crate::options::{Surface, COMPARE, METRIC, SKIP_BAD};
 
 /// Attach a second configuration read elsewhere (e.g. from bytes in memory) to a run log,
 /// aligned by iteration, with the same checks as `--compare`.
@@ -13,13 +14,14 @@ pub fn with_compare(mut log: RunLog, other: RunLog) -> Result<RunLog, LoadError>
 
 /// " (a bad row was skipped PLACE with --skip-bad, at line N)", or nothing when none was.
 fn skipped_note(skipped: &SkippedRows, place: &str) -> String {
+    let skip_bad = SKIP_BAD.typed(Surface::CommandLine, "");
     match (skipped.count, skipped.first_lines.first()) {
         (0, _) | (_, None) => String::new(),
         (1, Some(line)) => {
-            format!(" (a bad row was skipped {place} with --skip-bad, at line {line})")
+            format!(" (a bad row was skipped {place} with {skip_bad}, at line {line})")
         }
         (n, Some(line)) => format!(
-            " ({n} bad rows were skipped {place} with --skip-bad, the first at line {line})"
+            " ({n} bad rows were skipped {place} with {skip_bad}, the first at line {line})"
         ),
     }
 }
@@ -29,11 +31,17 @@ pub(super) fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), L
     if other.configs[0].metrics.is_empty() {
         let suggestion = match other.configs[0].measurement_like.as_slice() {
             [] => String::new(),
-            [name, ..] => format!("; '{name}' looks measured: pass --metric {name}"),
+            [name, ..] => format!(
+                "; '{name}' looks measured: pass {}",
+                METRIC.typed(Surface::CommandLine, name)
+            ),
         };
         return Err(LoadError::file(
             &path,
-            format!("the --compare log has no metric column (expected e.g. time_ms){suggestion}"),
+            format!(
+                "the {} log has no metric column (expected e.g. time_ms){suggestion}",
+                COMPARE.typed(Surface::CommandLine, "")
+            ),
         ));
     }
     let baseline_names = log.metric_names();
@@ -42,7 +50,8 @@ pub(super) fn align_compare(log: &mut RunLog, mut other: RunLog) -> Result<(), L
         return Err(LoadError::file(
             &path,
             format!(
-                "the --compare log has metrics [{}], expected the baseline's [{}]",
+                "the {} log has metrics [{}], expected the baseline's [{}]",
+                COMPARE.typed(Surface::CommandLine, ""),
                 other_names.join(", "),
                 baseline_names.join(", ")
             ),

@@ -13,6 +13,7 @@ use super::parse::{
 use super::{
     ConfigRole, Configuration, Epochs, Iterations, LoadOptions, MetricColumn, RunLog, SkippedRows,
 };
+use crate::options::{Surface, INPUT_FORMAT, SKIP_BAD};
 
 /// How many skipped rows `--skip-bad` lists by line.
 const SKIPPED_LINES_SHOWN: usize = 5;
@@ -169,8 +170,10 @@ impl RowSink {
         }
         if !skip_bad {
             if cut {
-                message
-                    .push_str(": wait for it to finish, or pass --skip-bad to leave the row out");
+                message.push_str(&format!(
+                    ": wait for it to finish, or pass {} to leave the row out",
+                    SKIP_BAD.typed(Surface::CommandLine, "")
+                ));
             }
             return Err(LoadError::at(path, line, column, message));
         }
@@ -261,13 +264,15 @@ impl RowSink {
         Err(LoadError::file(
             path,
             format!(
-                "--skip-bad would leave out {skipped} of {rows} rows ({}) and keep {}; \
-                 expected at most {} of them bad (first: {}): the file, --input-format or a \
-                 column is likely wrong; pass --skip-bad=100% to keep what is left",
+                "{skip_bad} would leave out {skipped} of {rows} rows ({}) and keep {}; \
+                 expected at most {} of them bad (first: {}): the file, {} or a \
+                 column is likely wrong; pass {skip_bad}=100% to keep what is left",
                 percent(skipped as f64 / rows as f64),
                 self.iterations.len(),
                 percent(share),
-                self.skipped.first_reason.clone().unwrap_or_default()
+                self.skipped.first_reason.clone().unwrap_or_default(),
+                INPUT_FORMAT.typed(Surface::CommandLine, ""),
+                skip_bad = SKIP_BAD.typed(Surface::CommandLine, ""),
             ),
         ))
     }

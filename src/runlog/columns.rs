@@ -8,6 +8,7 @@
 
 use super::error::{closest_name, printable, shown_name, LoadError};
 use super::packed::{self, Derived, DOC_LENS, FIT_KEY};
+use crate::options::{Surface, INPUT_FORMAT, KEY};
 
 pub const DEFAULT_KEY: &str = "seq_len";
 pub const KEY_ALIASES: &[&str] = &["seq_len", "sl", "seqlen", "seq_length"];
@@ -159,9 +160,15 @@ pub(crate) fn missing_column(path: &str, what: &str, wanted: &str, header: &[Str
 /// A one-column header usually means the wrong delimiter: say which, and what to do.
 fn delimiter_hint(header: &str) -> String {
     if header.contains('\t') {
-        " (the header is one column: is the file tab-separated? use --input-format tsv)".into()
+        format!(
+            " (the header is one column: is the file tab-separated? use {})",
+            INPUT_FORMAT.typed(Surface::CommandLine, "tsv")
+        )
     } else if header.contains(',') {
-        " (the header is one column: is the file comma-separated? use --input-format csv)".into()
+        format!(
+            " (the header is one column: is the file comma-separated? use {})",
+            INPUT_FORMAT.typed(Surface::CommandLine, "csv")
+        )
     } else if let Some(sep) = [';', '|', ' '].into_iter().find(|&c| header.contains(c)) {
         format!(
             " (the header is one column: is the file separated by {sep:?}? seqpoint reads \
@@ -369,7 +376,10 @@ impl ColumnPlan {
                 if key.len() > 1 && name.trim().eq_ignore_ascii_case(FIT_KEY) {
                     return Err(LoadError::file(
                         path,
-                        "--key fit is a whole key (the fitted cost); expected it alone",
+                        format!(
+                            "{} is a whole key (the fitted cost); expected it alone",
+                            KEY.typed(Surface::CommandLine, FIT_KEY)
+                        ),
                     ));
                 }
                 if let Some(wanted) = Derived::named(name) {

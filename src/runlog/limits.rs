@@ -4,6 +4,7 @@
 //! refusal names the limit and the flag that raises it, and reading stops there.
 
 use super::error::LoadError;
+use crate::options::{Surface, MAX_LINE, MAX_MEMORY};
 
 /// `--max-line`: a row of a real log is well under a kilobyte.
 pub const DEFAULT_MAX_LINE: u64 = 1 << 20;
@@ -58,9 +59,10 @@ impl InputLimits {
             line,
             Some(column),
             format!(
-                "quoted field longer than {} (the --max-line limit); expected a closing '\"' \
-                 soon after the opening one (raise the limit with --max-line)",
-                format_size(self.max_line)
+                "quoted field longer than {} (the {max_line} limit); expected a closing '\"' \
+                 soon after the opening one (raise the limit with {max_line})",
+                format_size(self.max_line),
+                max_line = MAX_LINE.typed(Surface::CommandLine, "")
             ),
         )
     }
@@ -119,19 +121,21 @@ impl InputLimits {
 
     pub(crate) fn out_of_memory(&self, path: &str, needed: u64, budget: u64) -> LoadError {
         let have = if self.max_memory.is_some() {
-            "the --max-memory limit"
+            format!("the {} limit", MAX_MEMORY.typed(Surface::CommandLine, ""))
         } else {
             "the memory this process can have now: what the machine has available, under any \
              container cap or address-space limit"
+                .to_string()
         };
         LoadError::file(
             path,
             format!(
                 "reading it needs at least {}, more than {} ({}); stopped reading there \
-                 (raise the limit with --max-memory, or split the log)",
+                 (raise the limit with {}, or split the log)",
                 format_size(needed),
                 format_size(budget),
-                have
+                have,
+                MAX_MEMORY.typed(Surface::CommandLine, "")
             ),
         )
     }

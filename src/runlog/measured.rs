@@ -16,6 +16,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::doc::SelectDoc;
+use crate::options::{Surface, METRIC};
 use crate::runlog::columns::{
     check_header_unambiguous, column_list, missing_column, DEFAULT_METRICS, ITERATION_ALIASES,
 };
@@ -571,9 +572,12 @@ fn refuse_all_zero(path: &str, names: &[String], samples: &[Vec<Sample>]) -> Res
             .all(|sample| sample.values[m] == 0.0)
         {
             let others = if names.len() > 1 {
-                ": project the other metrics with --metric"
+                format!(
+                    ": project the other metrics with {}",
+                    METRIC.typed(Surface::CommandLine, "")
+                )
             } else {
-                ""
+                String::new()
             };
             return Err(LoadError::file(
                 path,

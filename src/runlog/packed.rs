@@ -12,6 +12,7 @@ use std::cell::RefCell;
 
 use super::error::{shown_value, LoadError};
 use super::RunLog;
+use crate::options::{Surface, KEY, METRIC};
 
 /// The column that lists a step's document lengths.
 pub const DOC_LENS: &str = "doc_lens";
@@ -277,9 +278,13 @@ pub fn apply_fit(log: &mut RunLog) -> Result<(), LoadError> {
     let Some(metric) = log.configs[0].metrics.first() else {
         return Err(LoadError::file(
             &log.source,
-            "--key fit fits the measured metric on the packed columns, and the log has no \
-             metric column; expected time_ms, energy_j or --metric COL (without measurements, \
-             key on attn or tokens,attn)",
+            format!(
+                "{} fits the measured metric on the packed columns, and the log has no \
+                 metric column; expected time_ms, energy_j or {} (without measurements, \
+                 key on attn or tokens,attn)",
+                KEY.typed(Surface::CommandLine, FIT_KEY),
+                METRIC.typed(Surface::CommandLine, "COL")
+            ),
         ));
     };
     let dims = log.dims();
@@ -319,8 +324,9 @@ pub fn apply_fit(log: &mut RunLog) -> Result<(), LoadError> {
     }
     let unit = &metric.name;
     note(format!(
-        "--key fit: {unit} = {formula}, fitted on the baseline, explains {:.1}% of its \
+        "{}: {unit} = {formula}, fitted on the baseline, explains {:.1}% of its \
          variance; the key is the fitted {unit} in steps of {} ({} distinct values{})",
+        KEY.typed(Surface::CommandLine, FIT_KEY),
         100.0 * fit.r_squared,
         crate::keyfit::shown_coefficient(quantised.step),
         quantised.distinct,

@@ -2,14 +2,14 @@
 //! hand in the explorer is reproducible in a script (and recorded in exports).
 
 use crate::binning::Method;
-use crate::pick::Pick;
-use crate::runlog::{InputFormat, LoadOptions};
-use crate::select::plan::PlanAsk;
-use crate::select::vocabulary::{
+use crate::options::{
     Opt, BINS, BUDGET, COMPARE, COST, EXCLUDE, INPUT_FORMAT, KEY, MAX_BINS, MAX_INPUT, MAX_LINE,
     MAX_MEMORY, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED, SKIP_BAD, STRATA, TARGET_BY,
     TARGET_ERROR, WARMUP,
 };
+use crate::pick::Pick;
+use crate::runlog::{InputFormat, LoadOptions};
+use crate::select::plan::PlanAsk;
 use crate::select::{BinCount, SelectOptions, Strata, TargetRule, DEFAULT_MAX_BINS};
 
 /// Quote an argument for a POSIX shell only when it needs it.
@@ -22,7 +22,7 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
-/// A `seqpoint select` command line being written, each option spelt as the vocabulary
+/// A `seqpoint select` command line being written, each option spelt as `options`
 /// spells it, so that every command the tool prints is one `select` accepts.
 #[derive(Debug, Clone)]
 pub struct CommandLine {

@@ -4,7 +4,7 @@
 //! the parsing ("0-420"), the merging, the checks against a run and the row filter (the kept
 //! rows for `select`, the kept log for `report`, the kept samples for `project`).
 
-use super::vocabulary::{Surface, EXCLUDE};
+use crate::options::{Surface, EXCLUDE};
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;

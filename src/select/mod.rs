@@ -14,7 +14,6 @@ pub mod plan;
 mod selectors;
 mod strata;
 mod target;
-pub mod vocabulary;
 
 use std::ops::ControlFlow;
 
@@ -31,7 +30,7 @@ pub use target::{
     Advice, CurvePoint, MoreBins, TargetOutcome, TargetRule, LUCK_RATIO, MEASURED_INTERVAL_LIMIT,
 };
 
-pub use vocabulary::{OptionError, DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT};
+pub use crate::options::{OptionError, DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BinCount {
@@ -122,8 +121,6 @@ impl Selection {
 pub enum SelectError {
     #[error(transparent)]
     Binning(#[from] BinningError),
-    #[error("--strata epoch needs an epoch column in the run log")]
-    NoEpochs,
     /// An option's value that no K could satisfy, naming the option.
     #[error(transparent)]
     Option(#[from] OptionError),
@@ -134,7 +131,7 @@ pub enum SelectError {
 impl SelectError {
     /// The error as `surface` words it: an option's value named as the user typed it there
     /// (`--exclude 0-5` or `:exclude 0-5`), any other error as it is.
-    pub fn worded(&self, surface: vocabulary::Surface) -> String {
+    pub fn worded(&self, surface: crate::options::Surface) -> String {
         match self {
             SelectError::Option(e) => e.worded(surface),
             other => other.to_string(),
@@ -153,10 +150,10 @@ pub fn method_and_pick(log: &RunLog, options: &SelectOptions) -> (Method, Pick) 
     (method, pick)
 }
 
-/// Each option's value within its range (`vocabulary`), before any log is read: the part of
+/// Each option's value within its range (`options`), before any log is read: the part of
 /// `check_options` the CLI and the explorer can check first.
 pub fn check_values(options: &SelectOptions) -> Result<(), OptionError> {
-    use vocabulary::{BINS, MAX_BINS, SAMPLES, TARGET_ERROR};
+    use crate::options::{BINS, MAX_BINS, SAMPLES, TARGET_ERROR};
     SAMPLES.check_count(options.samples)?;
     MAX_BINS.check_count(options.max_bins as u64)?;
     match options.bins {
@@ -172,7 +169,7 @@ pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), Select
     check_values(options)?;
     let rows = log.len() as u64;
     if options.warmup > 0 && options.warmup >= rows {
-        return Err(vocabulary::WARMUP
+        return Err(crate::options::WARMUP
             .error(
                 &options.warmup.to_string(),
                 format!(
@@ -184,7 +181,17 @@ pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), Select
     }
     options.exclude.check(log)?;
     if options.method == Some(Method::Optimal) && log.dims() != 1 {
-        return Err(BinningError::OptimalNeedsOneDim(log.dims()).into());
+        return Err(crate::options::METHOD
+            .error(
+                "optimal",
+                format!(
+                    "needs a one-length key (it bins contiguous ranges of sorted lengths), \
+                     and this key has {} lengths",
+                    log.dims()
+                ),
+            )
+            .instead(&crate::options::METHOD, "kmeans")
+            .into());
     }
     Ok(())
 }
@@ -276,7 +283,7 @@ mod tests {
             .collect();
         let log = log(&format!("seq_len,time_ms\n{rows}"));
         let options = SelectOptions {
-            bins: BinCount::Target(vocabulary::MIN_TARGET_PCT),
+            bins: BinCount::Target(crate::options::MIN_TARGET_PCT),
             max_bins: 12,
             error_curve: true,
             ..SelectOptions::default()

@@ -14,6 +14,7 @@ use crate::estimate::{
     baseline_parts_of, new_and_speedup_parts_of, BinSums, RatioSpread, VarianceParts,
 };
 use crate::groups::KeyGroups;
+use crate::options::{BUDGET, SAMPLES};
 use crate::pick::{total_order_bits, SeqPoint};
 use crate::project::{project_bins, PickedBin, Projection};
 use crate::runlog::RunLog;
@@ -120,17 +121,26 @@ pub fn neyman_allocation(
 ) -> Result<Vec<u64>, SelectError> {
     let bins = weights.len() as u64;
     if budget < bins {
-        return Err(SelectError::Invalid(format!(
-            "--budget {budget} is less than the {bins} SeqPoints (each needs at least one \
-             profiled iteration); use a budget of at least {bins} or fewer bins (--bins)"
-        )));
+        return Err(BUDGET
+            .error(
+                &budget.to_string(),
+                format!(
+                    "fewer than the {bins} SeqPoints (each needs at least one profiled \
+                     iteration); use a budget of at least {bins}, or fewer bins"
+                ),
+            )
+            .into());
     }
     let available: u64 = caps.iter().sum();
     if budget > available {
-        return Err(SelectError::Invalid(format!(
-            "--budget {budget} is more than the {available} iterations that can be profiled \
-             (after warm-up)"
-        )));
+        return Err(BUDGET
+            .error(
+                &budget.to_string(),
+                format!(
+                    "more than the {available} iterations that can be profiled (after warm-up)"
+                ),
+            )
+            .into());
     }
     let mut products: Vec<f64> = weights.iter().zip(spreads).map(|(w, s)| w * s).collect();
     if products.iter().sum::<f64>() <= 0.0 {
@@ -829,9 +839,7 @@ fn plan_bins(
     let caps: Vec<u64> = candidates.iter().map(|c| c.count() as u64 + 1).collect();
     let samples: Vec<u64> = match rule {
         PlanRule::Samples(m) => {
-            if m == 0 {
-                return Err(SelectError::Invalid("--samples must be at least 1".into()));
-            }
+            SAMPLES.check_count(m)?;
             caps.iter().map(|&cap| m.min(cap)).collect()
         }
         PlanRule::Budget(b) => {
@@ -1198,12 +1206,14 @@ mod tests {
     fn budget_outside_what_can_be_profiled_is_an_error() {
         let err = neyman_allocation(&[1.0, 1.0, 1.0], &[1.0; 3], &[5; 3], 2).unwrap_err();
         assert!(
-            err.to_string().contains("less than the 3 SeqPoints"),
+            err.to_string()
+                .starts_with("--budget 2: fewer than the 3 SeqPoints"),
             "{err}"
         );
         let err = neyman_allocation(&[1.0, 1.0], &[1.0; 2], &[2, 3], 6).unwrap_err();
         assert!(
-            err.to_string().contains("more than the 5 iterations"),
+            err.to_string()
+                .starts_with("--budget 6: more than the 5 iterations"),
             "{err}"
         );
     }

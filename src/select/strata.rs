@@ -1,7 +1,7 @@
 //! Strata: the training phases binned separately (`--strata`), the rows of each, and the key
 //! groups and candidates every selection over them shares (one pass over the rows).
 
-use super::vocabulary::{Surface, COST, EXCLUDE, STRATA, WARMUP};
+use crate::options::{Surface, COST, EXCLUDE, STRATA, WARMUP};
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
@@ -60,7 +60,9 @@ pub fn strata_rows(log: &RunLog, strata: Strata) -> Result<Vec<StratumRows>, Sel
     Ok(match strata {
         Strata::None => vec![("all".to_string(), RowRanges::all(log.len()))],
         Strata::Epoch => {
-            let epochs = log.epochs.as_ref().ok_or(SelectError::NoEpochs)?;
+            let epochs = log.epochs.as_ref().ok_or_else(|| {
+                STRATA.error("epoch", "needs an epoch column in the run log".into())
+            })?;
             // Each run of rows of one epoch is a range of its stratum (a log's epochs
             // ascend, so an epoch is one run, but any order is grouped right).
             let mut by_epoch: std::collections::BTreeMap<u32, Vec<Range<usize>>> =

@@ -326,7 +326,7 @@ mod tests {
         // Three keys, each with a spread: K = 3 is as far as binning goes.
         let narrow = log("seq_len,time_ms\n1,1\n1,3\n2,4\n2,7\n3,9\n3,12\n1,2\n2,5\n3,10\n");
         let options = SelectOptions {
-            bins: BinCount::Target(crate::select::vocabulary::MIN_TARGET_PCT),
+            bins: BinCount::Target(crate::options::MIN_TARGET_PCT),
             ..SelectOptions::default()
         };
         let selection = run_selection(&narrow, &options).unwrap();
@@ -446,7 +446,7 @@ mod tests {
         // time = key^2 exactly: 3 unique keys -> K=3 gives zero error and zero spread.
         let log = log("seq_len,time_ms\n1,1\n2,4\n3,9\n1,1\n3,9\n2,4\n3,9\n");
         let options = SelectOptions {
-            bins: BinCount::Target(crate::select::vocabulary::MIN_TARGET_PCT),
+            bins: BinCount::Target(crate::options::MIN_TARGET_PCT),
             ..SelectOptions::default()
         };
         let selection = run_selection(&log, &options).unwrap();
@@ -462,7 +462,7 @@ mod tests {
         // exact only with K = 4. The target is met with K = 1 + 4, not 4 in each.
         let log = log("seq_len,time_ms\n1,5\n1,5\n1,5\n1,5\n1,1\n2,4\n3,9\n4,16\n");
         let options = SelectOptions {
-            bins: BinCount::Target(crate::select::vocabulary::MIN_TARGET_PCT),
+            bins: BinCount::Target(crate::options::MIN_TARGET_PCT),
             strata: Strata::Phases(2),
             ..SelectOptions::default()
         };
@@ -490,7 +490,7 @@ mod tests {
         // projects 2 * 1 + 3 * 9 = 29 against 23.
         let text = "seq_len,time_ms,energy_j\n1,10,1\n1,10,1\n2,20,5\n2,20,9\n2,20,7\n";
         let options = SelectOptions {
-            bins: BinCount::Target(crate::select::vocabulary::MIN_TARGET_PCT),
+            bins: BinCount::Target(crate::options::MIN_TARGET_PCT),
             ..SelectOptions::default()
         };
         let both = run_selection(&log(text), &options).unwrap();

@@ -3,11 +3,11 @@
 //! functions of the typed text; `update` applies what they return.
 
 use crate::binning::Method;
-use crate::pick::Pick;
-use crate::select::vocabulary::{
+use crate::options::{
     Opt, Surface, BINS, BUDGET, EXCLUDE, MAX_BINS, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED,
     STRATA, TARGET_ERROR, WARMUP,
 };
+use crate::pick::Pick;
 use crate::select::{parse_iteration_range, IterationRange, Strata};
 
 /// What a command line asks for.
@@ -42,7 +42,7 @@ pub enum Command {
 /// `auto`, the one command that is the explorer's own rather than an option of `select`.
 const AUTO: (&str, &str, &str) = ("auto", "", "auto-K: the smallest K that meets the target");
 
-/// A `select` option as a command: its `:` name, value and summary, all the vocabulary's.
+/// A `select` option as a command: its `:` name, value and summary, all from `options`.
 const fn entry(option: Opt) -> (&'static str, &'static str, &'static str) {
     match option.command {
         Some(name) => (name, option.value_name, option.summary),

@@ -4,8 +4,8 @@
 use super::app::{App, Overlay};
 use super::command_line::{self, Command};
 use super::recompute::{recompute, restart, set_k, Effect};
+use crate::options::Surface;
 use crate::select::plan::PlanAsk;
-use crate::select::vocabulary::Surface;
 use crate::select::SelectError;
 
 /// Enter on the command line: apply it and close, or say in place what is wrong.
@@ -83,7 +83,7 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
                     let (ones, none) = (vec![1.0; n], vec![0.0; n]);
                     crate::select::plan::neyman_allocation(&ones, &none, &vec![*b; n], *b)
                         .map(|_| ())
-                        .map_err(|e| format!(":budget {b}: {e}"))
+                        .map_err(|e| e.worded(Surface::Explorer))
                 }
                 // Not known yet: the session checks it, and keeps its options if refused.
                 None => Ok(()),

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::app::{Prepared, Session, Settings};
+use crate::options::Surface;
 use crate::select::naive::{Baseline, RANDOM_DRAWS};
 use crate::select::plan::{cheapest_plan_with_progress, plan_selection_on, PlanRule, ProfilePlan};
 use crate::select::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
@@ -82,7 +83,7 @@ impl<'a> Job<'a> {
             id,
             settings,
             prepared,
-            selection: Err(e.to_string()),
+            selection: Err(e.worded(Surface::Explorer)),
             plan: None,
         };
         let rule = session.rule(&settings);

@@ -259,7 +259,9 @@ fn build_session(
     let work = move || {
         let made = caught(|| match reload {
             Some(load) => old.reloaded(load, base, ask),
-            None => old.with_options(base, ask).map_err(|e| e.to_string()),
+            None => old
+                .with_options(base, ask)
+                .map_err(|e| e.worded(crate::options::Surface::Explorer)),
         })
         .and_then(|made| made);
         drop(old);

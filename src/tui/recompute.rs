@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::app::{App, ExportPlan, Options, Overlay, Pending, Prepared, Settings, Shown, Status};
 use super::compute::{self, Done, Job};
 use super::save::ExportJob;
+use crate::options::Surface;
 use crate::select::plan::{PlanAsk, ProfilePlan};
 use crate::select::Selection;
 
@@ -79,7 +80,7 @@ fn answer_at_once<'a>(
     {
         Ok(Some(selection)) => show(app, settings, selection, None),
         Ok(None) => {}
-        Err(e) => say_error(app, &e.to_string()),
+        Err(e) => say_error(app, &e.worded(Surface::Explorer)),
     }
     // A curve no worker is filling in (prepared before a restart) gets its baselines.
     let budgets = compute::shown_budgets(app.session, None, Some(&prepared.curve));

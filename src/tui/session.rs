@@ -139,7 +139,7 @@ impl Session {
         let log = crate::runlog::load_run(&self.run, &load).map_err(|e| e.to_string())?;
         Session::new(self.run.clone(), load, log, base)
             .map(|s| s.asking(ask))
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.worded(crate::options::Surface::Explorer))
     }
 
     /// The profiling budget of a curve point: its SeqPoints times the session's samples.

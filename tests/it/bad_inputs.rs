@@ -251,8 +251,8 @@ const BAD: &[(&[&str], &str)] = &[
     ),
     (
         &["two_keys.csv", "--key", "src_len,tgt_len", "--method", "optimal"],
-        "error: --method optimal needs a one-length key (it bins contiguous ranges of sorted \
-         lengths); use --method kmeans for a 2-length key\n",
+        "error: --method optimal: needs a one-length key (it bins contiguous ranges of sorted \
+         lengths), and this key has 2 lengths; use --method kmeans\n",
     ),
     (
         // A quote that never closes, in a column nothing reads, would swallow 38 rows.

@@ -267,8 +267,8 @@ fn optimal_on_two_lengths_is_an_error_not_a_fallback() {
     fails(
         &dir,
         &["mt.csv", "--key", "src_len,tgt_len", "--method", "optimal"],
-        "--method optimal needs a one-length key (it bins contiguous ranges of sorted lengths); \
-         use --method kmeans for a 2-length key",
+        "--method optimal: needs a one-length key (it bins contiguous ranges of sorted \
+         lengths), and this key has 2 lengths; use --method kmeans",
     );
     seqpoint_in(dir.path())
         .args([

@@ -179,7 +179,7 @@ fn budget_is_spread_by_neyman_allocation() {
         .assert()
         .failure()
         .stderr(predicate::str::contains(
-            "--budget 5 is less than the 8 SeqPoints",
+            "--budget 5: fewer than the 8 SeqPoints",
         ));
     Command::cargo_bin("seqpoint")
         .unwrap()

@@ -27,10 +27,12 @@ fn a_budget_below_the_seqpoints_is_refused_in_place_and_the_session_goes_on() {
     });
     command(&pane, "budget 3");
     // Said under the prompt, in select's words, and nothing changed.
-    let screen = pane.wait_for("the refusal", |s| s.contains("less than the 6 SeqPoints"));
+    let screen = pane.wait_for("the refusal", |s| {
+        s.contains(":budget 3: fewer than the 6 SeqPoints")
+    });
     assert!(screen.contains(":budget 3"), "{screen}");
     pane.keys(&["Escape"]);
-    pane.wait_for("the prompt closed", |s| !s.contains("less than the"));
+    pane.wait_for("the prompt closed", |s| !s.contains("fewer than the"));
     // K still steps by one from the K on screen, and `u` takes that step back.
     pane.keys(&["l"]);
     pane.wait_for("K = 7", |s| s.contains("K = 7 ·") && s.contains("7 of 450"));

@@ -139,7 +139,7 @@ fn a_budget_below_the_seqpoints_is_refused_in_place_and_changes_nothing() {
     command(&mut app, "budget 3");
     let error = in_place(&app).expect("said in place");
     assert!(
-        error.contains(":budget 3") && error.contains("less than the 6 SeqPoints"),
+        error.starts_with(":budget 3: fewer than the 6 SeqPoints") && !error.contains("--"),
         "{error}"
     );
     assert!(app.restart.is_none() && app.history.is_empty());
@@ -164,7 +164,15 @@ fn a_session_whose_first_result_fails_goes_back_to_the_options_before() {
     assert_eq!(base.bins, BinCount::Fixed(6));
     assert!(app.reverting, "going back gets no fallback of its own");
     let status = app.status.clone().unwrap();
-    assert!(status.error && status.text.contains("less than the 6 SeqPoints"));
+    assert!(status.error, "{status:?}");
+    assert!(
+        status
+            .text
+            .starts_with(":budget 3: fewer than the 6 SeqPoints")
+            && !status.text.contains("--"),
+        "{}",
+        status.text
+    );
 }
 
 #[test]

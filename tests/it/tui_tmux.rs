@@ -416,7 +416,7 @@ fn a_load_error_reads_like_the_cli_and_never_opens_the_screen() {
     ));
     let screen = pane.wait_for("the error", printed_exit);
     assert!(
-        screen.contains("error: --method optimal needs a one-length key"),
+        screen.contains("error: --method optimal: needs a one-length key"),
         "{screen}"
     );
     assert!(screen.contains("exit=1"), "{screen}");

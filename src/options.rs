@@ -119,6 +119,7 @@ impl Opt {
             command: self.command,
             value: value.to_string(),
             problem,
+            instead: None,
         }
     }
 }
@@ -155,12 +156,29 @@ pub struct OptionError {
     pub command: Option<&'static str>,
     pub value: String,
     pub problem: String,
+    /// Another option's value that would do, named on each surface as it is typed there.
+    pub instead: Option<(&'static Opt, String)>,
 }
 
 impl OptionError {
+    /// The same error, ending with "use `option value`" in the words of each surface.
+    pub fn instead(mut self, option: &'static Opt, value: &str) -> Self {
+        self.instead = Some((option, value.to_string()));
+        self
+    }
+
     pub fn worded(&self, surface: Surface) -> String {
         let option = typed(self.flag, self.command, surface, &self.value);
-        format!("{option}: {}", self.problem)
+        match &self.instead {
+            Some((other, value)) => {
+                format!(
+                    "{option}: {}; use {}",
+                    self.problem,
+                    other.typed(surface, value)
+                )
+            }
+            None => format!("{option}: {}", self.problem),
+        }
     }
 }
 
@@ -405,6 +423,58 @@ pub const MAX_MEMORY: Opt = Opt {
     help: "Most memory a load may need (default: what the machine has available), e.g. 16G",
 };
 
+pub const RUN_ITERATIONS: Opt = Opt {
+    flag: "run-iterations",
+    command: None,
+    value_name: "N",
+    values: Values::Count { least: 1 },
+    example: "100000",
+    summary: "iterations of the whole run",
+    help: "The whole run has N iterations: scales the weights",
+};
+
+pub const RUN_EPOCHS: Opt = Opt {
+    flag: "run-epochs",
+    command: None,
+    value_name: "E",
+    values: Values::Word,
+    example: "90",
+    summary: "epochs of the whole run",
+    help: "The whole run has E epochs (the log covers its own epochs of them): scales the weights",
+};
+
+pub const ALLOW_MISSING: Opt = Opt {
+    flag: "allow-missing",
+    command: None,
+    value_name: "",
+    values: Values::Switch,
+    example: "",
+    summary: "project without the SeqPoints not measured",
+    help: "Project even when some SeqPoints were not measured, saying which and their share",
+};
+
+pub const FORCE: Opt = Opt {
+    flag: "force",
+    command: None,
+    value_name: "",
+    values: Values::Switch,
+    example: "",
+    summary: "replace an existing output file",
+    help: "Overwrite the output file if it exists (a regular file only: a device, named pipe \
+           or socket is never replaced; a read-only file needs --replace-read-only too)",
+};
+
+pub const REPLACE_READ_ONLY: Opt = Opt {
+    flag: "replace-read-only",
+    command: None,
+    value_name: "",
+    values: Values::Switch,
+    example: "",
+    summary: "replace a read-only output file as well",
+    help: "With --force, also replace a read-only output file, when its folder is yours (the \
+           new file keeps the old one's owner and mode)",
+};
+
 /// The options a selection takes, in the order help and the equivalent command line list
 /// them.
 pub const SELECT_OPTIONS: [Opt; 13] = [
@@ -476,6 +546,22 @@ mod tests {
     }
 
     #[test]
+    fn an_error_and_what_to_use_instead_are_worded_in_one_surface() {
+        let e = METHOD
+            .error("optimal", "needs a one-length key".into())
+            .instead(&METHOD, "kmeans");
+        assert_eq!(
+            e.worded(Surface::CommandLine),
+            "--method optimal: needs a one-length key; use --method kmeans"
+        );
+        assert_eq!(
+            e.worded(Surface::Explorer),
+            ":method optimal: needs a one-length key; use :method kmeans"
+        );
+        assert_eq!(e.to_string(), e.worded(Surface::CommandLine));
+    }
+
+    #[test]
     fn flags_and_commands_are_each_named_once() {
         let load = [
             COMPARE,
@@ -487,6 +573,11 @@ mod tests {
             MAX_LINE,
             MAX_INPUT,
             MAX_MEMORY,
+            RUN_ITERATIONS,
+            RUN_EPOCHS,
+            ALLOW_MISSING,
+            FORCE,
+            REPLACE_READ_ONLY,
         ];
         let mut flags: Vec<_> = SELECT_OPTIONS.iter().chain(&load).map(|o| o.flag).collect();
         let mut commands: Vec<_> = SELECT_OPTIONS.iter().filter_map(|o| o.command).collect();
