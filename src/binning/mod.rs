@@ -249,7 +249,10 @@ mod tests {
         let groups = KeyGroups::from_log(&log);
         let err = Binner::new(&groups, Method::Optimal, 0, 4).err().unwrap();
         assert_eq!(err, BinningError::OptimalNeedsOneDim(2));
-        assert!(err.to_string().contains("k-means bins a 2-length key"), "{err}");
+        assert!(
+            err.to_string().contains("k-means bins a 2-length key"),
+            "{err}"
+        );
     }
 
     proptest! {
