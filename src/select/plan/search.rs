@@ -1,0 +1,366 @@
+//! The search for the cheapest sample counts that meet a target at one K: a guess from the
+//! variance parts, filled and trimmed on the listed rows' own figures (running sums keep each
+//! step O(K)), then polished by trading samples between bins.
+
+use crate::estimate::{
+    baseline_parts_of, new_and_speedup_parts_of, BinSums, RatioSpread, VarianceParts,
+};
+use crate::pick::SeqPoint;
+use crate::runlog::RunLog;
+use crate::stats::{half_width_pct, variance_of_half_width};
+
+use super::allocation::fewest_samples;
+
+/// What a target's plan profiles for each SeqPoint, as the search sees it: its own row, then
+/// its alternates' rows (the rows `draw_rows` takes first, in its order), so that the search
+/// judges every figure from the very values the plan's interval will be computed from.
+/// Beyond them (a bin of one key with more iterations than it lists) the seeded draws are
+/// taken as the listed rows again, keeping their mean and their spread.
+/// Each SeqPoint's listed rows (the pick, then its alternates: the order a plan profiles them)
+/// as running sums, so that the figures at any sample counts cost a step per bin.
+pub(super) struct ListedRows<'a> {
+    log: &'a RunLog,
+    seqpoints: &'a [SeqPoint],
+    /// `[metric][bin]`: running sums over the bin's first rows, up to its cap.
+    sums: Vec<Vec<RunningSums>>,
+}
+
+/// Running sums over a bin's listed rows on one metric: entry `i` sums the first `i` rows.
+/// A plan asking more samples than the bin lists takes them round again (as `draw_rows`
+/// repeats the list), so a sum over `s` rows is whole rounds plus a first part.
+pub(super) struct RunningSums {
+    baseline: Vec<f64>,
+    new: Vec<f64>,
+    /// The paired log ratios `ln(y / x)` that exist (counted exactly in an `f64`), their sum
+    /// and sum of squares.
+    ratio_count: Vec<f64>,
+    ratio: Vec<f64>,
+    ratio_squares: Vec<f64>,
+}
+
+impl RunningSums {
+    pub(super) fn over(log: &RunLog, metric: usize, rows: &[u32]) -> RunningSums {
+        let value = |c: usize, r: u32| log.configs[c].metrics[metric].values[r as usize];
+        let compare = log.configs.len() > 1;
+        let mut sums = RunningSums {
+            baseline: vec![0.0],
+            new: vec![0.0],
+            ratio_count: vec![0.0],
+            ratio: vec![0.0],
+            ratio_squares: vec![0.0],
+        };
+        for &r in rows {
+            let x = value(0, r);
+            let y = if compare { value(1, r) } else { 0.0 };
+            let ratio = (compare && x > 0.0 && y > 0.0).then(|| (y / x).ln());
+            let last = |v: &Vec<f64>| *v.last().expect("starts at 0");
+            sums.baseline.push(last(&sums.baseline) + x);
+            sums.new.push(last(&sums.new) + y);
+            let count = last(&sums.ratio_count) + if ratio.is_some() { 1.0 } else { 0.0 };
+            sums.ratio_count.push(count);
+            let r = ratio.unwrap_or(0.0);
+            sums.ratio.push(last(&sums.ratio) + r);
+            sums.ratio_squares.push(last(&sums.ratio_squares) + r * r);
+        }
+        sums
+    }
+
+    /// The sum of `of` over the first `samples` rows, the list taken round again as needed.
+    pub(super) fn first(&self, of: &[f64], samples: usize) -> f64 {
+        let listed = of.len() - 1;
+        let (rounds, part) = (samples / listed, samples % listed);
+        rounds as f64 * of[listed] + of[part]
+    }
+
+    /// The bin as the interval formulas read it with `samples` rows profiled.
+    pub(super) fn bin(&self, sp: &SeqPoint, metric: usize, samples: u64, compare: bool) -> BinSums {
+        let s = samples.max(1) as usize;
+        let ratio_count = self.first(&self.ratio_count, s) as usize;
+        let (sum, squares) = (
+            self.first(&self.ratio, s),
+            self.first(&self.ratio_squares, s),
+        );
+        BinSums {
+            weight: sp.weight as f64,
+            x: self.first(&self.baseline, s) / s as f64,
+            y: if compare {
+                self.first(&self.new, s) / s as f64
+            } else {
+                0.0
+            },
+            new_count: if compare { s } else { 0 },
+            ratios: RatioSpread {
+                count: ratio_count,
+                squares: if ratio_count > 0 {
+                    (squares - sum * sum / ratio_count as f64).max(0.0)
+                } else {
+                    0.0
+                },
+            },
+            distinct: samples,
+            key: sp.key_noise[metric],
+            stratum: sp.stratum.unwrap_or(0),
+        }
+    }
+}
+
+impl<'a> ListedRows<'a> {
+    /// The listed rows of each SeqPoint, as many as its cap (`caps[b]`) allows.
+    pub(super) fn new(log: &'a RunLog, seqpoints: &'a [SeqPoint], caps: &[u64]) -> Self {
+        let rows: Vec<Vec<u32>> = seqpoints
+            .iter()
+            .zip(caps)
+            .map(|(sp, &cap)| {
+                std::iter::once(sp.row as u32)
+                    .chain(
+                        sp.alternates
+                            .iter()
+                            .filter_map(|&it| log.iterations.row_of(it))
+                            .map(|r| r as u32),
+                    )
+                    .take(cap.max(1) as usize)
+                    .collect()
+            })
+            .collect();
+        let sums = (0..log.metric_names().len())
+            .map(|m| rows.iter().map(|r| RunningSums::over(log, m, r)).collect())
+            .collect();
+        ListedRows {
+            log,
+            seqpoints,
+            sums,
+        }
+    }
+
+    /// Every figure's variance parts at `samples`: each configuration's total of each metric,
+    /// and each speedup, with the values of those samples (so their bias is the one at
+    /// `samples`).
+    pub(super) fn figures(&self, samples: &[u64]) -> Vec<VarianceParts> {
+        let compare = self.log.configs.len() > 1;
+        let mut figures = Vec::new();
+        for (m, sums) in self.sums.iter().enumerate() {
+            let bins: Vec<BinSums> = sums
+                .iter()
+                .zip(self.seqpoints)
+                .zip(samples)
+                .map(|((sums, sp), &s)| sums.bin(sp, m, s, compare))
+                .collect();
+            figures.push(baseline_parts_of(&bins));
+            if compare {
+                let (new, speedup) = new_and_speedup_parts_of(&bins);
+                figures.push(new);
+                figures.push(speedup);
+            }
+        }
+        figures
+    }
+
+    /// The widest 95% half-width over every figure, in percent: what the plan's projection
+    /// will report at `samples` (`Projection::worst_half_width_pct`).
+    pub(super) fn worst_pct(&self, samples: &[u64]) -> f64 {
+        self.figures(samples)
+            .iter()
+            .map(|parts| half_width_pct(parts.value, parts.variance(samples)))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// A first guess at the samples meeting the target, from the figures' parts at `samples`:
+/// the fewest per figure (`fewest_samples`), the most over the figures; the caps where a
+/// figure's bias at `samples` leaves no room.
+pub(super) fn guess_samples(
+    listed: &ListedRows,
+    samples: &[u64],
+    caps: &[u64],
+    target_pct: f64,
+) -> Vec<u64> {
+    let mut guess = vec![1u64; samples.len()];
+    for mut parts in listed.figures(samples) {
+        parts.bias = 0.0;
+        let allowed = variance_of_half_width(target_pct / 100.0 * parts.value.abs());
+        let need = fewest_samples(&parts, caps, allowed).unwrap_or_else(|| caps.to_vec());
+        for (g, n) in guess.iter_mut().zip(need) {
+            *g = (*g).max(n);
+        }
+    }
+    guess
+}
+
+/// Samples per SeqPoint bringing every figure's 95% interval within the target: every
+/// configuration's total of every metric, and every speedup, each computed as the plan's
+/// projection will compute it at those samples. The known offsets of the profiled iterations
+/// from their keys' means (the bias) change with the samples, and not monotonically (the
+/// spread picks lean one way, then the other), so the search judges each candidate by the
+/// final interval itself: a guess from the parts' sample sizes (refined twice at its own
+/// samples), then one more sample where it narrows the widest figure most until the target
+/// is met, then one fewer wherever the target still holds, until no single sample can go.
+/// `None` when no plan within the caps meets it.
+pub(super) fn samples_for_target(
+    log: &RunLog,
+    seqpoints: &[SeqPoint],
+    caps: &[u64],
+    target_pct: f64,
+    search: TargetSearch,
+) -> Option<Vec<u64>> {
+    let caps: Vec<u64> = caps.iter().map(|&c| c.max(1)).collect();
+    let listed = ListedRows::new(log, seqpoints, &caps);
+    let mut samples = vec![1u64; seqpoints.len()];
+    for _ in 0..3 {
+        if within_target(listed.worst_pct(&samples), target_pct) {
+            break;
+        }
+        let guess = guess_samples(&listed, &samples, &caps, target_pct);
+        if guess == samples {
+            break;
+        }
+        samples = guess;
+    }
+    // Two starts, the cheaper kept: from the guess, and from one sample per SeqPoint (the
+    // guess may overshoot a bin that a sample elsewhere would have spared). The second adds
+    // one sample at a time, a projection each: only for plans up to `FROM_ONES_LIMIT`.
+    let cost = |s: &[u64]| s.iter().sum::<u64>();
+    let from_guess = fill_and_trim(&listed, samples, &caps, target_pct)?;
+    let mut samples = from_guess;
+    if cost(&samples) <= FROM_ONES_LIMIT {
+        let from_ones = fill_and_trim(&listed, vec![1; caps.len()], &caps, target_pct);
+        if let Some(from_ones) = from_ones.filter(|s| cost(s) < cost(&samples)) {
+            samples = from_ones;
+        }
+    }
+    if search == TargetSearch::Polished {
+        polish(&listed, &mut samples, &caps, target_pct);
+    }
+    Some(samples)
+}
+
+/// How hard `samples_for_target` looks: the greedy fill and trim (the cost of every K in the
+/// cheapest plan's search), or that polished by `polish` (the Ks that may win, and the plan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TargetSearch {
+    Greedy,
+    Polished,
+}
+
+/// From `samples`, one more sample where it narrows the widest figure most until the target
+/// is met, then one fewer wherever it still holds (the most sampled bins first) until no
+/// single sample can go. `None` when the caps are reached first.
+pub(super) fn fill_and_trim(
+    listed: &ListedRows,
+    mut samples: Vec<u64>,
+    caps: &[u64],
+    target_pct: f64,
+) -> Option<Vec<u64>> {
+    // One more sample where it narrows the widest figure most. Lazily: each bin's gain is
+    // kept from when it was last computed, and only the best-looking bin is computed again
+    // (its gain still leading, it is taken), as every step changes all gains but little.
+    let mut worst = listed.worst_pct(&samples);
+    let mut gains: Vec<Option<f64>> = vec![None; samples.len()];
+    while !within_target(worst, target_pct) {
+        let chosen = loop {
+            let leader = (0..samples.len())
+                .filter(|&b| samples[b] < caps[b])
+                .max_by(|&a, &b| {
+                    let gain = |b: usize| gains[b].unwrap_or(f64::INFINITY);
+                    gain(a).total_cmp(&gain(b)).then(b.cmp(&a))
+                })?;
+            samples[leader] += 1;
+            let after = listed.worst_pct(&samples);
+            samples[leader] -= 1;
+            let fresh = worst - after;
+            let stale_best = (0..samples.len())
+                .filter(|&b| b != leader && samples[b] < caps[b])
+                .map(|b| gains[b].unwrap_or(f64::INFINITY))
+                .fold(f64::NEG_INFINITY, f64::max);
+            gains[leader] = Some(fresh);
+            if fresh >= stale_best {
+                break (leader, after);
+            }
+        };
+        samples[chosen.0] += 1;
+        gains[chosen.0] = None;
+        worst = chosen.1;
+    }
+    Some(trim(listed, samples, None, target_pct))
+}
+
+/// One fewer sample wherever the target still holds, the most sampled bins first, until no
+/// single sample can go. A bin goes down past one miss: the bias is not monotone, so two
+/// fewer may meet where one fewer misses.
+/// Bin `kept`, when given, keeps its samples.
+pub(super) fn trim(
+    listed: &ListedRows,
+    mut samples: Vec<u64>,
+    kept: Option<usize>,
+    target_pct: f64,
+) -> Vec<u64> {
+    let meets = |samples: &[u64]| within_target(listed.worst_pct(samples), target_pct);
+    loop {
+        let mut order: Vec<usize> = (0..samples.len())
+            .filter(|&b| samples[b] > 1 && Some(b) != kept)
+            .collect();
+        order.sort_by(|&a, &b| samples[b].cmp(&samples[a]).then(a.cmp(&b)));
+        let mut trimmed = false;
+        for b in order {
+            // Down from one fewer, the lowest that meets kept, until two in a row miss.
+            let had = samples[b];
+            let (mut fewest, mut misses) = (had, 0);
+            for m in (1..had).rev() {
+                samples[b] = m;
+                if meets(&samples) {
+                    (fewest, misses) = (m, 0);
+                } else {
+                    misses += 1;
+                    if misses == 2 {
+                        break;
+                    }
+                }
+            }
+            samples[b] = fewest;
+            trimmed |= fewest < had;
+        }
+        if !trimmed {
+            return samples;
+        }
+    }
+}
+
+/// The plans a greedy fill and trim cannot reach (one more sample in one bin letting several
+/// go in others), found by trying each: one more sample in a bin, then the trim; kept when it
+/// costs less, until no bin gives a cheaper plan. Each round costs about `K` trims, so it is
+/// tried only while `K` times the plan's size stays within `POLISH_WORK` projections.
+pub(super) fn polish(listed: &ListedRows, samples: &mut Vec<u64>, caps: &[u64], target_pct: f64) {
+    let cost = |s: &[u64]| s.iter().sum::<u64>();
+    while (samples.len() as u64) * cost(samples) <= POLISH_WORK {
+        let cheaper = (0..samples.len())
+            .filter(|&b| samples[b] < caps[b])
+            .find_map(|b| {
+                let mut more = samples.clone();
+                more[b] += 1;
+                let trimmed = trim(listed, more, Some(b), target_pct);
+                (cost(&trimmed) < cost(samples)).then_some(trimmed)
+            });
+        match cheaper {
+            Some(found) => *samples = found,
+            None => return,
+        }
+    }
+}
+
+/// The most projections (bins times planned iterations) a plan's polish may cost per round.
+pub(super) const POLISH_WORK: u64 = 20_000;
+
+/// The largest plan (iterations) the target search also builds up from one sample per
+/// SeqPoint: that start costs a projection per sample, so on plans of tens of thousands of
+/// iterations (a 0.01% target on a large run) it would take minutes for the last few samples.
+pub(super) const FROM_ONES_LIMIT: u64 = 5_000;
+
+/// How many Ks, the cheapest by their greedy cost, the cheapest plan's search polishes. On
+/// the bundled speech pair the polish took the plan from 89 iterations to 82 when it was
+/// added (80 now that the picks no longer lean early), found among the four cheapest; it
+/// costs about a tenth of a second per K there.
+pub(super) const POLISHED_KS: usize = 6;
+
+/// Whether a worst 95% half-width (in percent) meets `target_pct` (`stats::meets_target`).
+pub(super) fn within_target(worst_pct: f64, target_pct: f64) -> bool {
+    crate::stats::meets_target(worst_pct, target_pct)
+}
