@@ -3,7 +3,7 @@
 //! wrong ones. Run: `cargo run --release --example interval_coverage [TRIALS]`.
 
 use seqpoint::project::{stratum_variance, StratumVariance};
-use seqpoint::select::coverage::{interval_coverage, CoverageCheck};
+use seqpoint::testkit::coverage::{interval_coverage, CoverageCheck};
 use seqpoint::select::{run_selection, BinCount, SelectOptions};
 use seqpoint::{load_run, LoadOptions};
 

@@ -10,7 +10,7 @@
 //! as it is for a user: coverage is conditional on it.
 //! Run: `cargo run --release --example redraw_intervals [TRIALS]`.
 
-use seqpoint::select::coverage::{redraw_coverage, Redraws, GENERATED_CASES};
+use seqpoint::testkit::coverage::{redraw_coverage, Redraws, GENERATED_CASES};
 use seqpoint::select::{run_selection, BinCount, SelectOptions};
 use seqpoint::{load_run, LoadOptions, RunLog};
 

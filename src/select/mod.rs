@@ -3,11 +3,10 @@
 //!
 //! `strata` prepares the key groups of each stratum (one pass over the rows); `selectors`
 //! bins and picks for any K, draws the error curve and chooses K; `target` holds the error
-//! target's rules and advice; `plan` spreads extra profiled iterations over the SeqPoints;
-//! `coverage` checks by redraws that the intervals hold what they claim.
+//! target's rules and advice; `plan` spreads extra profiled iterations over the SeqPoints
+//! (`testkit::coverage` checks by redraws that the intervals hold what they claim).
 
 pub mod command;
-pub mod coverage;
 pub mod exclude;
 pub mod naive;
 pub mod plan;

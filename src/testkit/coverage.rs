@@ -5,8 +5,8 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::plan::bin_rows;
-use super::{SelectError, Selection};
+use crate::select::plan::bin_rows;
+use crate::select::{SelectError, Selection};
 use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::{actual_totals, StratumVariance};
 use crate::runlog::RunLog;
