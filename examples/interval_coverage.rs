@@ -3,8 +3,8 @@
 //! wrong ones. Run: `cargo run --release --example interval_coverage [TRIALS]`.
 
 use seqpoint::project::{stratum_variance, StratumVariance};
-use seqpoint::testkit::coverage::{interval_coverage, CoverageCheck};
 use seqpoint::select::{run_selection, BinCount, SelectOptions};
+use seqpoint::testkit::coverage::{interval_coverage, CoverageCheck};
 use seqpoint::{load_run, LoadOptions};
 
 fn without_weight_squared(w: f64, n: f64, m: f64, sd: f64) -> f64 {

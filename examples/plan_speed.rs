@@ -13,7 +13,8 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 use seqpoint::select::naive::Baselines;
-use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanAsk, PlanRule};
+use seqpoint::select::plan::{plan_selection, PlanAsk, PlanRule};
+use seqpoint::select::{answer, SelectRequest};
 use seqpoint::tui::update::Effect;
 use seqpoint::tui::{self, App, Session};
 use seqpoint::{load_run, run_selection, BinCount, LoadOptions, RunLog, SelectOptions};
@@ -34,8 +35,12 @@ fn select_like_the_cli(log: &RunLog, options: &SelectOptions, ask: PlanAsk) -> u
     let rule = ask.rule(None, target, options.target_by);
     let (selection, plan) = match rule {
         Some(PlanRule::Target(t)) => {
-            let (selection, plan) = cheapest_plan(log, options, t).expect("a plan");
-            (selection, Some(plan))
+            let request = SelectRequest {
+                options: options.clone(),
+                plan: Some(PlanRule::Target(t)),
+            };
+            let found = answer(log, &request).expect("a plan");
+            (found.selection, found.plan)
         }
         Some(rule) => {
             let selection = run_selection(log, options).expect("a selection");

@@ -10,8 +10,8 @@
 //! as it is for a user: coverage is conditional on it.
 //! Run: `cargo run --release --example redraw_intervals [TRIALS]`.
 
-use seqpoint::testkit::coverage::{redraw_coverage, Redraws, GENERATED_CASES};
 use seqpoint::select::{run_selection, BinCount, SelectOptions};
+use seqpoint::testkit::coverage::{redraw_coverage, Redraws, GENERATED_CASES};
 use seqpoint::{load_run, LoadOptions, RunLog};
 
 const KS: [usize; 5] = [4, 8, 16, 32, 64];

@@ -13,15 +13,25 @@
 //!    one variance is in [`estimate`], the interval arithmetic in [`stats`]).
 //! 5. `Selectors::curve` and `Selectors::choose` try every K and apply the error target
 //!    (`select::target`: rules, and advice as data), giving a [`Selection`];
-//!    [`run_selection`] runs steps 2-5. `select::plan` spreads extra profiled iterations.
+//!    [`run_selection`] runs steps 2-5 (one profiled iteration per SeqPoint).
+//!    [`select::plan`] says how many iterations each SeqPoint profiles and which.
+//!
+//! [`select::answer`] is what `seqpoint select` runs, and the explorer with it: given a
+//! [`select::SelectRequest`] (the options and the plan asked for; its `Default` is
+//! `select RUN` with no flags), an error target met by its interval gets the cheapest plan
+//! meeting it (K and samples searched together), any other request steps 2-5 and the plan its
+//! rule asks for. `select::answer_with` adds prepared key groups, kept selectors, progress and
+//! cancellation.
 //! 6. [`output`] writes it: the typed documents ([`doc`]) as JSON, CSV, text tables; the equivalent
 //!    command line, atomic files.
 //!
 //! After profiling, `project::document` reads a SeqPoints file and `runlog::measured` the
 //! measurements, and projects the run on the new configuration. [`report`] checks a run log
 //! before profiling. The binary's `cli`, the [`tui`] and [`plot`] only call these
-//! stages; [`parallel`] holds the thread helpers, [`rows`] the sets of rows (as ranges) that
-//! strata and `--exclude` leave. `testkit` (hidden) makes synthetic logs.
+//! stages; [`options`] defines each option once (name, range, default, wording on every
+//! surface), [`text`] the escaping and number formatting, [`parallel`] the thread helpers,
+//! [`rows`] the sets of rows (as ranges) that strata and `--exclude` leave. `testkit`
+//! (hidden) makes synthetic logs and checks interval coverage by redraws.
 
 pub mod binning;
 pub mod doc;
@@ -50,4 +60,7 @@ pub use groups::KeyGroups;
 pub use pick::{Pick, SeqPoint};
 pub use runlog::cost::Cost;
 pub use runlog::{load_run, LoadError, LoadOptions, RunLog};
-pub use select::{run_selection, BinCount, SelectOptions, Selection, Strata, TargetRule};
+pub use select::{
+    answer, run_selection, Answer, BinCount, SelectOptions, SelectRequest, Selection, Strata,
+    TargetRule,
+};

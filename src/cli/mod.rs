@@ -24,7 +24,8 @@ use seqpoint::options::{
 use seqpoint::pick::Pick;
 use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
 use seqpoint::runlog::{InputFormat, InputLimits};
-use seqpoint::select::plan::{PlanAsk, PlanRule};
+use seqpoint::select::plan::PlanAsk;
+use seqpoint::select::SelectRequest;
 use seqpoint::select::{
     parse_iteration_range, BinCount, Exclusion, IterationRange, SelectOptions, Strata, TargetRule,
     DEFAULT_MAX_BINS, DEFAULT_TARGET_PCT,
@@ -372,11 +373,14 @@ pub struct SelectArgs {
 }
 
 impl SelectArgs {
-    /// The profiling plan asked for, if any (the rule is the library's, shared with the
-    /// explorer).
-    pub fn plan_rule(&self) -> Option<PlanRule> {
-        self.plan_ask()
-            .rule(self.bins, self.target_error, self.target_by)
+    /// What the flags ask `select` for: the options and the profiling plan (the rule is the
+    /// library's, shared with the explorer).
+    pub fn request(&self) -> anyhow::Result<SelectRequest> {
+        Ok(SelectRequest::asked(
+            self.options()?,
+            self.plan_ask(),
+            self.target_error,
+        ))
     }
 
     /// The `--samples`, `--plan` and `--budget` flags as given.

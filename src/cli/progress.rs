@@ -8,9 +8,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use seqpoint::runlog::{load_run_with_progress, LoadProgress};
-use seqpoint::select::plan::{cheapest_plan_reporting, ProfilePlan};
-use seqpoint::select::{run_selection_on_with_progress, SelectError, StrataGroups};
-use seqpoint::{LoadError, LoadOptions, RunLog, SelectOptions, Selection};
+use seqpoint::select::{answer_with, Answer, Answering, SelectError, SelectRequest, CHEAPEST_PLAN};
+use seqpoint::{LoadError, LoadOptions, RunLog};
 
 /// Inputs smaller than this load in well under a second: no bar.
 const BAR_FROM_BYTES: u64 = 32 << 20;
@@ -65,29 +64,27 @@ fn stage_text(label: &str, done: usize, total: usize) -> String {
     }
 }
 
-/// `run_selection` with progress on stderr once it has taken a moment (`with_bar`).
-pub fn select_with_bar(
-    log: &RunLog,
-    strata: &StrataGroups,
-    options: &SelectOptions,
-) -> Result<Selection, SelectError> {
-    with_bar(|report| run_selection_on_with_progress(log, strata, options, report))
-}
-
-/// `cheapest_plan` with progress on stderr once it has taken a moment (`with_bar`): the DP
-/// table over many key groups, then the plan of each K.
-pub fn cheapest_plan_with_bar(
-    log: &RunLog,
-    options: &SelectOptions,
-    target_pct: f64,
-) -> Result<(Selection, ProfilePlan), SelectError> {
-    let found = with_bar(|report| {
-        cheapest_plan_reporting(log, options, target_pct, &mut |done, total| {
-            report(PLANNING, done, total);
+/// `answer` with progress on stderr once it has taken a moment (`with_bar`): the DP table
+/// over many key groups, the error curve, the choice of K, or the plan of each K.
+pub fn answer_with_bar(log: &RunLog, request: &SelectRequest) -> Result<Answer, SelectError> {
+    let answered = with_bar(|report| {
+        let mut told = |stage, done, total| {
+            // The cheapest plan's search is one stage here, whatever it is doing inside.
+            let stage = if stage == CHEAPEST_PLAN {
+                PLANNING
+            } else {
+                stage
+            };
+            report(stage, done, total);
             ControlFlow::Continue(())
-        })
+        };
+        let answering = Answering {
+            progress: Some(&mut told),
+            ..Answering::default()
+        };
+        answer_with(log, request, answering)
     })?;
-    Ok(found.expect("never stopped"))
+    Ok(answered.expect("never stopped"))
 }
 
 /// What the cheapest plan's search is doing, for the bar.

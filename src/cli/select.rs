@@ -15,8 +15,6 @@ use seqpoint::output::simpoints::{write_simpoint_set, SimPointPaths};
 use seqpoint::output::table::selection_table_planned;
 use seqpoint::output::table::{baselines_table, plan_table};
 use seqpoint::select::naive::{Baselines, RANDOM_DRAWS};
-use seqpoint::select::plan::{plan_selection_on, PlanRule};
-use seqpoint::select::{check_options, StrataGroups};
 use seqpoint::text::shown::shown_path;
 
 #[derive(Debug, Args)]
@@ -63,29 +61,13 @@ pub fn render(
     select: &SelectArgs,
     format: OutputFormat,
 ) -> anyhow::Result<Rendered> {
-    let options = select.options()?;
+    let request = select.request()?;
+    let options = &request.options;
     let log = run.load()?;
-    let (selection, plan) = match select.plan_rule() {
-        Some(PlanRule::Target(target)) => {
-            let (selection, plan) =
-                super::progress::cheapest_plan_with_bar(&log, &options, target)?;
-            (selection, Some(plan))
-        }
-        rule => {
-            // Grouped once: the selection and its plan share the key groups.
-            check_options(&log, &options)?;
-            let strata = StrataGroups::for_options(&log, &options)?;
-            let selection = super::progress::select_with_bar(&log, &strata, &options)?;
-            let plan = rule
-                .map(|rule| plan_selection_on(&log, &strata, &selection, rule))
-                .transpose()?;
-            (selection, plan)
-        }
-    };
+    let answer = super::progress::answer_with_bar(&log, &request)?;
+    let profiled = answer.iterations();
+    let (selection, plan) = (answer.selection, answer.plan);
     select.note_fewer_bins(&selection);
-    let profiled = plan
-        .as_ref()
-        .map_or(selection.bins() as u64, |p| p.iterations());
     if format != OutputFormat::Table {
         // The table reports skipped rows itself; JSON and CSV must stay clean for scripts.
         RunArgs::note_skipped(&log);

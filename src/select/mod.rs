@@ -1,11 +1,12 @@
-//! The whole `select` pipeline over plain data: the options, the `Selection` it makes and
-//! `run_selection`, which the CLI calls (the explorer runs the same stages one by one).
+//! The whole `select` pipeline over plain data: the options, the `Selection` it makes, and
+//! `answer` (in `answer.rs`), the one entry point `seqpoint select` and the explorer call.
 //!
 //! `strata` prepares the key groups of each stratum (one pass over the rows); `selectors`
 //! bins and picks for any K, draws the error curve and chooses K; `target` holds the error
 //! target's rules and advice; `plan` spreads extra profiled iterations over the SeqPoints
 //! (`testkit::coverage` checks by redraws that the intervals hold what they claim).
 
+mod answer;
 pub mod command;
 pub mod exclude;
 pub mod naive;
@@ -22,6 +23,10 @@ use crate::project::Projection;
 use crate::runlog::RunLog;
 
 pub use crate::doc::StratumOutcome;
+pub use answer::{
+    answer, answer_with, Answer, Answering, SelectRequest, StageProgress, CHEAPEST_PLAN,
+    PROFILING_PLAN,
+};
 pub use exclude::{parse_iteration_range, Exclusion, IterationRange};
 pub use selectors::Selectors;
 pub use strata::{kept_strata_rows, strata_rows, Strata, StrataGroups, StratumRows};
@@ -198,54 +203,49 @@ pub fn check_options(log: &RunLog, options: &SelectOptions) -> Result<(), Select
 /// Told `(done, total)` after each K tried; `Break` stops the work (the explorer's cancel).
 pub type Progress<'p> = &'p mut dyn FnMut(usize, usize) -> ControlFlow<()>;
 
-/// What `run_selection_with_progress` is doing, for a progress display.
+/// What making a selection is doing, for a progress display (`answer_with`'s stages).
 pub const PREPARING_BINS: &str = "preparing bins";
 pub const ERROR_CURVE: &str = "error curve";
 pub const CHOOSING_K: &str = "choosing K";
 
-/// `run_selection`, telling `report` `(stage, done, total)` as it goes: the exact DP table's
-/// levels, the error curve's K, the target search's K. Slow stages are k-means fits and the
-/// plain DP over many thousand key groups.
-pub fn run_selection_with_progress(
-    log: &RunLog,
-    options: &SelectOptions,
-    report: &mut dyn FnMut(&'static str, usize, usize),
-) -> Result<Selection, SelectError> {
-    // Settings first (cheap); the metric values are checked while preparing the groups.
-    check_options(log, options)?;
-    let strata = StrataGroups::for_options(log, options)?;
-    select_on(log, &strata, options, report)
-}
-
-/// Selectors, curve and choice over prepared key groups, reporting each stage.
-fn select_on(
+/// Selectors, curve and choice over prepared key groups, telling `progress` each stage;
+/// `None` when it stopped them.
+pub(super) fn select_on(
     log: &RunLog,
     strata: &StrataGroups,
     options: &SelectOptions,
-    report: &mut dyn FnMut(&'static str, usize, usize),
-) -> Result<Selection, SelectError> {
+    progress: StageProgress,
+) -> Result<Option<Selection>, SelectError> {
     let stage = std::cell::Cell::new(PREPARING_BINS);
-    let mut told = |done, total| {
-        report(stage.get(), done, total);
-        ControlFlow::Continue(())
-    };
+    let mut told = |done, total| progress(stage.get(), done, total);
     // Each stage is told as it starts (total 0: not known yet), not only after its first step.
-    let _ = told(0, 0);
-    let selectors =
-        Selectors::new_with_progress(log, strata, options, &mut told)?.expect("never stopped");
-    stage.set(ERROR_CURVE);
-    if selectors.curve_len(options) > 0 {
-        let _ = told(0, selectors.curve_len(options));
+    if told(0, 0).is_break() {
+        return Ok(None);
     }
-    let curve = selectors.curve(options, &mut told)?.expect("never stopped");
+    let Some(selectors) = Selectors::new(log, strata, options, &mut told)? else {
+        return Ok(None);
+    };
+    stage.set(ERROR_CURVE);
+    let curve_len = selectors.curve_len(options);
+    if curve_len > 0 && told(0, curve_len).is_break() {
+        return Ok(None);
+    }
+    let Some(curve) = selectors.curve(options, &mut told)? else {
+        return Ok(None);
+    };
     stage.set(CHOOSING_K);
-    Ok(selectors
-        .choose(options, curve, &mut told)?
-        .expect("never stopped"))
+    selectors.choose(options, curve, &mut told)
 }
 
+/// The SeqPoints alone, one profiled iteration each (no plan): the selection `answer`
+/// plans for. What `seqpoint select` gives is `answer`.
 pub fn run_selection(log: &RunLog, options: &SelectOptions) -> Result<Selection, SelectError> {
-    run_selection_with_progress(log, options, &mut |_, _, _| {})
+    check_options(log, options)?;
+    let strata = StrataGroups::for_options(log, options)?;
+    let selection = select_on(log, &strata, options, &mut |_, _, _| {
+        ControlFlow::Continue(())
+    })?;
+    Ok(selection.expect("never stopped"))
 }
 
 /// `run_selection` over key groups prepared earlier (same strata and warm-up): no pass over
@@ -255,19 +255,11 @@ pub fn run_selection_on(
     strata: &StrataGroups,
     options: &SelectOptions,
 ) -> Result<Selection, SelectError> {
-    run_selection_on_with_progress(log, strata, options, &mut |_, _, _| {})
-}
-
-/// `run_selection_with_progress` over key groups prepared earlier: `select` groups once and
-/// hands the same groups to its plan.
-pub fn run_selection_on_with_progress(
-    log: &RunLog,
-    strata: &StrataGroups,
-    options: &SelectOptions,
-    report: &mut dyn FnMut(&'static str, usize, usize),
-) -> Result<Selection, SelectError> {
     check_options(log, options)?;
-    select_on(log, strata, options, report)
+    let selection = select_on(log, strata, options, &mut |_, _, _| {
+        ControlFlow::Continue(())
+    })?;
+    Ok(selection.expect("never stopped"))
 }
 
 #[cfg(test)]
@@ -287,14 +279,26 @@ mod tests {
             error_curve: true,
             ..SelectOptions::default()
         };
-        let mut stages: Vec<&str> = Vec::new();
-        let selection = run_selection_with_progress(&log, &options, &mut |stage, done, total| {
-            assert!(done <= total, "{stage} {done}/{total}");
-            if stages.last() != Some(&stage) {
-                stages.push(stage);
-            }
-        })
-        .unwrap();
+        let stages_of = |options: &SelectOptions| {
+            let mut stages: Vec<&str> = Vec::new();
+            let answering = Answering {
+                progress: Some(&mut |stage, done, total| {
+                    assert!(done <= total, "{stage} {done}/{total}");
+                    if stages.last() != Some(&stage) {
+                        stages.push(stage);
+                    }
+                    ControlFlow::Continue(())
+                }),
+                ..Answering::default()
+            };
+            let request = SelectRequest {
+                options: options.clone(),
+                plan: None,
+            };
+            let answered = answer_with(&log, &request, answering).unwrap();
+            (stages, answered.expect("never stopped").selection)
+        };
+        let (stages, selection) = stages_of(&options);
         // The DP table level by level, then the curve, which answers the target: no search.
         assert_eq!(stages, [PREPARING_BINS, ERROR_CURVE]);
         assert_eq!(selection.curve.len(), 12);
@@ -305,13 +309,7 @@ mod tests {
             error_curve: false,
             ..options
         };
-        let mut stages: Vec<&str> = Vec::new();
-        run_selection_with_progress(&log, &no_curve, &mut |stage, _, _| {
-            if stages.last() != Some(&stage) {
-                stages.push(stage);
-            }
-        })
-        .unwrap();
+        let (stages, _) = stages_of(&no_curve);
         // Without a curve the target's K is searched.
         assert_eq!(stages, [PREPARING_BINS, CHOOSING_K]);
     }

@@ -38,19 +38,9 @@ pub struct Selectors<'a> {
 impl<'a> Selectors<'a> {
     /// Resolves the default method and pick as `select` does; `options.bins` and
     /// `options.max_bins` size the exact DP table (any K still works beyond it, slower).
+    /// `progress` is told how far the exact DP tables are built (the only slow part: seconds
+    /// for a plain DP over many thousand key groups); `None` when it stopped them.
     pub fn new(
-        log: &'a RunLog,
-        strata: &'a StrataGroups,
-        options: &SelectOptions,
-    ) -> Result<Self, SelectError> {
-        let selectors =
-            Self::new_with_progress(log, strata, options, &mut |_, _| ControlFlow::Continue(()))?;
-        Ok(selectors.expect("never stopped"))
-    }
-
-    /// `new`, telling `progress` how far the exact DP tables are built (the only slow part:
-    /// seconds for a plain DP over many thousand key groups); `None` when it stopped them.
-    pub fn new_with_progress(
         log: &'a RunLog,
         strata: &'a StrataGroups,
         options: &SelectOptions,
@@ -299,7 +289,9 @@ impl<'a> Selectors<'a> {
                     max_bins: limit,
                     ..options.clone()
                 },
-            )?;
+                &mut |_, _| ControlFlow::Continue(()),
+            )?
+            .expect("never stopped");
             let first = options.max_bins + 1;
             let mut found = MoreBins::NoneUpTo(limit);
             wider.visit_in_order(
@@ -506,15 +498,13 @@ mod tests {
             method: Some(Method::Optimal),
             ..SelectOptions::default()
         };
-        let stopped = Selectors::new_with_progress(&log, &strata, &options, &mut |_, _| {
-            ControlFlow::Break(())
-        })
-        .unwrap();
+        let stopped =
+            Selectors::new(&log, &strata, &options, &mut |_, _| ControlFlow::Break(())).unwrap();
         assert!(stopped.is_none());
         assert!(strata.table(0, 3).is_none(), "a stopped build is not kept");
 
         let mut reports = Vec::new();
-        let selectors = Selectors::new_with_progress(&log, &strata, &options, &mut |d, t| {
+        let selectors = Selectors::new(&log, &strata, &options, &mut |d, t| {
             reports.push((d, t));
             ControlFlow::Continue(())
         })
@@ -545,7 +535,11 @@ mod tests {
             error_curve: true,
             ..SelectOptions::default()
         };
-        let selectors = Selectors::new(&log, &strata, &options).unwrap();
+        let selectors = Selectors::new(&log, &strata, &options, &mut |_, _| {
+            ControlFlow::Continue(())
+        })
+        .unwrap()
+        .expect("never stopped");
         let mut reports = Vec::new();
         let curve = selectors
             .curve(&options, &mut |d, t| {

@@ -397,7 +397,11 @@ mod tests {
                     max_bins: 24,
                     ..SelectOptions::default()
                 };
-                let selectors = Selectors::new(&log, &strata, &options).unwrap();
+                let selectors = Selectors::new(&log, &strata, &options, &mut |_, _| {
+                    ControlFlow::Continue(())
+                })
+                .unwrap()
+                .expect("never stopped");
                 let mut go_on = |_, _| ControlFlow::Continue(());
                 let curve = selectors.curve(&options, &mut go_on).unwrap().unwrap();
                 assert_eq!(curve.len(), 24);

@@ -5,11 +5,11 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::select::plan::bin_rows;
-use crate::select::{SelectError, Selection};
 use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::{actual_totals, StratumVariance};
 use crate::runlog::RunLog;
+use crate::select::plan::bin_rows;
+use crate::select::{SelectError, Selection};
 
 /// What the check asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]

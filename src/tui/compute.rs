@@ -8,8 +8,11 @@ use std::sync::Arc;
 use super::app::{Prepared, Session, Settings};
 use crate::options::Surface;
 use crate::select::naive::{Baseline, RANDOM_DRAWS};
-use crate::select::plan::{cheapest_plan_with_progress, plan_selection_on, PlanRule, ProfilePlan};
-use crate::select::{BinCount, CurvePoint, SelectError, SelectOptions, Selection, Selectors};
+use crate::select::plan::{PlanRule, ProfilePlan};
+use crate::select::{
+    answer_with, Answer, Answering, BinCount, CurvePoint, SelectError, SelectOptions, Selection,
+    Selectors, CHEAPEST_PLAN, CHOOSING_K, PROFILING_PLAN,
+};
 
 /// One recomputation: everything missing for `settings`, reusing `prepared` when given.
 pub struct Job<'a> {
@@ -36,8 +39,8 @@ pub const PREPARING: &str = crate::select::PREPARING_BINS;
 pub const CURVE: &str = crate::select::ERROR_CURVE;
 pub const SEARCH: &str = "auto-K search";
 pub const SELECTING: &str = "selecting";
-pub const PLANNING: &str = "cheapest plan";
-pub const PLAN: &str = "profiling plan";
+pub const PLANNING: &str = CHEAPEST_PLAN;
+pub const PLAN: &str = PROFILING_PLAN;
 
 impl<'a> Job<'a> {
     /// The label shown before the first progress report.
@@ -86,28 +89,51 @@ impl<'a> Job<'a> {
             selection: Err(e.worded(Surface::Explorer)),
             plan: None,
         };
-        let rule = session.rule(&settings);
-        // The target's cheapest plan, made first when the selectors must be built too: it is
-        // shown as soon as `select` would print it, and only the curve waits.
-        let mut planned: Option<(Selection, ProfilePlan)> = None;
+        let request = session.request(&settings);
+        // `select`'s stages under the explorer's labels: the choice of K says whether it
+        // searches (auto) or takes K as set.
+        let mut told = |stage: &'static str, done, total| {
+            let label = match stage {
+                CHOOSING_K if settings.auto => SEARCH,
+                CHOOSING_K => SELECTING,
+                CHEAPEST_PLAN => PLANNING,
+                PROFILING_PLAN => PLAN,
+                other => other,
+            };
+            report(label, done, total);
+            go_on()
+        };
+        let answered = |answered: Result<Option<Answer>, SelectError>,
+                        prepared: Option<Prepared<'a>>| {
+            Some(match answered {
+                Ok(None) => return None,
+                Ok(Some(answer)) => Done {
+                    id,
+                    settings,
+                    prepared,
+                    selection: Ok(answer.selection),
+                    plan: answer.plan,
+                },
+                Err(e) => fail(prepared, e),
+            })
+        };
+        let target_plan = matches!(request.plan, Some(PlanRule::Target(_)));
+        // The target's cheapest plan needs no curve: when the selectors must be built too, it
+        // is made first and shown as soon as `select` would print it; only the curve waits.
+        let mut planned: Option<Answer> = None;
         let prepared = match self.prepared {
             Some(prepared) => prepared,
             None => {
-                if let Some(PlanRule::Target(target)) = rule {
-                    report(PLANNING, 0, 0);
-                    match cheapest_plan_with_progress(
-                        &session.log,
-                        &session.strata,
-                        &session.options(&settings),
-                        target,
-                        &mut |done, total| {
-                            report(PLANNING, done, total);
-                            go_on()
-                        },
-                    ) {
-                        Ok(Some((selection, plan))) => {
-                            interim(selection.clone(), Some(plan.clone()));
-                            planned = Some((selection, plan));
+                if target_plan {
+                    let answering = Answering {
+                        strata: Some(&session.strata),
+                        progress: Some(&mut told),
+                        ..Answering::default()
+                    };
+                    match answer_with(&session.log, &request, answering) {
+                        Ok(Some(answer)) => {
+                            interim(answer.selection.clone(), answer.plan.clone());
+                            planned = Some(answer);
                         }
                         Ok(None) => return None,
                         Err(e) => return Some(fail(None, e)),
@@ -116,16 +142,13 @@ impl<'a> Job<'a> {
                         return None;
                     }
                 }
-                report(PREPARING, 0, 0);
+                let _ = told(PREPARING, 0, 0);
                 let options = table_options(session, &settings);
-                let selectors = Selectors::new_with_progress(
+                let selectors = Selectors::new(
                     &session.log,
                     &session.strata,
                     &options,
-                    &mut |done, total| {
-                        report(PREPARING, done, total);
-                        go_on()
-                    },
+                    &mut |done, total| told(PREPARING, done, total),
                 );
                 let selectors = match selectors {
                     Ok(Some(s)) => s,
@@ -135,19 +158,13 @@ impl<'a> Job<'a> {
                 // A K the selectors cannot answer at once (a k-means fit) is shown as soon as
                 // it is made; the curve's many such fits follow.
                 // (Not when a plan is to come: the one-sample projection would mislead.)
-                let rule = session.rule(&settings);
-                if rule.is_none() && !settings.auto && !selectors.ready(settings.k) {
-                    let early =
-                        selectors
-                            .choose(&session.options(&settings), Vec::new(), &mut |_, _| go_on());
+                if request.plan.is_none() && !settings.auto && !selectors.ready(settings.k) {
+                    let early = selectors.choose(&request.options, Vec::new(), &mut |_, _| go_on());
                     if let Ok(Some(selection)) = early {
                         interim(selection, None);
                     }
                 }
-                let curve = selectors.curve(&options, &mut |done, total| {
-                    report(CURVE, done, total);
-                    go_on()
-                });
+                let curve = selectors.curve(&options, &mut |done, total| told(CURVE, done, total));
                 let curve = match curve {
                     Ok(Some(curve)) => curve,
                     Ok(None) => return None,
@@ -161,69 +178,16 @@ impl<'a> Job<'a> {
                 }
             }
         };
-        if let Some(PlanRule::Target(target)) = rule {
-            // The least profiling meeting the target, exactly as `select` finds it.
-            report(PLANNING, 0, 0);
-            if go_on().is_break() {
-                return None;
-            }
-            let options = session.options(&settings);
-            let made = match planned {
-                Some(made) => Ok(Some(made)),
-                None => cheapest_plan_with_progress(
-                    &session.log,
-                    &session.strata,
-                    &options,
-                    target,
-                    &mut |done, total| {
-                        report(PLANNING, done, total);
-                        go_on()
-                    },
-                ),
-            };
-            return Some(match made {
-                Ok(None) => return None,
-                Ok(Some((selection, plan))) => Done {
-                    id,
-                    settings,
-                    prepared: Some(prepared),
-                    selection: Ok(selection),
-                    plan: Some(plan),
-                },
-                Err(e) => fail(Some(prepared), e),
-            });
+        if let Some(answer) = planned {
+            return answered(Ok(Some(answer)), Some(prepared));
         }
-        let label = if settings.auto { SEARCH } else { SELECTING };
-        let selection = prepared.selectors.choose(
-            &session.options(&settings),
-            prepared.curve.to_vec(),
-            &mut |done, total| {
-                report(label, done, total);
-                go_on()
-            },
-        );
-        match selection {
-            Ok(Some(selection)) => {
-                if rule.is_some() {
-                    report(PLAN, 0, 0);
-                }
-                let plan = rule
-                    .map(|rule| plan_selection_on(&session.log, &session.strata, &selection, rule))
-                    .transpose();
-                Some(match plan {
-                    Ok(plan) => Done {
-                        id,
-                        settings,
-                        prepared: Some(prepared),
-                        selection: Ok(selection),
-                        plan,
-                    },
-                    Err(e) => fail(Some(prepared), e),
-                })
-            }
-            Ok(None) => None,
-            Err(e) => Some(fail(Some(prepared), e)),
-        }
+        let answering = Answering {
+            strata: Some(&session.strata),
+            prepared: Some((&*prepared.selectors, &prepared.curve[..])),
+            progress: Some(&mut told),
+        };
+        let answer = answer_with(&session.log, &request, answering);
+        answered(answer, Some(prepared))
     }
 }
 

@@ -13,8 +13,8 @@ use crate::select::command::select_command;
 use crate::select::naive::Baselines;
 use crate::select::plan::{PlanAsk, PlanRule};
 use crate::select::{
-    check_options, method_and_pick, BinCount, CurvePoint, SelectError, SelectOptions, StrataGroups,
-    DEFAULT_TARGET_PCT,
+    check_options, method_and_pick, BinCount, CurvePoint, SelectError, SelectOptions,
+    SelectRequest, StrataGroups, DEFAULT_TARGET_PCT,
 };
 
 /// What stays fixed while the explorer runs: the run, its key groups and the command line's
@@ -193,13 +193,14 @@ impl Session {
         Session { ask, ..self }
     }
 
+    /// What `select` is asked for these settings: the same request its flags make.
+    pub fn request(&self, settings: &Settings) -> SelectRequest {
+        SelectRequest::asked(self.options(settings), self.ask, settings.target_pct)
+    }
+
     /// How much is profiled for these settings: `select`'s rule for the same flags.
     pub fn rule(&self, settings: &Settings) -> Option<PlanRule> {
-        self.ask.rule(
-            (!settings.auto).then_some(settings.k),
-            settings.target_pct,
-            self.base.target_by,
-        )
+        self.request(settings).plan
     }
 
     /// The loaded logs as named on the command line (the run, and `--compare`'s).

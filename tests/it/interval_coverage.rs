@@ -4,8 +4,8 @@
 //! for wrong variance formulas, or it would prove nothing.
 
 use seqpoint::project::{stratum_variance, StratumVariance};
-use seqpoint::testkit::coverage::{interval_coverage, Coverage, CoverageCheck};
 use seqpoint::select::{run_selection, BinCount, SelectOptions};
+use seqpoint::testkit::coverage::{interval_coverage, Coverage, CoverageCheck};
 use seqpoint::{load_run, LoadOptions, RunLog};
 
 const TRIALS: u32 = 1000;
@@ -122,8 +122,8 @@ fn the_check_is_seeded_and_more_samples_narrow_the_interval() {
 /// 1.5% on the smooth ones, 3.7% to 4.8% on the noisier). At 200 trials per K and a 99.5%
 /// ceiling, 13 of those 50 seeds failed the smooth case's speedup coverage and 6 its width.
 mod redraws {
-    use seqpoint::testkit::coverage::{redraw_coverage, GeneratedCase, Redraws, GENERATED_CASES};
     use seqpoint::select::{run_selection, BinCount, SelectOptions};
+    use seqpoint::testkit::coverage::{redraw_coverage, GeneratedCase, Redraws, GENERATED_CASES};
 
     const TRIALS: u32 = 800;
     const KS: [usize; 4] = [8, 16, 32, 64];

@@ -426,3 +426,57 @@ fn one_cost_figure() {
     let reduction = doc["profiling_reduction"].as_f64().unwrap();
     assert!((1.0 / reduction - share / 100.0).abs() < 1e-12);
 }
+
+/// The library's default request is `seqpoint select RUN` with no flags: `answer` gives the
+/// very document `select` prints (the cheapest plan meeting the default target), and a fixed
+/// K with `--samples` the selection and then its plan.
+#[test]
+fn the_librarys_answer_is_what_select_prints() {
+    use seqpoint::output::json::select_json as document;
+    use seqpoint::select::naive::Baselines;
+    use seqpoint::select::plan::{PlanAsk, PlanRule};
+    use seqpoint::{answer, load_run, BinCount, LoadOptions, SelectOptions, SelectRequest};
+
+    let log = load_run(T1, &LoadOptions::default()).unwrap();
+    let fixed = SelectRequest::asked(
+        SelectOptions {
+            bins: BinCount::Fixed(8),
+            // As the flags set them: the intervals assume 3 each, and `select` draws no curve.
+            samples: 3,
+            error_curve: false,
+            ..SelectOptions::default()
+        },
+        PlanAsk {
+            samples: Some(3),
+            ..PlanAsk::default()
+        },
+        1.0,
+    );
+    assert_eq!(fixed.plan, Some(PlanRule::Samples(3)));
+    for (request, flags) in [
+        (SelectRequest::default(), &[][..]),
+        (fixed, &["--bins", "8", "--samples", "3"][..]),
+    ] {
+        let found = answer(&log, &request).unwrap();
+        assert!(found.plan.is_some(), "{flags:?}");
+        let baselines = Baselines::beside(&log, &found.selection);
+        let want = document(
+            &log,
+            &found.selection,
+            found.plan.as_ref(),
+            None,
+            &baselines,
+        );
+        let out = Command::cargo_bin("seqpoint")
+            .unwrap()
+            .args([&["select", T1, "--format", "json"][..], flags].concat())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{flags:?}");
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap().trim_end(),
+            want.trim_end(),
+            "{flags:?}"
+        );
+    }
+}

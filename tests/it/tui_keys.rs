@@ -10,7 +10,8 @@ use seqpoint::output::json::select_json;
 use seqpoint::pick::Pick;
 use seqpoint::select::command::select_command;
 use seqpoint::select::naive::Baselines;
-use seqpoint::select::plan::{cheapest_plan, plan_selection, PlanAsk, PlanRule, ProfilePlan};
+use seqpoint::select::plan::{plan_selection, PlanAsk, PlanRule, ProfilePlan};
+use seqpoint::select::{answer, SelectRequest};
 use seqpoint::tui::app::{Measure, Overlay, View};
 use seqpoint::tui::{self, App};
 use seqpoint::{run_selection, BinCount, SelectOptions, Selection};
@@ -30,8 +31,12 @@ fn expected_with_plan(app: &App) -> (Selection, Option<ProfilePlan>) {
     let options = app.session.options(&app.settings);
     match app.session.rule(&app.settings) {
         Some(PlanRule::Target(target)) => {
-            let (selection, plan) = cheapest_plan(log, &options, target).unwrap();
-            (selection, Some(plan))
+            let request = SelectRequest {
+                options,
+                plan: Some(PlanRule::Target(target)),
+            };
+            let found = answer(log, &request).unwrap();
+            (found.selection, found.plan)
         }
         Some(rule) => {
             let selection = run_selection(log, &options).unwrap();

@@ -131,7 +131,7 @@ pub fn plan_selection(
 
 /// `plan_selection` over the key groups the selection was made on: no pass over the rows
 /// (the explorer keeps them).
-pub fn plan_selection_on(
+pub(super) fn plan_selection_on(
     log: &RunLog,
     strata: &StrataGroups,
     selection: &Selection,
@@ -239,56 +239,21 @@ fn plan_projection(
     project_bins(log, actual, &metric_bins, profiled)
 }
 
-/// The cheapest plan whose 95% interval meets `target_pct` on every configuration and
-/// metric: for each K up to `--max-bins`, the samples per bin it needs; the K needing the
-/// fewest profiled iterations in all wins (ties: fewer bins). One pass over the rows: the
-/// key groups, selectors and DP table serve every K and the chosen selection.
-pub fn cheapest_plan(
-    log: &RunLog,
-    options: &SelectOptions,
-    target_pct: f64,
-) -> Result<(Selection, ProfilePlan), SelectError> {
-    let mut go_on = |_, _| ControlFlow::Continue(());
-    let found = cheapest_plan_reporting(log, options, target_pct, &mut go_on)?;
-    Ok(found.expect("never stopped"))
-}
-
-/// `cheapest_plan`, telling `progress` as `cheapest_plan_with_progress` does.
-pub fn cheapest_plan_reporting(
-    log: &RunLog,
-    options: &SelectOptions,
-    target_pct: f64,
-    progress: Progress,
-) -> Result<Option<(Selection, ProfilePlan)>, SelectError> {
-    check_options(log, &searched_options(options, target_pct))?;
-    let strata = StrataGroups::for_options(log, options)?;
-    cheapest_plan_with_progress(log, &strata, options, target_pct, progress)
-}
-
-/// `cheapest_plan` over key groups prepared earlier (same strata, warm-up and exclusion):
-/// no pass over the rows, and a DP table kept in `strata` is reused.
-pub fn cheapest_plan_on(
-    log: &RunLog,
-    strata: &StrataGroups,
-    options: &SelectOptions,
-    target_pct: f64,
-) -> Result<(Selection, ProfilePlan), SelectError> {
-    let mut go_on = |_, _| ControlFlow::Continue(());
-    let found = cheapest_plan_with_progress(log, strata, options, target_pct, &mut go_on)?;
-    Ok(found.expect("never stopped"))
-}
-
 /// The options the cheapest plan searches K with: the error target, K up to `--max-bins`.
-fn searched_options(options: &SelectOptions, target_pct: f64) -> SelectOptions {
+pub(super) fn searched_options(options: &SelectOptions, target_pct: f64) -> SelectOptions {
     SelectOptions {
         bins: BinCount::Target(target_pct),
         ..options.clone()
     }
 }
 
-/// `cheapest_plan_on`, telling `progress` `(done, total)` as the DP table is built and as
-/// each K is costed; `None` when it answered `Break` (the explorer's cancel).
-pub fn cheapest_plan_with_progress(
+/// The cheapest plan whose 95% interval meets `target_pct` on every configuration and
+/// metric: for each K up to `--max-bins`, the samples per bin it needs; the K needing the
+/// fewest profiled iterations in all wins (ties: fewer bins). No pass over the rows: the key
+/// groups in `strata`, the selectors and the DP table serve every K and the chosen selection.
+/// `progress` is told `(done, total)` as the DP table is built and as each K is costed;
+/// `None` when it answered `Break` (the explorer's cancel).
+pub(super) fn cheapest_plan(
     log: &RunLog,
     strata: &StrataGroups,
     options: &SelectOptions,
@@ -297,7 +262,7 @@ pub fn cheapest_plan_with_progress(
 ) -> Result<Option<(Selection, ProfilePlan)>, SelectError> {
     let searched = searched_options(options, target_pct);
     check_options(log, &searched)?;
-    let Some(selectors) = Selectors::new_with_progress(log, strata, &searched, progress)? else {
+    let Some(selectors) = Selectors::new(log, strata, &searched, progress)? else {
         return Ok(None);
     };
     let largest = options.max_bins.max(1).min(strata.largest());

@@ -3,9 +3,28 @@
 use super::rows::{extra_candidates, strata_groups};
 use super::*;
 use crate::project::{picked_bins, total_of, Projection};
-use crate::select::{run_selection, Exclusion, Strata};
+use crate::select::{
+    answer, answer_with, run_selection, Answering, Exclusion, SelectRequest, Strata,
+};
 
 use crate::runlog::test_log as log;
+
+/// A request for the cheapest plan meeting `target`.
+fn target_request(options: &SelectOptions, target: f64) -> SelectRequest {
+    SelectRequest {
+        options: options.clone(),
+        plan: Some(PlanRule::Target(target)),
+    }
+}
+
+/// The cheapest plan meeting `target`, as `select --target-error` makes it.
+fn cheapest(log: &RunLog, options: &SelectOptions, target: f64) -> (Selection, ProfilePlan) {
+    let found = answer(log, &target_request(options, target)).unwrap();
+    (
+        found.selection,
+        found.plan.expect("a target's answer has a plan"),
+    )
+}
 
 #[test]
 fn the_plan_rule_follows_the_flags() {
@@ -255,11 +274,18 @@ fn the_cheapest_plan_equals_a_brute_force_over_k_and_reuses_prepared_groups() {
         let strata = StrataGroups::for_options(log, options).unwrap();
         for target in [5.0, 3.0, 2.0, 1.0] {
             let case = format!("case {n}, target {target}");
-            let (selection, plan) = cheapest_plan(log, options, target).unwrap();
+            let (selection, plan) = cheapest(log, options, target);
             let (want_selection, want_plan) = brute_force_cheapest(log, options, target);
             assert_eq!(selection.seqpoints, want_selection.seqpoints, "{case}");
             assert_eq!(plan, want_plan, "{case}");
-            let (reused, reused_plan) = cheapest_plan_on(log, &strata, options, target).unwrap();
+            let answering = Answering {
+                strata: Some(&strata),
+                ..Answering::default()
+            };
+            let reused = answer_with(log, &target_request(options, target), answering)
+                .unwrap()
+                .expect("never stopped");
+            let (reused, reused_plan) = (reused.selection, reused.plan.unwrap());
             assert_eq!(reused.seqpoints, selection.seqpoints, "{case}");
             assert_eq!(reused_plan, plan, "{case}");
         }
@@ -272,15 +298,20 @@ fn a_stopped_cheapest_plan_gives_nothing() {
     let options = SelectOptions::default();
     let strata = StrataGroups::for_options(&log, &options).unwrap();
     let mut told = 0;
-    let stopped = cheapest_plan_with_progress(&log, &strata, &options, 1.0, &mut |_, _| {
+    let mut stop_at_the_fourth = |_: &'static str, _, _| {
         told += 1;
         if told > 3 {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         }
-    })
-    .unwrap();
+    };
+    let answering = Answering {
+        strata: Some(&strata),
+        prepared: None,
+        progress: Some(&mut stop_at_the_fourth),
+    };
+    let stopped = answer_with(&log, &target_request(&options, 1.0), answering).unwrap();
     assert!(stopped.is_none());
     assert_eq!(told, 4, "it stops at the first Break");
 }
@@ -384,7 +415,7 @@ fn the_target_plan_is_the_cheapest_whose_final_interval_meets_it() {
             max_bins: 4,
             ..SelectOptions::default()
         };
-        let (selection, plan) = cheapest_plan(&log, &options, target).unwrap();
+        let (selection, plan) = cheapest(&log, &options, target);
         if plan.met != Some(true) {
             continue;
         }
@@ -429,7 +460,7 @@ fn the_target_plan_is_the_cheapest_whose_final_interval_meets_it() {
 fn cheapest_plan_meets_the_target_and_is_cheapest_over_k() {
     let log = log(RUN);
     let options = SelectOptions::default();
-    let (selection, plan) = cheapest_plan(&log, &options, 5.0).unwrap();
+    let (selection, plan) = cheapest(&log, &options, 5.0);
     assert_eq!(plan.met, Some(true));
     // No K gives a cheaper plan that also meets the target.
     for k in 1..=3 {
