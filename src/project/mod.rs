@@ -258,7 +258,7 @@ mod tests {
     use super::*;
     use crate::binning::Method;
     use crate::groups::KeyGroups;
-    use crate::pick::{Pick, PickSettings, Selector};
+    use crate::pick::{BinPicker, Pick, PickSettings};
     use crate::stats::Z95;
 
     fn settings(max_bins: usize) -> PickSettings {
@@ -279,7 +279,7 @@ mod tests {
         // Key 20: times 5, 6, 7 (median 6 -> row 3).
         let log = log("seq_len,time_ms\n10,1\n10,3\n20,5\n20,6\n20,7\n");
         let groups = KeyGroups::from_log(&log);
-        let selector = Selector::new(&log, &groups, settings(2), None).unwrap();
+        let selector = BinPicker::new(&log, &groups, settings(2), None).unwrap();
         let sps = selector.select(2).unwrap();
         assert_eq!(
             sps.iter().map(|s| s.iteration).collect::<Vec<_>>(),
@@ -311,7 +311,7 @@ mod tests {
     fn one_bin_per_key_is_exact_when_the_metric_is_a_function_of_the_key() {
         let log = log("seq_len,time_ms\n10,2\n30,18\n10,2\n20,8\n30,18\n30,18\n");
         let groups = KeyGroups::from_log(&log);
-        let selector = Selector::new(&log, &groups, settings(3), None).unwrap();
+        let selector = BinPicker::new(&log, &groups, settings(3), None).unwrap();
         let sps = selector.select(3).unwrap();
         let projection = project(&log, &actual_totals(&log), &sps, 1);
         assert_eq!(projection.totals[0].error_pct, Some(0.0));

@@ -13,7 +13,7 @@ use super::{
     method_and_pick, BinCount, Progress, SelectError, SelectOptions, Selection, StratumOutcome,
 };
 use crate::binning::{Method, OptimalTable, Solver};
-use crate::pick::{Pick, PickSettings, Selector, SeqPoint};
+use crate::pick::{BinPicker, Pick, PickSettings, SeqPoint};
 use crate::project::project;
 use crate::runlog::RunLog;
 
@@ -30,7 +30,7 @@ fn table_bins(options: &SelectOptions) -> usize {
 pub struct Selectors<'a> {
     log: &'a RunLog,
     strata: &'a StrataGroups,
-    pub(super) selectors: Vec<Selector<'a>>,
+    pub(super) pickers: Vec<BinPicker<'a>>,
     method: Method,
     pick: Pick,
 }
@@ -69,7 +69,7 @@ impl<'a> Selectors<'a> {
             max_bins: prepared,
         };
         let count = strata.groups.len();
-        let mut selectors = Vec::with_capacity(count);
+        let mut pickers = Vec::with_capacity(count);
         for (i, g) in strata.groups.iter().enumerate() {
             let mut table = strata.table(i, prepared);
             if table.is_none() && method == Method::Optimal && g.dims == 1 {
@@ -88,7 +88,7 @@ impl<'a> Selectors<'a> {
                 strata.keep_table(i, built.clone());
                 table = Some(built);
             }
-            selectors.push(Selector::prepared(
+            pickers.push(BinPicker::prepared(
                 log,
                 g,
                 &strata.candidates[i],
@@ -100,7 +100,7 @@ impl<'a> Selectors<'a> {
         Ok(Some(Selectors {
             log,
             strata,
-            selectors,
+            pickers,
             method,
             pick,
         }))
@@ -116,21 +116,21 @@ impl<'a> Selectors<'a> {
 
     /// Strata the run is split into (1 without `--strata`).
     pub fn strata(&self) -> usize {
-        self.selectors.len()
+        self.pickers.len()
     }
 
     /// Whether this K is answered in O(groups) in every stratum: from the exact DP table,
     /// by uniform or quantile cuts, or from a k-means fit made already (the curve's).
     pub fn ready(&self, k: usize) -> bool {
-        self.selectors.iter().all(|s| s.ready(k))
+        self.pickers.iter().all(|s| s.ready(k))
     }
 
     /// The same K in every stratum, projected over the whole run.
     /// The SeqPoints of the same K in every stratum, in stratum order.
     pub fn seqpoints(&self, k: usize) -> Result<Vec<SeqPoint>, SelectError> {
         let mut seqpoints = Vec::new();
-        for selector in &self.selectors {
-            seqpoints.extend(selector.select(k)?);
+        for picker in &self.pickers {
+            seqpoints.extend(picker.select(k)?);
         }
         Ok(seqpoints)
     }
@@ -265,7 +265,7 @@ impl<'a> Selectors<'a> {
         } else {
             None
         };
-        let per_stratum = self.selectors.len() > 1;
+        let per_stratum = self.pickers.len() > 1;
         let unique = self.strata.largest();
         let bins = if options.max_bins >= unique {
             if best.worst_error_pct > target || samples.is_none() {
@@ -330,7 +330,7 @@ impl<'a> Selectors<'a> {
         let mut outcomes = Vec::new();
         let mut target = None;
         let ks = match options.bins {
-            BinCount::Fixed(k) => vec![k; self.selectors.len()],
+            BinCount::Fixed(k) => vec![k; self.pickers.len()],
             BinCount::Target(pct) => {
                 let max_bins = table_bins(options);
                 let limits: Vec<usize> = strata
@@ -340,7 +340,7 @@ impl<'a> Selectors<'a> {
                     .collect();
                 let search = TargetSearch {
                     log,
-                    selectors: &self.selectors,
+                    pickers: &self.pickers,
                     actual: &strata.actual,
                     strata_actual: &strata.stratum_actual,
                     limits: &limits,
@@ -381,8 +381,8 @@ impl<'a> Selectors<'a> {
                 ks
             }
         };
-        for (i, selector) in self.selectors.iter().enumerate() {
-            let seqpoints = selector.select(ks[i])?;
+        for (i, picker) in self.pickers.iter().enumerate() {
+            let seqpoints = picker.select(ks[i])?;
             let own = CurvePoint::of(
                 log,
                 &strata.stratum_actual[i],
@@ -410,12 +410,10 @@ impl<'a> Selectors<'a> {
         }
         let projection = project(log, &strata.actual, &seqpoints, options.samples);
         let binning_gap = self
-            .selectors
+            .pickers
             .iter()
             .zip(&ks)
-            .filter_map(|(selector, &k)| {
-                selector.table().filter(|t| !t.is_exact()).map(|t| t.gap(k))
-            })
+            .filter_map(|(picker, &k)| picker.table().filter(|t| !t.is_exact()).map(|t| t.gap(k)))
             .reduce(f64::max);
         Ok(Some(Selection {
             method: self.method,

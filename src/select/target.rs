@@ -2,7 +2,7 @@
 //! that does, and what to do when none does (advice as data, put into words by `output`).
 
 use super::{Progress, SelectError};
-use crate::pick::{Selector, SeqPoint};
+use crate::pick::{BinPicker, SeqPoint};
 use crate::project::{project, project_total};
 use crate::runlog::RunLog;
 use crate::stats::half_width;
@@ -180,7 +180,7 @@ pub enum MoreBins {
 /// Without strata this is exactly "the smallest K that meets the target".
 pub(super) struct TargetSearch<'a> {
     pub(super) log: &'a RunLog,
-    pub(super) selectors: &'a [Selector<'a>],
+    pub(super) pickers: &'a [BinPicker<'a>],
     pub(super) actual: &'a [Vec<f64>],
     pub(super) strata_actual: &'a [Vec<Vec<f64>>],
     pub(super) limits: &'a [usize],
@@ -195,7 +195,7 @@ impl TargetSearch<'_> {
         &self,
         progress: Progress,
     ) -> Result<Option<(Vec<usize>, CurvePoint)>, SelectError> {
-        let strata = self.selectors.len();
+        let strata = self.pickers.len();
         // Each step adds one bin to one stratum: at most this many steps.
         let steps = (self.limits.iter().sum::<usize>() + 1).saturating_sub(strata);
         let mut cache: Vec<std::collections::HashMap<usize, (Vec<SeqPoint>, f64)>> =
@@ -205,7 +205,7 @@ impl TargetSearch<'_> {
         loop {
             for s in 0..strata {
                 if !cache[s].contains_key(&ks[s]) {
-                    let seqpoints = self.selectors[s].select(ks[s])?;
+                    let seqpoints = self.pickers[s].select(ks[s])?;
                     let share = self.contribution(s, &seqpoints);
                     cache[s].insert(ks[s], (seqpoints, share));
                 }
@@ -422,7 +422,7 @@ mod tests {
                 // Both find what the stratum-by-stratum search finds on the one stratum.
                 let general = TargetSearch {
                     log: &log,
-                    selectors: &selectors.selectors,
+                    pickers: &selectors.pickers,
                     actual: &strata.actual,
                     strata_actual: &strata.stratum_actual,
                     limits: &[24],

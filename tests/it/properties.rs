@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use seqpoint::binning::{objective, Binner, Method};
 use seqpoint::doc::SelectDoc;
 use seqpoint::output::json::select_document;
-use seqpoint::pick::{Pick, PickSettings, Selector};
+use seqpoint::pick::{BinPicker, Pick, PickSettings};
 use seqpoint::project::document::{parse_select_doc, project_measurements, ProjectOptions};
 use seqpoint::project::{actual_totals, project};
 use seqpoint::runlog::measured::{Identified, Measurements, Sample};
@@ -309,7 +309,7 @@ proptest! {
                 seed: 0,
                 max_bins: unique,
             };
-            let seqpoints = Selector::new(&log, &groups, settings, None).unwrap().select(unique).unwrap();
+            let seqpoints = BinPicker::new(&log, &groups, settings, None).unwrap().select(unique).unwrap();
             let projection = project(&log, &actual, &seqpoints, 1);
             // Every method that keeps each key in its own bin must be exact; optimal always does
             // (or merges only keys of equal metric, which is exact too).

@@ -1,0 +1,433 @@
+//! The pick: a representative key per bin, one concrete iteration of
+//! that key to profile, alternates, and the bin's pooled statistics for projection.
+
+//! One job per file: `candidates` (each key's iterations worth profiling, spread over its
+//! values); this file holds the pick's rules, the SeqPoint and the picker that makes them.
+
+mod candidates;
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+
+use crate::binning::{Binner, BinningError, Bins, Method};
+use crate::groups::{KeyGroups, Moments};
+use crate::runlog::RunLog;
+
+pub(crate) use candidates::total_order_bits;
+pub use candidates::Candidates;
+
+/// Concrete iterations kept per key group: one to profile plus alternates.
+pub const ALTERNATES: usize = 8;
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pick {
+    NearestMean,
+    Median,
+    Centroid,
+    Mode,
+}
+
+impl Pick {
+    pub const ALL: [Pick; 4] = [Pick::NearestMean, Pick::Median, Pick::Centroid, Pick::Mode];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pick::NearestMean => "nearest-mean",
+            Pick::Median => "median",
+            Pick::Centroid => "centroid",
+            Pick::Mode => "mode",
+        }
+    }
+}
+
+/// A bin's pooled statistics: what the projection's interval is computed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BinSummary {
+    pub weight: u64,
+    /// `[config][metric]`.
+    pub moments: Vec<Vec<Moments>>,
+    /// `[metric]`: within-bin co-moment of baseline and compare (empty without compare).
+    pub cross: Vec<f64>,
+    pub groups: Vec<usize>,
+}
+
+impl BinSummary {
+    fn new(groups: &KeyGroups, members: &[usize]) -> Self {
+        let moments: Vec<Vec<Moments>> = groups
+            .moments
+            .iter()
+            .map(|config| {
+                config
+                    .iter()
+                    .map(|metric| Moments::pooled(members.iter().map(|&g| &metric[g])))
+                    .collect()
+            })
+            .collect();
+        let cross = (0..groups.cross.len())
+            .map(|m| {
+                let (a, b) = (&moments[0][m], &moments[1][m]);
+                members
+                    .iter()
+                    .map(|&g| {
+                        let (ga, gb) = (&groups.moments[0][m][g], &groups.moments[1][m][g]);
+                        groups.cross[m][g]
+                            + ga.count as f64 * (ga.mean - a.mean) * (gb.mean - b.mean)
+                    })
+                    .sum()
+            })
+            .collect();
+        BinSummary {
+            weight: members.iter().map(|&g| groups.counts[g]).sum(),
+            moments,
+            cross,
+            groups: members.to_vec(),
+        }
+    }
+}
+
+/// One bin's representative: the iteration to profile and what it stands for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeqPoint {
+    pub id: usize,
+    pub stratum: Option<usize>,
+    pub iteration: u64,
+    pub row: usize,
+    pub epoch: Option<u32>,
+    pub key: Vec<u32>,
+    pub weight: u64,
+    pub bin_min: Vec<u32>,
+    pub bin_max: Vec<u32>,
+    pub alternates: Vec<u64>,
+    /// `[config][metric]` at the chosen iteration.
+    pub values: Vec<Vec<f64>>,
+    pub bin: BinSummary,
+    /// `[metric]`: the picked key's noise and offset from its bin on the baseline (what the
+    /// projection's interval is computed from).
+    pub key_noise: Vec<crate::estimate::KeyNoise>,
+}
+
+/// Bin members ordered by how well each represents the bin under `pick`.
+fn ranked_members(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<usize> {
+    let score = member_scores(groups, members, pick);
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    order.sort_by(|&a, &b| {
+        score[a]
+            .total_cmp(&score[b])
+            .then(members[a].cmp(&members[b]))
+    });
+    order.into_iter().map(|i| members[i]).collect()
+}
+
+/// How far each member is from representing the bin under `pick` (lower is better).
+fn member_scores(groups: &KeyGroups, members: &[usize], pick: Pick) -> Vec<f64> {
+    let weight = |g: usize| groups.counts[g] as f64;
+    let total: f64 = members.iter().map(|&g| weight(g)).sum();
+    let score: Vec<f64> = match pick {
+        Pick::NearestMean => {
+            let means = &groups.moments[0][0];
+            let bin_mean = members
+                .iter()
+                .map(|&g| weight(g) * means[g].mean)
+                .sum::<f64>()
+                / total;
+            members
+                .iter()
+                .map(|&g| (means[g].mean - bin_mean).abs())
+                .collect()
+        }
+        Pick::Median => {
+            let mut by_length: Vec<usize> = members.to_vec();
+            by_length.sort_by_key(|&g| (groups.total_length(g), g));
+            let mut seen = 0.0;
+            let median = *by_length
+                .iter()
+                .find(|&&g| {
+                    seen += weight(g);
+                    seen >= total / 2.0
+                })
+                .unwrap_or(&by_length[0]);
+            let at = groups.total_length(median) as f64;
+            members
+                .iter()
+                .map(|&g| (groups.total_length(g) as f64 - at).abs())
+                .collect()
+        }
+        Pick::Centroid => {
+            let centre: Vec<f64> = (0..groups.dims)
+                .map(|d| {
+                    members
+                        .iter()
+                        .map(|&g| weight(g) * f64::from(groups.key(g)[d]))
+                        .sum::<f64>()
+                        / total
+                })
+                .collect();
+            members
+                .iter()
+                .map(|&g| {
+                    groups
+                        .key(g)
+                        .iter()
+                        .zip(&centre)
+                        .map(|(&k, c)| (f64::from(k) - c).powi(2))
+                        .sum()
+                })
+                .collect()
+        }
+        Pick::Mode => members.iter().map(|&g| -weight(g)).collect(),
+    };
+    score
+}
+
+/// Bins none of whose iterations may be picked (all in warm-up) join the nearest bin that has
+/// a candidate, by the distance between the bins' weighted mean keys: their iterations still
+/// count, through that bin's SeqPoint, and no warm-up iteration is ever picked. Fewer bins
+/// than asked is then the truth (as with empty bins). When no bin has a candidate the bins
+/// are left as they are; `StrataGroups` refuses such a warm-up before any binning.
+pub fn merge_bins_without_candidates(
+    bins: Bins,
+    groups: &KeyGroups,
+    candidates: &Candidates,
+) -> Bins {
+    let pickable = |members: &[usize]| members.iter().any(|&g| candidates.any(groups, g));
+    if bins.iter().all(|b| pickable(b)) || !bins.iter().any(|b| pickable(b)) {
+        return bins;
+    }
+    let centre = |members: &[usize]| -> Vec<f64> {
+        let total: f64 = members.iter().map(|&g| groups.counts[g] as f64).sum();
+        (0..groups.dims)
+            .map(|d| {
+                members
+                    .iter()
+                    .map(|&g| groups.counts[g] as f64 * f64::from(groups.key(g)[d]))
+                    .sum::<f64>()
+                    / total.max(1.0)
+            })
+            .collect()
+    };
+    let (mut kept, orphans): (Bins, Bins) = bins.into_iter().partition(|b| pickable(b));
+    let centres: Vec<Vec<f64>> = kept.iter().map(|b| centre(b)).collect();
+    for orphan in orphans {
+        let at = centre(&orphan);
+        let distance =
+            |c: &Vec<f64>| -> f64 { c.iter().zip(&at).map(|(a, b)| (a - b).powi(2)).sum() };
+        let nearest = (0..kept.len())
+            .min_by(|&a, &b| distance(&centres[a]).total_cmp(&distance(&centres[b])))
+            .expect("a pickable bin exists");
+        kept[nearest].extend(orphan);
+    }
+    for members in &mut kept {
+        members.sort_unstable();
+    }
+    kept
+}
+
+/// How a `BinPicker` bins and picks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PickSettings {
+    pub method: Method,
+    pub pick: Pick,
+    /// The first `warmup` iterations are never chosen.
+    pub warmup: u64,
+    pub seed: u64,
+    /// The largest K that will be asked for (the exact DP precomputes up to it).
+    pub max_bins: usize,
+}
+
+/// Chooses SeqPoints over one set of key groups for any K; built once, asked many times.
+pub struct BinPicker<'a> {
+    log: &'a RunLog,
+    groups: &'a KeyGroups,
+    candidates: Cow<'a, Candidates>,
+    binner: Binner<'a>,
+    pick: Pick,
+    stratum: Option<usize>,
+}
+
+impl<'a> BinPicker<'a> {
+    pub fn new(
+        log: &'a RunLog,
+        groups: &'a KeyGroups,
+        settings: PickSettings,
+        stratum: Option<usize>,
+    ) -> Result<Self, BinningError> {
+        let candidates = Cow::Owned(Candidates::new(log, groups, settings.warmup));
+        Self::build(log, groups, candidates, None, settings, stratum)
+    }
+
+    /// A picker over candidates built earlier (for `settings.warmup`) and, for `optimal`,
+    /// an exact DP table built earlier: no pass over the rows, so it is cheap to rebuild when
+    /// the method, pick or K changes.
+    pub fn prepared(
+        log: &'a RunLog,
+        groups: &'a KeyGroups,
+        candidates: &'a Candidates,
+        table: Option<std::sync::Arc<crate::binning::OptimalTable>>,
+        settings: PickSettings,
+        stratum: Option<usize>,
+    ) -> Result<Self, BinningError> {
+        Self::build(
+            log,
+            groups,
+            Cow::Borrowed(candidates),
+            table,
+            settings,
+            stratum,
+        )
+    }
+
+    fn build(
+        log: &'a RunLog,
+        groups: &'a KeyGroups,
+        candidates: Cow<'a, Candidates>,
+        table: Option<std::sync::Arc<crate::binning::OptimalTable>>,
+        settings: PickSettings,
+        stratum: Option<usize>,
+    ) -> Result<Self, BinningError> {
+        Ok(BinPicker {
+            log,
+            groups,
+            candidates,
+            binner: Binner::with_table(
+                groups,
+                settings.method,
+                settings.seed,
+                settings.max_bins,
+                table,
+            )?,
+            pick: settings.pick,
+            stratum,
+        })
+    }
+
+    /// The exact DP table this picker bins with, if its method is `optimal`.
+    pub fn table(&self) -> Option<std::sync::Arc<crate::binning::OptimalTable>> {
+        self.binner.table()
+    }
+
+    pub fn groups(&self) -> &KeyGroups {
+        self.groups
+    }
+
+    pub fn bins(&self, k: usize) -> Result<Bins, BinningError> {
+        self.binner.bins(k)
+    }
+
+    /// Whether K is answered in O(groups) (see `Binner::ready`).
+    pub fn ready(&self, k: usize) -> bool {
+        self.binner.ready(k)
+    }
+
+    pub fn select(&self, k: usize) -> Result<Vec<SeqPoint>, BinningError> {
+        let bins =
+            merge_bins_without_candidates(self.binner.bins(k)?, self.groups, &self.candidates);
+        Ok(bins
+            .iter()
+            .enumerate()
+            .map(|(id, members)| self.seqpoint(id, members))
+            .collect())
+    }
+
+    /// The rows to profile for a bin: the best-ranked key's candidates, then the next keys'
+    /// as alternates.
+    fn chosen_rows(&self, members: &[usize]) -> Vec<u32> {
+        let groups = self.groups;
+        // Usually the best key alone has enough candidates: find it in one pass, without
+        // ranking the whole bin.
+        let score = member_scores(groups, members, self.pick);
+        let best = (0..members.len())
+            .filter(|&i| self.candidates.any(groups, members[i]))
+            .min_by(|&a, &b| {
+                score[a]
+                    .total_cmp(&score[b])
+                    .then(members[a].cmp(&members[b]))
+            });
+        if let Some(i) = best {
+            let rows = self.candidates.rows(self.log, groups, members[i]);
+            if rows.len() > ALTERNATES {
+                return rows.to_vec();
+            }
+        }
+        let ranked = ranked_members(groups, members, self.pick);
+        // The best-ranked key with an iteration after warm-up; if every iteration of the bin is
+        // in warm-up, warm-up is ignored for this bin rather than leaving it without a SeqPoint.
+        let chosen = ranked
+            .iter()
+            .copied()
+            .find(|&g| self.candidates.any(groups, g));
+        let mut rows: Vec<u32> = Vec::new();
+        match chosen {
+            Some(g) => {
+                rows.extend_from_slice(self.candidates.rows(self.log, groups, g));
+                for &other in ranked.iter().filter(|&&o| o != g) {
+                    if rows.len() > ALTERNATES {
+                        break;
+                    }
+                    rows.extend(
+                        self.candidates
+                            .rows(self.log, groups, other)
+                            .iter()
+                            .take(ALTERNATES + 1 - rows.len()),
+                    );
+                }
+            }
+            None => rows.push(groups.rows_of(ranked[0])[0]),
+        }
+        rows
+    }
+
+    fn seqpoint(&self, id: usize, members: &[usize]) -> SeqPoint {
+        let groups = self.groups;
+        let rows = self.chosen_rows(members);
+        let row = rows[0] as usize;
+        let dims = groups.dims;
+        let bin_min = (0..dims)
+            .map(|d| members.iter().map(|&g| groups.key(g)[d]).min().unwrap_or(0))
+            .collect();
+        let bin_max = (0..dims)
+            .map(|d| members.iter().map(|&g| groups.key(g)[d]).max().unwrap_or(0))
+            .collect();
+        SeqPoint {
+            id,
+            stratum: self.stratum,
+            iteration: self.log.iteration(row),
+            row,
+            epoch: self.log.epoch(row),
+            key: self.log.key(row).to_vec(),
+            weight: members.iter().map(|&g| groups.counts[g]).sum(),
+            bin_min,
+            bin_max,
+            alternates: rows[1..]
+                .iter()
+                .map(|&r| self.log.iteration(r as usize))
+                .collect(),
+            values: self
+                .log
+                .configs
+                .iter()
+                .map(|c| c.metrics.iter().map(|m| m.values[row]).collect())
+                .collect(),
+            bin: BinSummary::new(groups, members),
+            key_noise: {
+                let picked = groups.group_of(self.log.key(row)).unwrap_or(members[0]);
+                // A proxy cost is exact per key; the measurements that will replace it are not.
+                // (A timed metric that is exact per key stays so: a simulator's cycle counts
+                // are, and planning them for noise they do not have would cost days.)
+                let assumed = if self.log.proxy.is_some() {
+                    crate::estimate::ASSUMED_PROXY_CV
+                } else {
+                    0.0
+                };
+                (0..groups.moments[0].len())
+                    .map(|m| {
+                        crate::estimate::KeyNoise::of(groups, members, picked, m).at_least(assumed)
+                    })
+                    .collect()
+            },
+        }
+    }
+}
