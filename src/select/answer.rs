@@ -57,11 +57,12 @@ impl SelectRequest {
 impl Default for SelectRequest {
     /// What `seqpoint select RUN` does with no flags.
     fn default() -> Self {
-        SelectRequest::asked(
-            SelectOptions::default(),
-            PlanAsk::default(),
-            DEFAULT_TARGET_PCT,
-        )
+        // `select` draws no error curve unless a figure asks for it (`plot`, the explorer).
+        let options = SelectOptions {
+            error_curve: false,
+            ..SelectOptions::default()
+        };
+        SelectRequest::asked(options, PlanAsk::default(), DEFAULT_TARGET_PCT)
     }
 }
 
