@@ -1,7 +1,7 @@
 //! Strata: the training phases binned separately (`--strata`), the rows of each, and the key
 //! groups and candidates every selection over them shares (one pass over the rows).
 
-use crate::options::{Surface, COST, EXCLUDE, STRATA, WARMUP};
+use crate::options::{Surface, COST, STRATA, WARMUP};
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
@@ -288,7 +288,8 @@ impl StrataGroups {
                 let left = if exclude.is_empty() {
                     String::new()
                 } else {
-                    format!(" outside {}", EXCLUDE.typed(Surface::CommandLine, ""))
+                    // Worded for no one surface: the error is shown by both.
+                    " outside the excluded iterations".to_string()
                 };
                 return Err(WARMUP
                     .error(
@@ -360,6 +361,7 @@ impl StrataGroups {
 mod tests {
     use super::*;
     use crate::runlog::test_log as log;
+    use crate::select::parse_iteration_range;
 
     #[test]
     fn a_key_in_two_strata_counts_once() {
@@ -434,6 +436,33 @@ mod tests {
             listed(Strata::None, &["0-0", "6-6"]),
             named(&[("all", &[1, 2, 3, 4, 5])])
         );
+    }
+
+    #[test]
+    fn a_warmup_leaving_only_excluded_iterations_is_worded_for_each_surface() {
+        let rows: String = (0..10)
+            .map(|i| format!("{i},{},{}\n", 5 + i % 3, 1 + i % 3))
+            .collect();
+        let log = log(&format!("iteration,seq_len,time_ms\n{rows}"));
+        let options = SelectOptions {
+            warmup: 5,
+            exclude: Exclusion::new([parse_iteration_range("5-9").unwrap()]),
+            ..SelectOptions::default()
+        };
+        let Err(SelectError::Option(e)) = StrataGroups::for_options(&log, &options) else {
+            panic!("warm-up 5 and iterations 5-9 left out leave nothing to pick");
+        };
+        let said = "5: covers every iteration of the run outside the excluded iterations";
+        assert!(
+            e.worded(Surface::Explorer)
+                .starts_with(&format!(":warmup {said}")),
+            "{e}"
+        );
+        assert!(
+            e.to_string().starts_with(&format!("--warmup {said}")),
+            "{e}"
+        );
+        assert!(!e.worded(Surface::Explorer).contains("--"), "{e}");
     }
 
     #[test]
