@@ -161,6 +161,10 @@ pub struct BinStats {
     pub key_offset: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_count: Option<u64>,
+    /// The baseline value the bin's excluded iterations (`SeqPointDoc::excluded`) are counted
+    /// at, on average: each at its key's mean over the kept iterations (absent without any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded_mean: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,6 +176,11 @@ pub struct SeqPointDoc {
     pub epoch: Option<u32>,
     pub key: Vec<u32>,
     pub weight: u64,
+    /// Iterations left out by `--exclude` whose keys fall in this bin: in no figure of
+    /// `select` (`weight` is of the kept iterations), counted by `project`, which projects the
+    /// whole run at its own lengths (`select::excluded_shares`). 0, and not written, without.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub excluded: u64,
     pub bin: BinRange,
     pub alternates: Vec<u64>,
     /// The baseline's logged values at each alternate, by metric, in `alternates`' order:
@@ -357,6 +366,10 @@ pub struct ProjectionReport {
     /// `--exclude`'s merged ranges, whose measured rows were left out (absent when none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
+    /// Iterations `select --exclude` left out and the SeqPoints file places in bins: part of
+    /// `logged_iterations`, projected at their bins (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub excluded_in_bins: u64,
     /// Every measurement file, when there were several (`measured` then names the first).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub measured_files: Vec<String>,

@@ -13,7 +13,7 @@ use crate::report::Finding;
 use crate::runlog::RunLog;
 use crate::select::naive::Baselines;
 use crate::select::plan::{PlanRule, ProfilePlan};
-use crate::select::{BinCount, Exclusion, Selection};
+use crate::select::{excluded_shares, BinCount, ExcludedShare, Exclusion, Selection};
 
 fn metric_map(names: &[String], values: &[f64]) -> BTreeMap<String, f64> {
     names.iter().cloned().zip(values.iter().copied()).collect()
@@ -49,16 +49,21 @@ fn speedup_doc(row: &SpeedupRow) -> SpeedupDoc {
 pub fn select_document(log: &RunLog, selection: &Selection, command: Option<String>) -> SelectDoc {
     let names = log.metric_names();
     let excluded = selection.options.exclude.excluded_rows(log);
+    // The strata were read for the selection itself, so they read again here.
+    let shares = excluded_shares(log, selection)
+        .unwrap_or_else(|_| vec![ExcludedShare::default(); selection.seqpoints.len()]);
     let seqpoints = selection
         .seqpoints
         .iter()
-        .map(|sp| SeqPointDoc {
+        .zip(&shares)
+        .map(|(sp, share)| SeqPointDoc {
             id: sp.id,
             stratum: sp.stratum,
             iteration: sp.iteration,
             epoch: sp.epoch,
             key: sp.key.clone(),
             weight: sp.weight,
+            excluded: share.iterations,
             bin: BinRange {
                 min: sp.bin_min.clone(),
                 max: sp.bin_max.clone(),
@@ -93,6 +98,7 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                         key_cv: Some(key.logged_cv),
                         key_offset: Some(key.offset),
                         key_count: Some(key.count),
+                        excluded_mean: (share.iterations > 0).then(|| share.baseline_mean[m]),
                     };
                     (n.clone(), stats)
                 })

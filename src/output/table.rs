@@ -221,7 +221,8 @@ pub fn selection_table_planned(
     let exclude = &selection.options.exclude;
     if !exclude.is_empty() {
         out.push_str(&format!(
-            "excluded: iterations {} ({} iterations, in no total and never picked)\n",
+            "excluded: iterations {} ({} iterations, in no total here and never picked; \
+             `project` counts them at their lengths' bins)\n",
             exclude.texts().join(", "),
             exclude.excluded_rows(log)
         ));
@@ -373,6 +374,13 @@ pub fn projection_table(report: &ProjectionReport) -> String {
             num(report.run_iterations),
             report.logged_iterations,
             report.scale
+        ));
+    }
+    if report.excluded_in_bins > 0 {
+        out.push_str(&format!(
+            "  of which {} excluded by select (--exclude): projected at their own lengths' \
+             bins; the baseline total counts them at their keys' means over the kept iterations\n",
+            report.excluded_in_bins
         ));
     }
     out.push_str(&format!(

@@ -6,10 +6,13 @@
 //! handles SeqPoints left out, and sets the result against the baseline totals stored in the
 //! document.
 
-use crate::doc::{MetricProjection, MissingBin, ProjectionReport, SelectDoc, PROJECTION_SCHEMA};
+use crate::doc::{
+    BinStats, MetricProjection, MissingBin, ProjectionReport, SelectDoc, PROJECTION_SCHEMA,
+};
 use crate::estimate::{new_parts, speedup_parts};
 use crate::options::{Surface, ALLOW_MISSING, BINS, RUN_EPOCHS, RUN_ITERATIONS};
 use crate::project::ratio::{paired_bins, ratio_speedup, ratio_total};
+use crate::project::run_bins::{excluded_baseline, logged_iterations, placed_excluded, run_bin};
 use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::target::{judge, next_unmeasured, Figure};
 use crate::project::{new_total, paired_speedup, stratum_variance, Estimate, KeyNoise, PickedBin};
@@ -29,7 +32,9 @@ fn baseline_of(doc: &SelectDoc, metric: &str) -> Option<(f64, f64, &'static str)
         .iter()
         .find(|r| r.config == ConfigRole::Baseline && r.metric == metric)?;
     Some(match row.actual {
-        Some(actual) => (actual, 0.0, "actual"),
+        // The excluded iterations join at their keys' means: the log's own values there are
+        // the ones the exclusion distrusts.
+        Some(actual) => (actual + excluded_baseline(doc, metric), 0.0, "actual"),
         None => {
             let half = (row.interval[1] - row.interval[0]) / 2.0;
             (row.projected, variance_of_half_width(half), "projected")
@@ -37,10 +42,13 @@ fn baseline_of(doc: &SelectDoc, metric: &str) -> Option<(f64, f64, &'static str)
     })
 }
 
-/// The bin statistics (count, mean, sd) of a metric for each SeqPoint. A metric the document
+/// The bin statistics of a metric for each SeqPoint, with its standard deviation. A metric the document
 /// does not have borrows the relative spread of the document's first metric when that is a
 /// proxy cost (SeqPoints chosen before any profiling).
-fn bin_stats(doc: &SelectDoc, metric: &str) -> Result<Vec<(f64, f64, f64)>, ProjectError> {
+fn bin_stats<'a>(
+    doc: &'a SelectDoc,
+    metric: &str,
+) -> Result<Vec<(&'a BinStats, f64)>, ProjectError> {
     let source = if doc.input.metrics.iter().any(|m| m == metric) {
         metric.to_string()
     } else if doc.selection.is_proxy() && !doc.input.metrics.is_empty() {
@@ -62,7 +70,7 @@ fn bin_stats(doc: &SelectDoc, metric: &str) -> Result<Vec<(f64, f64, f64)>, Proj
                     sp.id
                 ))
             })?;
-            Ok((stats.count as f64, stats.mean, stats.sd))
+            Ok((stats, stats.sd))
         })
         .collect()
 }
@@ -128,7 +136,7 @@ fn picked_bins(
                 None => KeyNoise::default(),
             };
             PickedBin {
-                weight: sp.weight as f64 * scale,
+                weight: run_bin(sp, stats, scale).weight,
                 baseline: samples.iter().map(|s| baseline_at(s.iteration)).collect(),
                 new: samples.iter().map(|s| s.values[m]).collect(),
                 distinct: measured.distinct_iterations(i) as u64,
@@ -141,7 +149,7 @@ fn picked_bins(
 
 /// The weight scale for the run's length.
 pub(crate) fn scale_of(doc: &SelectDoc, length: RunLength) -> Result<f64, ProjectError> {
-    let logged = doc.input.iterations as f64;
+    let logged = logged_iterations(doc) as f64;
     match length {
         RunLength::Logged => Ok(1.0),
         RunLength::Iterations(n) if n >= 1 => Ok(n as f64 / logged),
@@ -207,17 +215,18 @@ pub fn project_measurements(
     if !missing.is_empty() && !options.allow_missing {
         return Err(missing_error(doc, measured, &missing));
     }
-    let logged: u64 = doc.seqpoints.iter().map(|sp| sp.weight).sum();
+    let logged = logged_iterations(doc);
     let run_weight = logged as f64 * scale;
     let missing_bins: Vec<MissingBin> = missing
         .iter()
         .map(|&i| {
             let sp = &doc.seqpoints[i];
+            let weight = run_bin(sp, None, scale).weight;
             MissingBin {
                 seqpoint: sp.id,
                 iteration: sp.iteration,
-                weight: sp.weight as f64 * scale,
-                share: sp.weight as f64 / logged as f64,
+                weight,
+                share: weight / run_weight,
             }
         })
         .collect();
@@ -232,13 +241,12 @@ pub fn project_measurements(
             .iter()
             .enumerate()
             .map(|(i, sp)| {
-                let (count, mean, sd) = stats[i];
+                let (stats, sd) = stats[i];
+                let bin = run_bin(sp, Some(stats), scale);
                 BinMeasure {
-                    weight: sp.weight as f64 * scale,
-                    // A longer run holds `scale` times the bin's iterations: the finite-
-                    // population correction is over the whole run, not the logged part.
-                    population: count.max(sp.weight as f64) * scale,
-                    baseline_mean: mean,
+                    weight: bin.weight,
+                    population: bin.population,
+                    baseline_mean: bin.baseline_mean.unwrap_or(stats.mean),
                     baseline_sd: sd,
                     values: measured.samples[i].iter().map(|s| s.values[m]).collect(),
                     distinct: measured.distinct_iterations(i),
@@ -283,7 +291,7 @@ pub fn project_measurements(
                 .iter()
                 .zip(&stats)
                 .zip(&bins)
-                .find(|((sp, s), b)| b.is_measured() && sp.bin.min != sp.bin.max && s.2 == 0.0);
+                .find(|((sp, s), b)| b.is_measured() && sp.bin.min != sp.bin.max && s.1 == 0.0);
             let measured_iterations: usize = bins.iter().map(|b| b.distinct).sum();
             let advice = if let Some(((sp, _), _)) = merged {
                 Some(format!(
@@ -408,6 +416,7 @@ pub fn project_measurements(
         run_iterations: run_weight,
         scale,
         excluded: Vec::new(),
+        excluded_in_bins: placed_excluded(doc),
         measured_files: Vec::new(),
         baseline_measured: None,
         metrics,

@@ -9,6 +9,7 @@ pub mod merge;
 pub mod paired;
 pub mod ratio;
 pub mod request;
+mod run_bins;
 pub mod stratified;
 pub mod target;
 pub mod validate;

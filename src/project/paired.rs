@@ -15,6 +15,7 @@ use crate::estimate::VarianceParts;
 use crate::project::document::ProjectOptions;
 use crate::project::ratio::{known_baseline, paired_ratio_speedup, ratio_total, PairedBin};
 use crate::project::request::ProjectError;
+use crate::project::run_bins::{logged_iterations, placed_excluded, run_bin};
 use crate::project::target::{judge, next_unmeasured, Figure};
 use crate::runlog::measured::{Measurements, Sample};
 use crate::stats::{half_width_pct, interval, Z95};
@@ -87,15 +88,15 @@ fn bins_of(
         .zip(pairs)
         .map(|(sp, measured)| {
             let stats = sp.bin_stats.get(auxiliary);
-            let count = stats.map_or(sp.weight as f64, |s| s.count as f64);
+            let bin = run_bin(sp, stats, scale);
             let xs: Option<Vec<f64>> = measured.keys().map(|it| known.get(it).copied()).collect();
-            let (baseline_mean, xs) = match (stats, xs) {
-                (Some(s), Some(xs)) if xs.iter().all(|&x| x > 0.0) && s.mean > 0.0 => (s.mean, xs),
+            let (baseline_mean, xs) = match (bin.baseline_mean, xs) {
+                (Some(mean), Some(xs)) if xs.iter().all(|&x| x > 0.0) && mean > 0.0 => (mean, xs),
                 _ => (1.0, vec![1.0; measured.len()]),
             };
             PairedBin {
-                weight: sp.weight as f64 * scale,
-                population: count.max(sp.weight as f64) * scale,
+                weight: bin.weight,
+                population: bin.population,
                 baseline_mean,
                 pairs: xs
                     .into_iter()
@@ -139,7 +140,7 @@ pub fn project_paired(
     }
     let scale = crate::project::document::scale_of(doc, options.run_length)?;
     crate::project::validate::check_run_length(doc, options.run_length)?;
-    let logged: u64 = doc.seqpoints.iter().map(|sp| sp.weight).sum();
+    let logged = logged_iterations(doc);
     let mut metrics = Vec::new();
     let mut figures = Vec::new();
     let mut measured_iterations = Measurements {
@@ -159,7 +160,7 @@ pub fn project_paired(
                 new.source,
                 sp.id,
                 sp.iteration,
-                100.0 * sp.weight as f64 / logged as f64
+                100.0 * (sp.weight + sp.excluded) as f64 / logged as f64
             )));
         }
         let distinct: Vec<u64> = pairs.iter().map(|p| p.len() as u64).collect();
@@ -237,6 +238,7 @@ pub fn project_paired(
         run_iterations: logged as f64 * scale,
         scale,
         excluded: Vec::new(),
+        excluded_in_bins: placed_excluded(doc),
         measured_files: Vec::new(),
         baseline_measured: Some(baseline.source.clone()),
         metrics,

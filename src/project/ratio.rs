@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::doc::SelectDoc;
 use crate::estimate::VarianceParts;
+use crate::project::run_bins::run_bin;
 use crate::runlog::measured::Measurements;
 use crate::stats::{compensated_sum, t95, Z95};
 
@@ -225,10 +226,11 @@ pub fn paired_bins(
                 .into_iter()
                 .map(|(it, (sum, n))| Some((*known.get(&it)?, sum / n as f64)))
                 .collect::<Option<Vec<_>>>()?;
+            let bin = run_bin(sp, Some(stats), scale);
             (!pairs.is_empty()).then(|| PairedBin {
-                weight: sp.weight as f64 * scale,
-                population: (stats.count as f64).max(sp.weight as f64) * scale,
-                baseline_mean: stats.mean,
+                weight: bin.weight,
+                population: bin.population,
+                baseline_mean: bin.baseline_mean.unwrap_or(stats.mean),
                 pairs,
             })
         })

@@ -33,6 +33,7 @@ pub fn check_document(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
     let mut ids: HashMap<usize, usize> = HashMap::new();
     let mut its: HashMap<u64, usize> = HashMap::new();
     let mut weights: u128 = 0;
+    let mut excluded: u128 = 0;
     for (i, sp) in doc.seqpoints.iter().enumerate() {
         let at = format!("seqpoints[{i}]");
         if sp.weight == 0 {
@@ -53,6 +54,7 @@ pub fn check_document(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
             ));
         }
         weights += u128::from(sp.weight);
+        excluded += u128::from(sp.excluded);
         if let Some(first) = ids.insert(sp.id, i) {
             return Err(bad(
                 format!("{at}.id"),
@@ -92,6 +94,13 @@ pub fn check_document(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
                     "a coefficient of variation: finite and not negative",
                 ));
             }
+            if let Some(at) = stats.excluded_mean.filter(|m| !m.is_finite()) {
+                return Err(bad(
+                    format!("{field}.excluded_mean"),
+                    at.to_string(),
+                    "a finite mean",
+                ));
+            }
             if let Some(offset) = stats.key_offset.filter(|o| !o.is_finite()) {
                 return Err(bad(
                     format!("{field}.key_offset"),
@@ -118,6 +127,16 @@ pub fn check_document(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
             ),
         });
     }
+    // Excluded iterations placed in bins count in the projection: at most the log's.
+    let logged_excluded = doc.input.excluded_iterations;
+    if excluded > u128::from(logged_excluded) {
+        return Err(ProjectError::Document {
+            path: path.to_string(),
+            message: format!(
+                "the SeqPoints' excluded iterations (seqpoints[].excluded) sum to {excluded};                  expected at most the {logged_excluded} iterations the selection left out                  (input.excluded_iterations)"
+            ),
+        });
+    }
     Ok(())
 }
 
@@ -136,7 +155,7 @@ fn member(key: &str) -> String {
 /// The projected run must hold the logged one and stay a count an f64 holds exactly.
 /// Run after the basic checks of the flags (at least 1, a positive finite number of epochs).
 pub fn check_run_length(doc: &SelectDoc, length: RunLength) -> Result<(), ProjectError> {
-    let logged = doc.input.iterations;
+    let logged = crate::project::run_bins::logged_iterations(doc);
     let (option, asked, run) = match length {
         RunLength::Logged => return Ok(()),
         RunLength::Iterations(n) => {
@@ -266,6 +285,7 @@ mod tests {
             key_cv,
             key_offset,
             key_count,
+            excluded_mean: None,
         };
         for (bad, field, expected) in [
             (
@@ -319,6 +339,7 @@ mod tests {
                     key_cv: None,
                     key_offset: None,
                     key_count: None,
+                    excluded_mean: None,
                 },
             );
             assert_eq!(

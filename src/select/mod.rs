@@ -9,6 +9,7 @@
 mod answer;
 pub mod command;
 pub mod exclude;
+mod excluded_share;
 pub mod naive;
 pub mod plan;
 mod selectors;
@@ -28,6 +29,7 @@ pub use answer::{
     PROFILING_PLAN,
 };
 pub use exclude::{parse_iteration_range, Exclusion, IterationRange};
+pub use excluded_share::{excluded_shares, ExcludedShare};
 pub use selectors::Selectors;
 pub use strata::{kept_strata_rows, strata_rows, Strata, StrataGroups, StratumRows};
 pub use target::{

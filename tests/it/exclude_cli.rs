@@ -274,3 +274,116 @@ fn the_header_and_cost_count_the_kept_iterations() {
         .unwrap()
         .contains(": 450 iterations, 8 SeqPoints"));
 }
+
+/// `--exclude` leaves a window's measurements out, not its work: `project` counts the window's
+/// iterations at their own lengths. Hand-built run: 600 iterations of 10 lengths (time = the
+/// length, exact per length), the window 200-299 holds only the three longest lengths and runs
+/// 20% slow on the baseline; the new configuration takes exactly half the clean time. Each
+/// excluded iteration must land in the bin holding its length, and the projection of the whole
+/// run is then exact: the new total half the clean total, the baseline total the clean one
+/// (the window counted at its lengths' means over the kept iterations), the speedup 2. Rescaled
+/// uniformly instead (what an older SeqPoints file gets with `--run-iterations`), the window
+/// would count at the rest's mix, 10% low here.
+#[test]
+fn project_counts_the_excluded_window_at_its_own_lengths() {
+    let lengths: Vec<u64> = (0..600u64)
+        .map(|i| {
+            if (200..300).contains(&i) {
+                800 + 100 * (i % 3)
+            } else {
+                100 + 100 * (i % 10)
+            }
+        })
+        .collect();
+    let slowed = |i: usize| if (200..300).contains(&i) { 1.2 } else { 1.0 };
+    let mut log = String::from("iteration,seq_len,time_ms\n");
+    for (i, &len) in lengths.iter().enumerate() {
+        log.push_str(&format!("{i},{len},{}\n", len as f64 * slowed(i)));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("run.csv");
+    std::fs::write(&log_path, log).unwrap();
+    let doc_path = dir.path().join("seqpoints.json");
+    let out = seqpoint_in(dir.path())
+        .args([
+            "select",
+            "run.csv",
+            "--exclude",
+            "200-299",
+            "--bins",
+            "4",
+            "--samples",
+            "2",
+        ])
+        .args(["-o", "seqpoints.json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&std::fs::read(&doc_path).unwrap()).unwrap();
+    // Every excluded iteration in the bin holding its length, counted once.
+    let seqpoints = doc["seqpoints"].as_array().unwrap();
+    for sp in seqpoints {
+        let (lo, hi) = (
+            sp["bin"]["min"][0].as_u64().unwrap(),
+            sp["bin"]["max"][0].as_u64().unwrap(),
+        );
+        let held = (200..300)
+            .filter(|&i| (lo..=hi).contains(&lengths[i]))
+            .count() as u64;
+        assert_eq!(sp["excluded"].as_u64().unwrap_or(0), held, "bin {lo}-{hi}");
+    }
+    // Measure the plan on the new configuration (half the clean time).
+    let mut measured = String::from("iteration,time_ms\n");
+    for row in doc["plan"]["profile"].as_array().unwrap() {
+        let it = row["iteration"].as_u64().unwrap();
+        measured.push_str(&format!("{it},{}\n", lengths[it as usize] as f64 / 2.0));
+    }
+    std::fs::write(dir.path().join("measured.csv"), measured).unwrap();
+    let project = |document: &str, extra: &[&str]| -> Value {
+        let out = seqpoint_in(dir.path())
+            .args(["project", document, "measured.csv", "--format", "json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let clean: f64 = lengths.iter().map(|&l| l as f64).sum();
+    let report = project("seqpoints.json", &[]);
+    assert_eq!(report["logged_iterations"], 600);
+    assert_eq!(report["excluded_in_bins"], 100);
+    let metric = &report["metrics"][0];
+    let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-9;
+    let (new, baseline, speedup) = (
+        metric["projected_total"].as_f64().unwrap(),
+        metric["baseline_total"].as_f64().unwrap(),
+        metric["speedup"].as_f64().unwrap(),
+    );
+    assert!(close(new, clean / 2.0), "{new} vs {}", clean / 2.0);
+    assert!(close(baseline, clean), "{baseline} vs {clean}");
+    assert!(close(speedup, 2.0), "{speedup}");
+    // The same document without the placed window (as written before): rescaled uniformly.
+    let mut old = doc.clone();
+    for sp in old["seqpoints"].as_array_mut().unwrap() {
+        sp.as_object_mut().unwrap().remove("excluded");
+        for stats in sp["bin_stats"].as_object_mut().unwrap().values_mut() {
+            stats.as_object_mut().unwrap().remove("excluded_mean");
+        }
+    }
+    std::fs::write(dir.path().join("old.json"), old.to_string()).unwrap();
+    let rescaled = project("old.json", &["--run-iterations", "600"]);
+    let rescaled = rescaled["metrics"][0]["projected_total"].as_f64().unwrap();
+    assert!(
+        rescaled / (clean / 2.0) - 1.0 < -0.05,
+        "{rescaled} vs {}",
+        clean / 2.0
+    );
+}
