@@ -5,5 +5,6 @@
 
 pub mod coverage;
 pub mod distinct;
+pub mod flow;
 pub mod models;
 pub mod scale;
