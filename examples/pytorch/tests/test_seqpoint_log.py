@@ -37,6 +37,27 @@ def test_module_does_not_import_torch():
     assert out.stdout.strip() == "False"
 
 
+def test_a_lazy_attribute_is_made_once_on_first_use():
+    # The callbacks' modules build their class on first access (their frameworks imported
+    # only then) and keep it: made once, the same object after, other names an AttributeError.
+    import types
+
+    from seqpoint_log._lazy import lazy_attribute
+
+    made = []
+    module = types.ModuleType("lazily")
+    sys.modules["lazily"] = module
+    try:
+        module.__getattr__ = lazy_attribute("lazily", "Thing", lambda: made.append(1) or object())
+        assert made == []
+        first = module.Thing
+        assert module.Thing is first and made == [1]
+        with pytest.raises(AttributeError, match="module 'lazily' has no attribute 'Other'"):
+            module.Other
+    finally:
+        del sys.modules["lazily"]
+
+
 def test_padded_length_is_longest_rounded_up():
     assert seqpoint_log.padded_length([3, 7, 5]) == 7
     assert seqpoint_log.padded_length([3, 7, 5], multiple_of=8) == 8
