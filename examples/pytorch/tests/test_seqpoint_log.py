@@ -118,6 +118,11 @@ def test_writer_writes_one_object_per_iteration(tmp_path):
     ]
     # Lengths are written as integers, which the reader requires.
     assert '"seq_len": 7,' in path.read_text()
+    with seqpoint_log.RunLogWriter(tmp_path / "traced.jsonl") as writer:
+        writer.write(0, seq_len=3, time_ms=1.0, traced=True)
+        writer.write(1, seq_len=3, time_ms=1.0, traced=0.0)
+    assert [r["traced"] for r in read_lines(tmp_path / "traced.jsonl")] == [1, 0]
+    assert '"traced": 1}' in (tmp_path / "traced.jsonl").read_text()
 
 
 def test_writer_refuses_changing_columns_and_bad_values(tmp_path):
@@ -127,6 +132,9 @@ def test_writer_refuses_changing_columns_and_bad_values(tmp_path):
         writer.write(1, seq_len=3)
     with pytest.raises(ValueError, match="finite"):
         writer.write(1, seq_len=3, time_ms=float("nan"))
+    # `traced` is 1 or 0 as `seqpoint project` reads it, never 1.0 or 2.
+    with pytest.raises(ValueError, match="traced must be 1 or 0"):
+        seqpoint_log.RunLogWriter(tmp_path / "t.jsonl").write(0, seq_len=3, traced=2)
     with pytest.raises(ValueError, match="seq_len must be a whole number"):
         writer.write(1, seq_len=3.5, time_ms=1.0)
     writer.close()
