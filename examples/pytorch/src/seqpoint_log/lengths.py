@@ -118,7 +118,7 @@ def merge_micro_batches(micro_batches: Sequence[Mapping[str, Any]]) -> dict[str,
       its padded tokens, ``seq_len * batch_size``;
     - ``micro_batches``: how many there were;
     - ``doc_lens`` (packed sequences): one list per micro-batch, of its documents' lengths
-      (issue 23's per-micro-batch form); ``tokens`` is then left to ``seqpoint``, which
+      (the per-micro-batch form seqpoint reads); ``tokens`` is then left to ``seqpoint``, which
       derives it from the lengths, rather than written from the padded shape.
 
     Each micro-batch is a dict as ``describe_batch`` returns, with any further length
