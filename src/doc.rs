@@ -255,6 +255,10 @@ pub struct TotalDoc {
     pub interval: [f64; 2],
     pub metric: String,
     pub projected: f64,
+    /// Why no interval bounds this figure (`interval` is then `[0, f64::MAX]`): absent when
+    /// one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cannot_bound: Option<String>,
 }
 
 /// The projected speedup of one metric (baseline over compare). A speedup over a zero total
@@ -266,6 +270,9 @@ pub struct SpeedupDoc {
     pub interval: [Option<f64>; 2],
     pub metric: String,
     pub projected: Option<f64>,
+    /// As `TotalDoc::cannot_bound`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cannot_bound: Option<String>,
 }
 
 /// How many iterations to profile per SeqPoint, and which.

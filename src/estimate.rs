@@ -71,6 +71,11 @@ pub struct KeyNoise {
     /// (`at_least`). The SeqPoints file records this one, so that `project` never takes an
     /// assumption for a measurement.
     pub logged_cv: f64,
+    /// The bin holds several keys that the baseline cannot tell apart (the same mean, no
+    /// noise within any key): how a new configuration differs between them is nothing the
+    /// baseline shows, so a figure carried from a pick in it cannot be bounded unless the bin
+    /// was profiled whole (`unbounded_where_silent`).
+    pub blind: bool,
 }
 
 /// The within-key noise a plan assumes for measurements not yet taken when the log has
@@ -124,12 +129,18 @@ impl KeyNoise {
             .map(|&g| moments[g].count as f64 * moments[g].mean)
             .sum::<f64>()
             / weight.max(1.0);
+        let blind = cv2 == 0.0
+            && members.len() > 1
+            && members
+                .iter()
+                .all(|&g| moments[g].mean == moments[picked].mean);
         KeyNoise {
             cv: cv2.sqrt(),
             logged_cv: cv2.sqrt(),
             offset: moments[picked].mean - bin_mean,
             count: moments[picked].count,
             mean: moments[picked].mean,
+            blind,
         }
     }
 }
@@ -279,7 +290,7 @@ impl VarianceParts {
     /// (`stats::half_width_with_bias`). It falls as the samples grow.
     pub fn variance(&self, samples: &[u64]) -> f64 {
         let spread = self.spread(samples);
-        if self.bias == 0.0 {
+        if self.bias == 0.0 || spread.is_infinite() {
             return spread;
         }
         (half_width_with_bias(self.bias, spread.sqrt()) / Z95).powi(2)
@@ -312,6 +323,20 @@ impl VarianceParts {
             *a *= factor;
         }
         self.rest *= factor;
+        self
+    }
+
+    /// No interval where the data are silent (`NewNoise::silent`) and some bin was not
+    /// profiled whole: a zero width there would claim an exactness nothing measured shows
+    /// (an all-equal baseline binned in one bin and the new configuration measured once
+    /// projects anything at all). The variance is infinite, so no target is met by it, and
+    /// the outputs say "cannot bound" with the reason (`CANNOT_BOUND`).
+    fn unbounded_where_silent(mut self, bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
+        let whole = |b: &BinSums| b.distinct as f64 >= b.weight.floor();
+        let silent = noise.silent && !bins.iter().all(whole);
+        if silent || bins.iter().any(|b| b.key.blind && !whole(b)) {
+            self.rest = f64::INFINITY;
+        }
         self
     }
 
@@ -378,7 +403,9 @@ pub fn new_parts(bins: &[PickedBin]) -> VarianceParts {
 }
 
 fn new_parts_with(bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
-    total_parts_with(bins, |b| b.y, noise, true).widened_for(bins, noise.dof)
+    total_parts_with(bins, |b| b.y, noise, true)
+        .widened_for(bins, noise.dof)
+        .unbounded_where_silent(bins, noise)
 }
 
 /// Variance parts of the paired speedup `sum w x / sum w y` (delta method): per bin the new
@@ -421,8 +448,16 @@ fn speedup_parts_with(bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
         rest,
         bias: known,
     };
-    parts.widened_for(bins, noise.dof)
+    parts
+        .widened_for(bins, noise.dof)
+        .unbounded_where_silent(bins, noise)
 }
+
+/// What an output says of a figure the data cannot bound (`unbounded_where_silent`): its
+/// interval is infinite, and JSON writes it as `[0, f64::MAX]` beside this reason.
+pub const CANNOT_BOUND: &str = "cannot bound: nothing measured shows the new configuration's \
+    noise (one iteration per SeqPoint where the baseline shows none); profile two or more \
+    iterations per SeqPoint";
 
 /// The baseline total `sum w x` and its variance.
 pub fn baseline_total(bins: &[PickedBin]) -> Estimate {
@@ -436,6 +471,10 @@ pub fn baseline_total(bins: &[PickedBin]) -> Estimate {
 pub struct NewNoise {
     pub cv2: Vec<f64>,
     pub dof: f64,
+    /// Nothing measured shows the new configuration's noise (no degrees of freedom), and the
+    /// baseline it would stand in for shows none either: the data are silent, and a figure
+    /// not measured whole cannot be bounded (`cannot_bound`).
+    pub silent: bool,
 }
 
 impl NewNoise {
@@ -444,6 +483,7 @@ impl NewNoise {
         NewNoise {
             cv2: bins.iter().map(|b| b.key.cv.powi(2)).collect(),
             dof: f64::INFINITY,
+            silent: false,
         }
     }
 
@@ -460,12 +500,16 @@ impl NewNoise {
         let base = NewNoise::baseline(bins);
         let mean_base = base.cv2.iter().sum::<f64>() / base.cv2.len().max(1) as f64;
         let Some((observed, dof)) = observed_new_noise(bins) else {
-            return base;
+            return NewNoise {
+                silent: mean_base <= 0.0,
+                ..base
+            };
         };
         if mean_base <= 0.0 {
             return NewNoise {
                 cv2: vec![observed; bins.len()],
                 dof,
+                silent: false,
             };
         }
         if observed <= mean_base {
@@ -475,6 +519,7 @@ impl NewNoise {
         NewNoise {
             cv2: base.cv2.iter().map(|c| c * factor).collect(),
             dof,
+            silent: false,
         }
     }
 }
@@ -630,6 +675,7 @@ mod tests {
             offset,
             count,
             mean,
+            blind: false,
         }
     }
 

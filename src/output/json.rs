@@ -1,6 +1,7 @@
 //! The JSON files: a selection as its `seqpoint/1` document, with its plan and the naive
 //! baselines at the same budget.
 
+use crate::estimate::CANNOT_BOUND;
 use std::collections::BTreeMap;
 
 use crate::doc::{
@@ -24,24 +25,39 @@ fn number(value: f64) -> Option<f64> {
     value.is_finite().then_some(value)
 }
 
+/// An interval as the document holds it, and why there is none: an infinite one (the data
+/// cannot bound the figure, `estimate::CANNOT_BOUND`) is written `[0, f64::MAX]`, true of any
+/// time or energy, so that no reader takes it for a bound, and never `null`.
+fn interval_doc(interval: [f64; 2]) -> ([f64; 2], Option<String>) {
+    if interval.iter().all(|v| v.is_finite()) {
+        (interval, None)
+    } else {
+        ([0.0, f64::MAX], Some(CANNOT_BOUND.into()))
+    }
+}
+
 fn total_doc(row: &TotalRow) -> TotalDoc {
+    let (interval, cannot_bound) = interval_doc(row.interval);
     TotalDoc {
         actual: row.actual.and_then(number),
         config: row.config,
         error_pct: row.error_pct.and_then(number),
-        interval: row.interval,
+        interval,
         metric: row.metric.clone(),
         projected: row.projected,
+        cannot_bound,
     }
 }
 
 fn speedup_doc(row: &SpeedupRow) -> SpeedupDoc {
+    let (interval, cannot_bound) = interval_doc(row.interval);
     SpeedupDoc {
         actual: row.actual.and_then(number),
         error_pct: row.error_pct.and_then(number),
-        interval: row.interval.map(number),
+        interval: interval.map(number),
         metric: row.metric.clone(),
         projected: number(row.projected),
+        cannot_bound,
     }
 }
 

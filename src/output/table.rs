@@ -45,13 +45,13 @@ impl fmt::Display for Advice {
         let best = &self.best;
         write!(
             f,
-            "no K up to {}{} meets {}%; best K = {} (error {:.2}%, 95% interval ±{:.2}%)",
+            "no K up to {}{} meets {}%; best K = {} (error {:.2}%, 95% interval {})",
             self.max_bins,
             if self.per_stratum { " per stratum" } else { "" },
             as_typed(self.target_pct),
             best.k,
             best.worst_error_pct,
-            best.worst_half_width_pct
+            plus_minus(best.worst_half_width_pct, 2)
         )?;
         if let Some(samples) = self.samples {
             write!(
@@ -313,8 +313,12 @@ pub fn selection_table_planned(
         out.push_str("strata (the target applies to the whole run; each stratum's own figures):\n");
         for s in &selection.strata {
             out.push_str(&format!(
-                "  {}: {} iterations, K = {}, error {:.3}%, 95% interval ±{:.3}%\n",
-                s.name, s.iterations, s.k, s.worst_error_pct, s.worst_half_width_pct
+                "  {}: {} iterations, K = {}, error {:.3}%, 95% interval {}\n",
+                s.name,
+                s.iterations,
+                s.k,
+                s.worst_error_pct,
+                plus_minus(s.worst_half_width_pct, 3)
             ));
         }
     }
@@ -329,12 +333,21 @@ fn pct_of(interval: [f64; 2], value: f64) -> f64 {
 }
 
 fn range(interval: [f64; 2]) -> String {
+    if !interval.iter().all(|v| v.is_finite()) {
+        return CANNOT_BOUND_SHORT.into();
+    }
     format!("[{}, {}]", num(interval[0]), num(interval[1]))
 }
 
 fn ratio_range(interval: [f64; 2]) -> String {
+    if !interval.iter().all(|v| v.is_finite()) {
+        return CANNOT_BOUND_SHORT.into();
+    }
     format!("[{:.4}, {:.4}]", interval[0], interval[1])
 }
+
+/// An interval the data cannot bound, in a table's column (`estimate::CANNOT_BOUND` says why).
+const CANNOT_BOUND_SHORT: &str = "cannot bound";
 
 /// The `project` report.
 pub fn projection_table(report: &ProjectionReport) -> String {
@@ -600,11 +613,21 @@ pub fn plan_shortfall(selection: &Selection, plan: &ProfilePlan) -> Option<Strin
         )
     };
     Some(format!(
-        "{reach}; the closest, K = {} with {} representative iterations profiled, gives ±{:.2}%",
+        "{reach}; the closest, K = {} with {} representative iterations profiled, gives {}",
         selection.bins(),
         plan.iterations(),
-        plan.projection.worst_half_width_pct()
+        plus_minus(plan.projection.worst_half_width_pct(), 2)
     ))
+}
+
+/// A 95% half-width in percent as the outputs word it: `±1.23%`, or, where the data cannot
+/// bound a figure (`estimate::CANNOT_BOUND`), that there is none.
+fn plus_minus(pct: f64, decimals: usize) -> String {
+    if pct.is_finite() {
+        format!("±{pct:.decimals$}%")
+    } else {
+        "no bound (cannot bound)".into()
+    }
 }
 
 /// The verdict on a target's plan: met with one sample per SeqPoint, met with a plan (bins x

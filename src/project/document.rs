@@ -129,6 +129,8 @@ fn picked_bins(
                         offset: s.key_offset.unwrap_or(0.0),
                         count: s.key_count.unwrap_or(1),
                         mean: s.mean + s.key_offset.unwrap_or(0.0),
+                        // Several keys, all alike on the baseline (`KeyNoise::blind`).
+                        blind: cv == 0.0 && s.sd == 0.0 && sp.bin.min != sp.bin.max,
                     }
                 }
                 None => KeyNoise::default(),
@@ -283,7 +285,10 @@ pub fn project_measurements(
         let whole = bins
             .iter()
             .all(|b| b.distinct as f64 >= b.population.floor());
-        if estimate.variance == 0.0 && !whole {
+        // The design's own estimate marks silent data with an infinite variance
+        // (`estimate::CANNOT_BOUND`); a zero one where nothing could show noise is as silent.
+        let silent = estimate.variance == 0.0 || estimate.variance.is_infinite();
+        if silent && !whole {
             let merged = doc
                 .seqpoints
                 .iter()
@@ -316,6 +321,12 @@ pub fn project_measurements(
                              file lists no other: select again with --samples 2"
                         .to_string(),
                 })
+            } else if estimate.variance.is_infinite() {
+                Some(
+                    "nothing measured shows the new configuration's noise and the baseline \
+                     shows none: measure a second iteration of a SeqPoint, and project again"
+                        .to_string(),
+                )
             } else {
                 None
             };
@@ -435,6 +446,8 @@ mod tests {
 
     /// Epochs 0 and 1; keys 10, 20, 30 twice each; K = 2 bins: {10, 20} (w 4) and {30} (w 2).
     const RUN: &str = "iteration,epoch,seq_len,time_ms\n0,0,10,1\n1,0,20,3\n2,0,30,6\n3,1,10,1\n4,1,20,3\n5,1,30,6\n";
+    /// `RUN`'s times by iteration.
+    const RUN_TIMES: [f64; 6] = [1.0, 3.0, 6.0, 1.0, 3.0, 6.0];
 
     fn doc_for(text: &str) -> SelectDoc {
         // Through a file, as `select` reads it (a log without metrics gets its proxy cost).
@@ -559,21 +572,32 @@ mod tests {
                 doc.seqpoints[1].iteration
             )
         );
-        let report = run(
-            &doc,
-            "seqpoint,time_ms\n0,1\n",
-            ProjectOptions {
-                allow_missing: true,
-                ..ProjectOptions::default()
-            },
-        )
-        .unwrap();
+        let allow = ProjectOptions {
+            allow_missing: true,
+            ..ProjectOptions::default()
+        };
+        // One iteration measured in all shows no noise, and this baseline none either.
+        let err = run(&doc, "seqpoint,time_ms\n0,1\n", allow.clone()).unwrap_err();
+        assert!(err.to_string().contains("cannot bound"), "{err}");
+        // SeqPoint 0 measured at its own iteration and an alternate, at half the baseline.
+        let sp = &doc.seqpoints[0];
+        let half = |it: u64| RUN_TIMES[it as usize] / 2.0;
+        let (own, other) = (sp.iteration, sp.alternates[0]);
+        let measured = format!(
+            "iteration,time_ms\n{own},{}\n{other},{}\n",
+            half(own),
+            half(other)
+        );
+        let report = run(&doc, &measured, allow).unwrap();
         let m = &report.metrics[0];
         assert_eq!(m.missing_bins.len(), 1);
         assert_eq!(m.missing_bins[0].seqpoint, 1);
         assert!((m.missing_share - 1.0 / 3.0).abs() < 1e-12);
-        // Bin {30} (w 2, mean 6) estimated at the measured ratio 4 / 8 = 0.5.
-        assert_eq!(m.projected_total, 4.0 + 2.0 * 3.0);
+        // Bin {10, 20} (w 4, baseline total 8) projected from its two values, and bin {30}
+        // (w 2, baseline total 12) estimated at the measured bin's ratio to its baseline.
+        let measured_bin = 4.0 * (half(own) + half(other)) / 2.0;
+        let expected = measured_bin + 12.0 * measured_bin / 8.0;
+        assert!((m.projected_total - expected).abs() < 1e-9, "{m:?}");
     }
 
     #[test]
@@ -648,8 +672,9 @@ mod tests {
         assert_eq!(m.speedup, exact.metrics[0].speedup);
         assert_eq!(m.speedup_interval, exact.metrics[0].speedup_interval);
         // With a SeqPoint left out the speedup is the baseline total over the projected
-        // one, and a projected baseline widens it.
-        let missing = "seqpoint,time_ms\n0,0.5\n";
+        // one, and a projected baseline widens it. The one measured is measured at both its
+        // iterations: once, at one, nothing would show the new configuration's noise.
+        let missing = "iteration,time_ms\n0,0.5\n3,0.55\n";
         let allow = || ProjectOptions {
             allow_missing: true,
             ..ProjectOptions::default()

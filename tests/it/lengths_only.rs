@@ -409,3 +409,90 @@ fn a_log_that_shows_no_noise_is_not_taken_as_exact() {
     let [lo, hi] = pair(&report["metrics"][0]["interval"]);
     assert!(lo < hi, "[{lo}, {hi}]");
 }
+
+/// The same silence with the new configuration logged beside it (`select --compare`): a bin of
+/// lengths the baseline cannot tell apart, measured once on the new configuration, gave a
+/// zero-width interval 82% off ("target 1% met ±0.00%"). Now the new total and the speedup
+/// say they cannot be bounded (in the table, and in JSON a reason beside an interval that
+/// bounds nothing, never `null`), no target is met by them, and the target's own search goes
+/// on to plans whose intervals hold the truth.
+#[test]
+fn select_with_a_silent_baseline_does_not_bound_the_new_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let length = |it: u64| 10 + (it * 37) % 91;
+    let (mut base, mut new) = (String::new(), String::new());
+    for (text, time) in [(&mut base, None), (&mut new, Some(3))] {
+        text.push_str("iteration,seq_len,time_ms\n");
+        for it in 0..300u64 {
+            let t = time.map_or(100, |f| f * length(it));
+            text.push_str(&format!("{it},{},{t}\n", length(it)));
+        }
+    }
+    let (base_path, new_path) = (d.join("base.csv"), d.join("new.csv"));
+    std::fs::write(&base_path, base).unwrap();
+    std::fs::write(&new_path, new).unwrap();
+    let truth: u64 = (0..300u64).map(|it| 3 * length(it)).sum();
+    let select = |args: &[&str]| -> String {
+        let out = seqpoint()
+            .arg("select")
+            .arg(&base_path)
+            .arg("--compare")
+            .arg(&new_path)
+            .args(args)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    let table = select(&["--bins", "1"]);
+    for row in ["compare ", "speedup "] {
+        let line = table.lines().find(|l| l.starts_with(row)).unwrap();
+        assert!(line.ends_with("cannot bound"), "{table}");
+    }
+    let (_, doc) = select_into(
+        &base_path,
+        &d.join("sp.json"),
+        &["--compare", new_path.to_str().unwrap(), "--bins", "1"],
+    );
+    let compare = &doc["projection"][1];
+    assert_eq!(compare["config"], "compare");
+    assert!(compare["cannot_bound"]
+        .as_str()
+        .unwrap()
+        .starts_with("cannot bound: nothing measured shows"));
+    assert_eq!(pair(&compare["interval"]), [0.0, f64::MAX]);
+    assert!(doc["speedup"]["cannot_bound"].is_string());
+    assert!(
+        doc["projection"][0].get("cannot_bound").is_none(),
+        "the baseline is whole"
+    );
+    // The target: never met by an interval that is not there. Within the 64 bins allowed,
+    // every bin of several lengths is blind: not met, and said so. With room for a bin per
+    // length (`--max-bins 100`), a plan whose interval holds the truth.
+    let target = select(&["--target-error", "1"]);
+    assert!(
+        !target.contains("±0.00%") && !target.contains("inf"),
+        "{target}"
+    );
+    let line = target.lines().find(|l| l.starts_with("compare ")).unwrap();
+    assert!(line.ends_with("cannot bound"), "{target}");
+    assert!(
+        target.contains("target 1% NOT met") && target.contains("gives no bound (cannot bound)"),
+        "{target}"
+    );
+    let target = select(&["--target-error", "1", "--max-bins", "100"]);
+    assert!(target.contains("target 1% met"), "{target}");
+    let line = target.lines().find(|l| l.starts_with("compare ")).unwrap();
+    let numbers: Vec<f64> = line
+        .split(|c: char| c == '[' || c == ']' || c == ',' || c.is_whitespace())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [lo, hi] = [numbers[numbers.len() - 2], numbers[numbers.len() - 1]];
+    assert!(
+        lo <= truth as f64 && truth as f64 <= hi,
+        "{truth} outside: {line}"
+    );
+}

@@ -204,6 +204,12 @@ pub(super) fn samples_for_target(
 ) -> Option<Vec<u64>> {
     let caps: Vec<u64> = caps.iter().map(|&c| c.max(1)).collect();
     let listed = ListedRows::new(log, seqpoints, &caps);
+    // A figure the data cannot bound even with every candidate profiled (a bin of keys the
+    // baseline cannot tell apart, not profiled whole: `estimate::CANNOT_BOUND`) is met by no
+    // plan at this K: said at once, not after filling every bin one sample at a time.
+    if !listed.worst_pct(&caps).is_finite() {
+        return None;
+    }
     let mut samples = vec![1u64; seqpoints.len()];
     for _ in 0..3 {
         if within_target(listed.worst_pct(&samples), target_pct) {
@@ -266,7 +272,13 @@ pub(super) fn fill_and_trim(
             samples[leader] += 1;
             let after = listed.worst_pct(&samples);
             samples[leader] -= 1;
-            let fresh = worst - after;
+            // While no figure is bounded yet (nothing shows the new configuration's noise), a
+            // sample gains all if it bounds them and nothing otherwise: never `inf - inf`.
+            let fresh = match (worst.is_finite(), after.is_finite()) {
+                (true, _) => worst - after,
+                (false, true) => f64::MAX,
+                (false, false) => 0.0,
+            };
             let stale_best = (0..samples.len())
                 .filter(|&b| b != leader && samples[b] < caps[b])
                 .map(|b| gains[b].unwrap_or(f64::INFINITY))
