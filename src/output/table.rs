@@ -565,8 +565,9 @@ fn target_scope(log: &RunLog, selection: &Selection, target_pct: f64) -> String 
     }
 }
 
-/// A note when the measured error sits far below its interval: it was likely luck.
-fn luck_note(projection: &Projection) -> String {
+/// A note when the measured error sits far below its interval: it was likely luck (empty
+/// otherwise). `select` prints it under a met target; the explorer shows it there too.
+pub fn luck_note(projection: &Projection) -> String {
     let (error, half) = (
         projection.worst_error_pct(),
         projection.worst_half_width_pct(),
