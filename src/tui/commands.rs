@@ -8,11 +8,23 @@ use crate::options::Surface;
 use crate::select::plan::PlanAsk;
 use crate::select::SelectError;
 
+/// `:` lines kept for Up/Down.
+const COMMANDS_KEPT: usize = 100;
+
 /// Enter on the command line: apply it and close, or say in place what is wrong.
 pub(super) fn submit_command<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     let Overlay::CommandLine(prompt) = &mut app.overlay else {
         return None;
     };
+    // Every line entered, refused ones too (to be mended), is recalled by Up.
+    let entered = prompt.input.trim();
+    if !entered.is_empty() && app.commands.last().map(String::as_str) != Some(entered) {
+        app.commands.push(entered.to_string());
+        if app.commands.len() > COMMANDS_KEPT {
+            app.commands.remove(0);
+        }
+    }
+    prompt.recalled = None;
     let command = match command_line::parse(&prompt.input) {
         Ok(command) => command,
         Err(e) => {

@@ -18,6 +18,7 @@ pub mod input;
 pub mod keymap;
 pub mod recompute;
 pub mod save;
+pub mod search;
 pub mod session;
 pub mod terminal;
 pub mod ui;
