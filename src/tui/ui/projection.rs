@@ -95,7 +95,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme, narrow: bool)
         number("projected".into()),
         number("actual".into()),
         number("err %".into()),
-        number("±95 %".into()),
+        // Six cells: `+/-95%` in ASCII.
+        number(if t.ascii { "+/-95%" } else { "±95 %" }.into()),
     ])
     .style(t.dim());
     let table = Table::new(
@@ -259,6 +260,10 @@ fn table_rows(app: &App, projection: &Projection, target: f64, t: &Theme) -> Vec
 /// The summary under the table, one line each, most important first: what to profile, the
 /// verdict, then each advice as the `:` command that follows it.
 pub fn summary(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
+    t.lines(summary_lines(app, shown, t))
+}
+
+fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
     let selection = &shown.selection;
     let projection = shown.projection();
     // The cost in the words `select` prints.
