@@ -72,13 +72,18 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
              start the explorer again with --metric {name}"
         )),
         Command::Exclude(range) => {
-            // Leaving everything out, or a whole stratum, is said in place.
+            // Leaving everything out, or the strata's own rows wrong, is said in place. Only
+            // what is quick to check here: grouping a large run again (which finds a stratum
+            // left with nothing to pick) is the new session's work, on a worker, and its
+            // refusal reopens this line with the reason.
             let options = crate::select::SelectOptions {
                 exclude: session.base.exclude.with(*range),
                 ..session.base.clone()
             };
             crate::select::check_options(&session.log, &options)
-                .and_then(|()| crate::select::StrataGroups::for_options(&session.log, &options))
+                .and_then(|()| {
+                    crate::select::kept_strata_rows(&session.log, options.strata, &options.exclude)
+                })
                 .map(|_| ())
                 .map_err(|e| match e {
                     // The option it names is the one typed: say it once, as typed here.
@@ -102,7 +107,9 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
             }
         }
         Command::Strata(s) => {
-            crate::select::StrataGroups::new(&session.log, *s, session.base.warmup)
+            // The strata's rows (an epoch column, phases within the run) here; their key
+            // groups are the new session's work, on a worker (see `:exclude`).
+            crate::select::kept_strata_rows(&session.log, *s, &session.base.exclude)
                 .map(|_| ())
                 .map_err(|e| match e {
                     SelectError::Option(_) => e.worded(Surface::Explorer),

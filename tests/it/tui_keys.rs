@@ -1774,3 +1774,40 @@ fn y_for_a_piped_log_copies_a_command_that_says_where_the_log_goes() {
     };
     assert_eq!(copied, named.command(&app.settings));
 }
+
+#[test]
+fn an_exclusion_is_grouped_off_the_ui_thread_and_its_refusal_reopens_the_line() {
+    // Warm-up 300 and 300-449 left out: no iteration is left to pick, which only grouping
+    // the run finds (364 ms on 10M rows on the UI thread before; the worker's work now).
+    let session = sample_session(SelectOptions {
+        warmup: 300,
+        ..fixed(4, 16)
+    });
+    let mut app = started(&session);
+    command(&mut app, "exclude 300-449");
+    let (base, ask) = app
+        .restart
+        .take()
+        .expect("the new session is built off the UI thread");
+    let refused = match session.with_options(base, ask) {
+        Err(e) => e.worded(seqpoint::options::Surface::Explorer),
+        Ok(_) => panic!("nothing is left to pick"),
+    };
+    let effect = tui::update::refused_restart(&mut app, refused);
+    tui::settle(&mut app, effect);
+    match &app.overlay {
+        Overlay::CommandLine(p) => {
+            assert_eq!(p.input, "exclude 300-449");
+            let e = p.error.as_deref().unwrap();
+            assert!(e.contains("no iteration is left to pick"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Nothing changed, and nothing to undo.
+    assert!(app.session.base.exclude.is_empty());
+    assert_matches_select(&app);
+    // `:strata` is handed off the same way; a strata the run lacks is still said at once.
+    let mut app = started(&session);
+    command(&mut app, "strata epoch");
+    assert!(app.restart.is_some());
+}
