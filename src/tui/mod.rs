@@ -348,6 +348,7 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
                     next = update::finished(app, done);
                     // As the worker does once the result is shown.
                     compute::fill_baselines(app.session, &budgets, &cancel, &mut || {});
+                    compute::warm_detail_medians(app.session, &cancel);
                 }
             }
             Effect::MakeExport(job) => {
@@ -359,7 +360,9 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
             // No terminal here: the popup shows the command.
             Effect::Clipboard(_) => {}
             Effect::FillBaselines(budgets) => {
-                compute::fill_baselines(app.session, &budgets, &AtomicBool::new(false), &mut || {})
+                let cancel = AtomicBool::new(false);
+                compute::fill_baselines(app.session, &budgets, &cancel, &mut || {});
+                compute::warm_detail_medians(app.session, &cancel);
             }
         }
     }
@@ -382,7 +385,8 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Outbox) {
                     let _ = caught(|| {
                         compute::fill_baselines(session, &budgets, &cancel, &mut || {
                             sender.send(Message::Filled);
-                        })
+                        });
+                        compute::warm_detail_medians(session, &cancel);
                     });
                 },
                 |_| Message::Filled,
@@ -507,11 +511,13 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Outbox) {
         };
         let budgets = shown_budgets(session, &done);
         sender.send(Message::Done(Box::new(done)));
-        // The result is on screen: its naive baselines follow, one redraw each.
+        // The result is on screen: its naive baselines follow, one redraw each, then the
+        // medians a detail shows.
         let _ = caught(|| {
             compute::fill_baselines(session, &budgets, &cancel, &mut || {
                 sender.send(Message::Filled);
-            })
+            });
+            compute::warm_detail_medians(session, &cancel);
         });
     };
     start_worker(&failure, worker, |reason| {

@@ -287,3 +287,18 @@ fn a_target_met_by_luck_says_so_as_select_does() {
     press(&mut app, ch('i'));
     assert!(!frame(&mut app, 120, 40).contains("likely luck"));
 }
+
+#[test]
+fn the_details_medians_are_worked_out_after_the_first_result_not_on_opening_one() {
+    // On 10M rows the gather took 161 ms on the UI thread at the first Enter; the worker
+    // that fills the baselines after the first result works them out now.
+    let session = sample_session(SelectOptions {
+        strata: Strata::Epoch,
+        ..fixed(4)
+    });
+    let groups = &session.strata.groups;
+    assert_eq!(groups.len(), 3);
+    assert!(groups.iter().all(|g| !g.has_medians(0, 0)));
+    let _app = started(&session);
+    assert!(groups.iter().all(|g| g.has_medians(0, 0)));
+}
