@@ -89,6 +89,17 @@ fn main() {
 
     let mut app = App::new(&session, true);
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    if std::env::var_os("ONLY_COMMANDS").is_some() {
+        command_freezes(&mut app);
+        let start = Instant::now();
+        tui::press(&mut app, KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        terminal.draw(|f| tui::ui::draw(f, &mut app)).unwrap();
+        println!(
+            "Enter (first detail) + draw on the UI thread {:>9.1} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+        return;
+    }
     let start = Instant::now();
     let effect = tui::update::recompute(&mut app);
     tui::settle(&mut app, effect);
@@ -168,4 +179,36 @@ fn main() {
         "l / h with kmeans (one fit) + draw",
         time_keys(&mut app, &mut terminal, &['l', 'h'], 5),
     );
+}
+
+/// What Enter on a `:` line holds the UI thread for: the check and the hand-off, before the
+/// work goes to a worker (the run loop then builds the new session off the UI thread). A key
+/// pressed after Enter waits this long.
+fn command_freezes(app: &mut App) {
+    let effect = tui::update::recompute(app);
+    tui::settle(app, effect);
+    for line in [
+        "exclude 100-200",
+        "strata epoch",
+        "seed 3",
+        "samples 2",
+        "warmup 5",
+        "metric energy_j",
+    ] {
+        tui::press(app, key(':'));
+        for c in line.chars() {
+            tui::press(app, key(c));
+        }
+        let start = Instant::now();
+        let _effect = tui::press(app, KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        let held = start.elapsed();
+        println!(
+            ":{line:<20} Enter held the UI thread {:>9.1} ms",
+            held.as_secs_f64() * 1e3
+        );
+        // Not followed: each line is timed from the same session.
+        app.restart = None;
+        app.reload = None;
+        app.overlay = tui::app::Overlay::None;
+    }
 }

@@ -220,6 +220,11 @@ impl KeyGroups {
         })
     }
 
+    /// Whether `medians` of this metric are worked out already (asking for them is then free).
+    pub fn has_medians(&self, config: usize, metric: usize) -> bool {
+        self.medians[config][metric].get().is_some()
+    }
+
     /// `medians` of one column of values, in jobs of consecutive groups of about `job_rows`
     /// rows on `threads` threads.
     fn gather_medians(&self, values: &[f64], job_rows: usize, threads: usize) -> Vec<f64> {

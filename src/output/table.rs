@@ -157,7 +157,10 @@ pub fn cost_line(
 }
 
 fn share_text(pct: f64) -> String {
-    if pct >= 10.0 {
+    if pct > 0.0 && pct < 0.005 {
+        // Never "0.00%" for a share that is not zero (one iteration of millions).
+        "<0.01".into()
+    } else if pct >= 10.0 {
         format!("{pct:.0}")
     } else if pct >= 1.0 {
         format!("{pct:.1}")
@@ -578,8 +581,9 @@ fn target_scope(log: &RunLog, selection: &Selection, target_pct: f64) -> String 
     }
 }
 
-/// A note when the measured error sits far below its interval: it was likely luck.
-fn luck_note(projection: &Projection) -> String {
+/// A note when the measured error sits far below its interval: it was likely luck (empty
+/// otherwise). `select` prints it under a met target; the explorer shows it there too.
+pub fn luck_note(projection: &Projection) -> String {
     let (error, half) = (
         projection.worst_error_pct(),
         projection.worst_half_width_pct(),
@@ -790,4 +794,18 @@ pub fn baselines_table(
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share_text;
+
+    #[test]
+    fn a_share_of_the_run_that_is_not_zero_never_reads_zero() {
+        // One iteration of ten million: 0.00001%.
+        assert_eq!(share_text(1e-5), "<0.01");
+        assert_eq!(share_text(0.0), "0.00");
+        assert_eq!(share_text(0.25), "0.25");
+        assert_eq!(share_text(14.2), "14");
+    }
 }

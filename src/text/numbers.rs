@@ -92,6 +92,31 @@ fn separated(v: f64, decimals: usize) -> String {
     }
 }
 
+/// A whole number with `,` between thousands: `1,000,000` (exact for every `u64`, where
+/// `readable` scales from a million).
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    grouped
+}
+
+/// A share with `decimals` decimals that never reads 0 when it is not: `<0.1` where a
+/// positive share rounds to zero, so one column keeps one number of decimals.
+pub fn share(v: f64, decimals: usize) -> String {
+    let text = format!("{v:.decimals$}");
+    if v > 0.0 && text.trim_start_matches(['0', '.']).is_empty() {
+        format!("<{:.decimals$}", 0.1f64.powi(decimals as i32))
+    } else {
+        text
+    }
+}
+
 /// A percentage in at most 6 characters, `%` included: `30%`, `3.0%`, `0.30%`, `0.030%`.
 pub fn percent(v: f64) -> String {
     let a = v.abs();
@@ -111,6 +136,25 @@ pub fn percent(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_have_thousands_separators() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1000), "1,000");
+        assert_eq!(count(1_000_000), "1,000,000");
+        assert_eq!(count(12_345_678), "12,345,678");
+        assert_eq!(count(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn a_share_that_is_not_zero_never_reads_zero() {
+        assert_eq!(share(0.0, 1), "0.0");
+        assert_eq!(share(0.04, 1), "<0.1");
+        assert_eq!(share(1e-9, 2), "<0.01");
+        assert_eq!(share(12.34, 1), "12.3");
+        assert_eq!(share(0.3, 0), "<1");
+    }
 
     #[test]
     fn typed_values_read_as_typed_and_extremes_in_exponent_form() {

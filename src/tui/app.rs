@@ -104,6 +104,9 @@ pub struct CommandPrompt {
     /// Cursor position in characters.
     pub cursor: usize,
     pub error: Option<String>,
+    /// Up/Down on the `:` line: how far back the shown line is in the history (0 the
+    /// latest), and the line typed before the first Up, which Down past the latest restores.
+    pub recalled: Option<(usize, String)>,
 }
 
 /// The options fixed for a session (a `:` command that changes one starts it again).
@@ -321,6 +324,10 @@ pub struct App<'a> {
     pub auto_then: isize,
     /// The id of the new session being built off the UI thread (a restart), if any.
     pub building: Option<u64>,
+    /// The `:` lines entered, the latest last (Up/Down on the `:` line recall them).
+    pub commands: Vec<String>,
+    /// The last search that found something: what `n` / `N` step through.
+    pub search: Option<String>,
     prepared: Vec<Prepared<'a>>,
     next_job: u64,
 }
@@ -358,6 +365,8 @@ impl<'a> App<'a> {
             reverting: false,
             building: None,
             auto_then: 0,
+            commands: Vec::new(),
+            search: None,
             prepared: Vec::new(),
             next_job: 0,
         }
@@ -380,6 +389,8 @@ impl<'a> App<'a> {
         self.table = old.table;
         self.sort = old.sort;
         self.history = old.history.clone();
+        self.commands = old.commands.clone();
+        self.search = old.search.clone();
         self.size = old.size;
         self.page_rows = old.page_rows;
         self.next_job = old.next_job;

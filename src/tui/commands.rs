@@ -8,11 +8,23 @@ use crate::options::Surface;
 use crate::select::plan::PlanAsk;
 use crate::select::SelectError;
 
+/// `:` lines kept for Up/Down.
+const COMMANDS_KEPT: usize = 100;
+
 /// Enter on the command line: apply it and close, or say in place what is wrong.
 pub(super) fn submit_command<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     let Overlay::CommandLine(prompt) = &mut app.overlay else {
         return None;
     };
+    // Every line entered, refused ones too (to be mended), is recalled by Up.
+    let entered = prompt.input.trim();
+    if !entered.is_empty() && app.commands.last().map(String::as_str) != Some(entered) {
+        app.commands.push(entered.to_string());
+        if app.commands.len() > COMMANDS_KEPT {
+            app.commands.remove(0);
+        }
+    }
+    prompt.recalled = None;
     let command = match command_line::parse(&prompt.input) {
         Ok(command) => command,
         Err(e) => {
@@ -60,13 +72,18 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
              start the explorer again with --metric {name}"
         )),
         Command::Exclude(range) => {
-            // Leaving everything out, or a whole stratum, is said in place.
+            // Leaving everything out, or the strata's own rows wrong, is said in place. Only
+            // what is quick to check here: grouping a large run again (which finds a stratum
+            // left with nothing to pick) is the new session's work, on a worker, and its
+            // refusal reopens this line with the reason.
             let options = crate::select::SelectOptions {
                 exclude: session.base.exclude.with(*range),
                 ..session.base.clone()
             };
             crate::select::check_options(&session.log, &options)
-                .and_then(|()| crate::select::StrataGroups::for_options(&session.log, &options))
+                .and_then(|()| {
+                    crate::select::kept_strata_rows(&session.log, options.strata, &options.exclude)
+                })
                 .map(|_| ())
                 .map_err(|e| match e {
                     // The option it names is the one typed: say it once, as typed here.
@@ -90,7 +107,9 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
             }
         }
         Command::Strata(s) => {
-            crate::select::StrataGroups::new(&session.log, *s, session.base.warmup)
+            // The strata's rows (an epoch column, phases within the run) here; their key
+            // groups are the new session's work, on a worker (see `:exclude`).
+            crate::select::kept_strata_rows(&session.log, *s, &session.base.exclude)
                 .map(|_| ())
                 .map_err(|e| match e {
                     SelectError::Option(_) => e.worded(Surface::Explorer),

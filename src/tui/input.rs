@@ -38,6 +38,8 @@ pub fn action_for(key: KeyEvent, overlay: &Overlay) -> Option<Action> {
         }
         Overlay::Export(_) => prompt_key(key, ctrl),
         Overlay::CommandLine(_) if code == KeyCode::Tab => Some(Action::Complete),
+        Overlay::CommandLine(_) if code == KeyCode::Up => Some(Action::RecallOlder),
+        Overlay::CommandLine(_) if code == KeyCode::Down => Some(Action::RecallNewer),
         Overlay::CommandLine(_) | Overlay::Search(_) => prompt_key(key, ctrl),
         Overlay::Help { .. } => {
             keymap::lookup(keymap::HELP, code, ctrl).or_else(|| keymap::movement(code, ctrl))

@@ -41,6 +41,12 @@ pub enum Action {
     CommandLine,
     /// `/`: find a SeqPoint by iteration or key.
     Search,
+    /// `n` / `N`: the next / previous match of the last search.
+    SearchNext,
+    SearchPrevious,
+    /// Up / Down on the `:` line: an earlier / later line entered.
+    RecallOlder,
+    RecallNewer,
     /// `o`: the table's next order.
     CycleSort,
     /// `u`: the settings before the last change.
@@ -222,7 +228,10 @@ pub const MAIN: &[Binding] = &[
         "u",
         "undo the last change: K, target, method, pick or a : option",
     ),
-    Binding::new(&[Char('/')], Action::Search).help("/", "find a SeqPoint by iteration or key"),
+    Binding::new(&[Char('/')], Action::Search)
+        .help("/", "find any iteration (the bin it falls in) or a key"),
+    Binding::new(&[Char('n')], Action::SearchNext).help("n / N", "next / previous match"),
+    Binding::new(&[Char('N')], Action::SearchPrevious).above(),
     Binding::new(&[Char('o')], Action::CycleSort)
         .help("o", "order the table: id, iteration, key, weight, metric"),
     Binding::new(&[Enter], Action::Open)

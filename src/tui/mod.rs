@@ -16,8 +16,10 @@ pub mod compute;
 pub mod export_prompt;
 pub mod input;
 pub mod keymap;
+pub mod palette;
 pub mod recompute;
 pub mod save;
+pub mod search;
 pub mod session;
 pub mod terminal;
 pub mod ui;
@@ -46,9 +48,11 @@ pub enum Ended {
     Signal(i32),
 }
 
-/// No colour at all when `NO_COLOR` is set to anything but the empty string.
+/// No colour at all when `NO_COLOR` is set to anything but the empty string, and none on a
+/// terminal without colours (`TERM=vt100`).
 pub fn colour_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && palette::palette() != palette::Palette::None
 }
 
 /// Longest wait for a key before checking signals and the worker again.
@@ -96,6 +100,8 @@ pub fn run(session: Session) -> io::Result<Ended> {
     let (mut sender, mut receiver) = outbox(&owner);
     let mut effect = update::recompute(&mut app);
     let mut dirty = true;
+    // An event read while a storm of resizes was drained: handled on the next turn.
+    let mut stashed: Option<Event> = None;
     loop {
         if let Some((base, ask)) = app.restart.take() {
             // A session option changed (`:samples 2` …): the new session is built on a worker
@@ -172,20 +178,49 @@ pub fn run(session: Session) -> io::Result<Ended> {
             guard.screen.draw(|frame| ui::draw(frame, &mut app))?;
             dirty = false;
         }
-        if event::poll(TICK)? {
-            match event::read()? {
-                Event::Key(key) => {
-                    effect = press(&mut app, key);
-                    dirty = true;
-                }
-                Event::Resize(width, height) => {
-                    app.size = Some((width, height));
-                    dirty = true;
-                }
-                _ => {}
+        let next = match stashed.take() {
+            Some(event) => Some(event),
+            None if event::poll(TICK)? => Some(event::read()?),
+            None => None,
+        };
+        match next {
+            Some(Event::Key(key)) => {
+                effect = press(&mut app, key);
+                dirty = true;
             }
+            Some(Event::Resize(width, height)) => {
+                // Only the last size of a storm is drawn: a frame per size on the way would
+                // show the old size for as long as those frames take.
+                let (size, after) = last_size((width, height), || {
+                    Ok(if event::poll(Duration::ZERO)? {
+                        Some(event::read()?)
+                    } else {
+                        None
+                    })
+                })?;
+                stashed = after;
+                app.size = Some(size);
+                dirty = true;
+            }
+            _ => {}
         }
     }
+}
+
+/// The size a resize storm ends at: resizes are read while they come at once (`more` gives
+/// the next event waiting, `None` when none is), and the first other event is given back.
+fn last_size(
+    first: (u16, u16),
+    mut more: impl FnMut() -> io::Result<Option<Event>>,
+) -> io::Result<((u16, u16), Option<Event>)> {
+    let mut size = first;
+    while let Some(event) = more()? {
+        match event {
+            Event::Resize(width, height) => size = (width, height),
+            other => return Ok((size, Some(other))),
+        }
+    }
+    Ok((size, None))
 }
 
 /// Hand the memory freed by old sessions back to the system. The allocator keeps freed
@@ -313,6 +348,7 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
                     next = update::finished(app, done);
                     // As the worker does once the result is shown.
                     compute::fill_baselines(app.session, &budgets, &cancel, &mut || {});
+                    compute::warm_detail_medians(app.session, &cancel);
                 }
             }
             Effect::MakeExport(job) => {
@@ -324,7 +360,9 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
             // No terminal here: the popup shows the command.
             Effect::Clipboard(_) => {}
             Effect::FillBaselines(budgets) => {
-                compute::fill_baselines(app.session, &budgets, &AtomicBool::new(false), &mut || {})
+                let cancel = AtomicBool::new(false);
+                compute::fill_baselines(app.session, &budgets, &cancel, &mut || {});
+                compute::warm_detail_medians(app.session, &cancel);
             }
         }
     }
@@ -347,7 +385,8 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Outbox) {
                     let _ = caught(|| {
                         compute::fill_baselines(session, &budgets, &cancel, &mut || {
                             sender.send(Message::Filled);
-                        })
+                        });
+                        compute::warm_detail_medians(session, &cancel);
                     });
                 },
                 |_| Message::Filled,
@@ -472,11 +511,13 @@ fn spawn(job: Job<'static>, session: &'static Session, sender: Outbox) {
         };
         let budgets = shown_budgets(session, &done);
         sender.send(Message::Done(Box::new(done)));
-        // The result is on screen: its naive baselines follow, one redraw each.
+        // The result is on screen: its naive baselines follow, one redraw each, then the
+        // medians a detail shows.
         let _ = caught(|| {
             compute::fill_baselines(session, &budgets, &cancel, &mut || {
                 sender.send(Message::Filled);
-            })
+            });
+            compute::warm_detail_medians(session, &cancel);
         });
     };
     start_worker(&failure, worker, |reason| {
@@ -534,4 +575,28 @@ fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a computation failed".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
+    #[test]
+    fn a_storm_of_resizes_is_drawn_once_at_its_last_size() {
+        let key = Event::Key(KeyEvent::from(KeyCode::Char('l')));
+        let mut waiting = vec![
+            Event::Resize(100, 30),
+            Event::Resize(90, 28),
+            key.clone(),
+            Event::Resize(70, 20),
+        ]
+        .into_iter();
+        let (size, after) = last_size((120, 40), || Ok(waiting.next())).unwrap();
+        // The key after the storm is kept for the next turn; the resize after it waits.
+        assert_eq!((size, after), ((90, 28), Some(key)));
+        assert_eq!(waiting.next(), Some(Event::Resize(70, 20)));
+        let (size, after) = last_size((60, 16), || Ok(None)).unwrap();
+        assert_eq!((size, after), ((60, 16), None));
+    }
 }

@@ -272,6 +272,7 @@ pub fn refused_restart<'a>(app: &mut App<'a>, error: String) -> Option<Effect<'a
                 cursor: line.chars().count(),
                 input: line,
                 error: Some(error),
+                recalled: None,
             });
         }
         _ => say_error(app, &error),

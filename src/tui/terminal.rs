@@ -21,7 +21,10 @@ use ratatui::Terminal;
 use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGTTOU};
 use signal_hook::SigId;
 
-pub type Screen = Terminal<CrosstermBackend<Stdout>>;
+use super::palette::EightColours;
+
+/// The screen, its colours kept to what the terminal shows (`palette`).
+pub type Screen = Terminal<CrosstermBackend<EightColours<Stdout>>>;
 
 /// Worker threads are named so the panic hook leaves the screen to the UI thread.
 pub const WORKER_THREAD: &str = "seqpoint-worker";
@@ -115,7 +118,8 @@ impl TerminalGuard {
             WATCHING.store(true, Ordering::SeqCst);
             enable_raw_mode()?;
             execute!(io::stdout(), EnterAlternateScreen, Hide)?;
-            let screen = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+            let out = EightColours::for_palette(io::stdout(), super::palette::palette());
+            let screen = Terminal::new(CrosstermBackend::new(out))?;
             let watched = ending.clone();
             std::thread::Builder::new()
                 .name(WATCHDOG_THREAD.into())

@@ -115,6 +115,14 @@ fn apply<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
             complete_command(app);
             None
         }
+        A::RecallOlder | A::RecallNewer => {
+            recall(app, action == A::RecallOlder);
+            None
+        }
+        A::SearchNext | A::SearchPrevious => {
+            super::search::step(app, action == A::SearchNext);
+            None
+        }
         A::Submit => submit(app),
         A::Export | A::ConfirmOverwrite | A::DeclineOverwrite => export_key(app, action),
         // `update` takes it back itself.
@@ -378,51 +386,47 @@ fn complete_command(app: &mut App) {
     }
 }
 
+/// Up / Down on the `:` line: the line entered before (or after) the one shown; Down past
+/// the latest gives back what was being typed.
+fn recall(app: &mut App, older: bool) {
+    let Overlay::CommandLine(prompt) = &mut app.overlay else {
+        return;
+    };
+    let lines = &app.commands;
+    let next = match (&prompt.recalled, older) {
+        (None, true) if !lines.is_empty() => Some(0),
+        (Some((back, _)), true) => Some((back + 1).min(lines.len() - 1)),
+        (Some((0, _)), false) => None,
+        (Some((back, _)), false) => Some(back - 1),
+        (None, _) => return,
+    };
+    match next {
+        Some(back) => {
+            let draft = match prompt.recalled.take() {
+                Some((_, draft)) => draft,
+                None => prompt.input.clone(),
+            };
+            prompt.input = lines[lines.len() - 1 - back].clone();
+            prompt.recalled = Some((back, draft));
+        }
+        None => {
+            if let Some((_, draft)) = prompt.recalled.take() {
+                prompt.input = draft;
+            }
+        }
+    }
+    prompt.cursor = prompt.input.chars().count();
+    prompt.error = None;
+}
+
 /// Enter in a prompt: run the command, find the SeqPoint, or start the export.
 fn submit<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     match app.overlay {
         Overlay::CommandLine(_) => submit_command(app),
         Overlay::Search(_) => {
-            submit_search(app);
+            super::search::submit(app);
             None
         }
         _ => submit_export(app),
-    }
-}
-
-/// Enter on `/`: select the SeqPoint profiling that iteration (or with it as an alternate),
-/// else the first whose key reads as typed, else the first whose key contains it.
-fn submit_search(app: &mut App) {
-    let Overlay::Search(prompt) = &app.overlay else {
-        return;
-    };
-    let wanted = prompt.input.trim().to_string();
-    let Some(shown) = &app.shown else {
-        return;
-    };
-    let seqpoints = &shown.selection.seqpoints;
-    let order = app.row_order();
-    let found = |test: &dyn Fn(&crate::pick::SeqPoint) -> bool| {
-        order.iter().position(|&i| test(&seqpoints[i]))
-    };
-    let iteration = wanted.parse::<u64>().ok();
-    let text = |sp: &crate::pick::SeqPoint| crate::groups::key_text(&sp.key);
-    let row = iteration
-        .and_then(|n| found(&|sp| sp.iteration == n))
-        .or_else(|| iteration.and_then(|n| found(&|sp| sp.alternates.contains(&n))))
-        .or_else(|| found(&|sp| text(sp) == wanted))
-        .or_else(|| found(&|sp| !wanted.is_empty() && text(sp).contains(&wanted)));
-    match row {
-        Some(row) => {
-            app.table.select(Some(row));
-            app.overlay = Overlay::None;
-        }
-        None => {
-            if let Overlay::Search(prompt) = &mut app.overlay {
-                prompt.error = Some(format!(
-                    "no SeqPoint profiles iteration {wanted:?} or has a key like it"
-                ));
-            }
-        }
     }
 }

@@ -254,3 +254,51 @@ fn k_steps_pressed_while_auto_k_searches_count_from_the_k_it_finds() {
     seqpoint::tui::settle(&mut app, effect);
     assert!(app.settings.auto);
 }
+
+#[test]
+fn a_target_met_by_luck_says_so_as_select_does() {
+    use crate::common::{ch, frame, press};
+    // Judged on the measured error alone, 1% is met at K = 1 with an error far below its
+    // wide interval: `select` adds its note, so the screen must too.
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Target(1.0),
+        target_by: TargetRule::Measured,
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    let shown = app.current_shown().unwrap();
+    assert_eq!(shown.target_met(), Some(true));
+    let note = seqpoint::output::table::luck_note(shown.projection());
+    assert!(!note.is_empty(), "this run's 1% is met by luck");
+    // `i` shows it whole (wrapped): its first 100 characters fit on the popup's first line.
+    press(&mut app, ch('i'));
+    let full = frame(&mut app, 120, 40);
+    let start: String = note.chars().take(100).collect();
+    assert!(full.contains(&start), "{full}");
+    // The overview says it too, cut to its width.
+    press(&mut app, ch('i'));
+    assert!(frame(&mut app, 120, 40).contains("note: the measured error"));
+    // Judged by its interval the same target is not met: no note.
+    let strict = sample_session(SelectOptions {
+        bins: BinCount::Target(1.0),
+        ..SelectOptions::default()
+    });
+    let mut app = started(&strict);
+    press(&mut app, ch('i'));
+    assert!(!frame(&mut app, 120, 40).contains("likely luck"));
+}
+
+#[test]
+fn the_details_medians_are_worked_out_after_the_first_result_not_on_opening_one() {
+    // On 10M rows the gather took 161 ms on the UI thread at the first Enter; the worker
+    // that fills the baselines after the first result works them out now.
+    let session = sample_session(SelectOptions {
+        strata: Strata::Epoch,
+        ..fixed(4)
+    });
+    let groups = &session.strata.groups;
+    assert_eq!(groups.len(), 3);
+    assert!(groups.iter().all(|g| !g.has_medians(0, 0)));
+    let _app = started(&session);
+    assert!(groups.iter().all(|g| g.has_medians(0, 0)));
+}

@@ -903,3 +903,43 @@ fn a_huge_samples_plan_is_shown_and_keys_work_meanwhile() {
     assert!(screen.contains("exit=0"), "{screen}");
     pane.assert_restored();
 }
+
+/// The SGR parameters on a captured screen (`capture-pane -e`): tmux writes each cell's
+/// colour as the application set it, `38;5;N` for one set in 256-colour form.
+fn sgr_params(coded: &str) -> Vec<Vec<String>> {
+    coded
+        .split("\x1b[")
+        .skip(1)
+        .filter_map(|s| s.split_once('m'))
+        .filter(|(params, _)| params.chars().all(|c| c.is_ascii_digit() || c == ';'))
+        .map(|(params, _)| params.split(';').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn eight_colour_terminals_get_eight_colour_codes_and_vt100_none() {
+    if !tmux_available("eight_colour_terminals_get_eight_colour_codes_and_vt100_none") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (term, coloured) in [("screen", true), ("vt100", false)] {
+        let pane = Pane::start(100, 30, dir.path());
+        pane.run(&format!("TERM={term} {BIN} --bins 5"));
+        pane.wait_for("the explorer", |s| {
+            s.contains("K = 5 ·") && s.contains("5 of 450")
+        });
+        let coded = pane.tmux(&["capture-pane", "-p", "-e", "-t", "0"]);
+        let params: Vec<String> = sgr_params(&coded).into_iter().flatten().collect();
+        assert!(
+            !params.iter().any(|p| p == "38" || p == "48"),
+            "{term}: a 256-colour code: {coded:?}"
+        );
+        let colour = |p: &String| {
+            p.parse::<u32>()
+                .is_ok_and(|n| (31..=37).contains(&n) || (41..=47).contains(&n))
+        };
+        assert_eq!(params.iter().any(colour), coloured, "{term}: {coded:?}");
+        pane.keys(&["q"]);
+        pane.assert_restored();
+    }
+}

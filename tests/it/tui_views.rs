@@ -522,3 +522,75 @@ fn the_header_says_how_many_bins_hold_iterations() {
     let screen = frame(&mut app, 120, 40);
     assert!(!screen.contains("non-empty"), "{screen}");
 }
+
+/// The header's rows of a frame (as the test backend writes them: each row quoted).
+fn rows(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .map(|l| l.trim_matches('"').to_string())
+        .collect()
+}
+
+#[test]
+fn at_80x24_the_settings_row_keeps_the_plan_and_the_run_its_compare_log() {
+    // With strata the settings run past 80 columns: the labels go, the plan stays.
+    let session = sample_session(SelectOptions {
+        strata: Strata::Epoch,
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    let plan = app.current_shown().unwrap().plan.clone().unwrap();
+    let settings = &rows(&frame(&mut app, 80, 24))[2];
+    let wanted = format!("plan {} iterations", plan.iterations());
+    assert!(settings.trim_end().ends_with(&wanted), "{settings:?}");
+    assert!(!settings.contains('…'), "{settings:?}");
+    // An 80x24 terminal less a status line still names the compare log.
+    for h in [23, 24] {
+        let screen = frame(&mut app, 80, h);
+        assert!(rows(&screen)[1].contains("compare"), "80x{h}:\n{screen}");
+    }
+}
+
+#[test]
+fn the_full_view_says_the_baselines_the_curves_border_cuts() {
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    let legend = tui::ui::baseline_legend(&app).expect("the baselines at this budget");
+    assert!(legend.contains("random-N (r)"), "{legend}");
+    // Cut on the curve's border at 80 columns …
+    assert!(!frame(&mut app, 80, 24).contains(&legend));
+    // … whole in `i`.
+    press(&mut app, ch('i'));
+    assert!(frame(&mut app, 80, 24).contains(&legend));
+}
+
+#[test]
+fn in_ascii_plus_minus_is_three_characters_never_a_plus() {
+    let session = sample_session(SelectOptions::default());
+    let mut app = started(&session);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let unicode = frame(&mut app, w, h);
+        let signs = unicode.matches('±').count();
+        assert!(signs >= 2, "{unicode}");
+        app.ascii = true;
+        let ascii = frame(&mut app, w, h);
+        app.ascii = false;
+        assert!(ascii.is_ascii(), "{ascii}");
+        assert_eq!(ascii.matches("+/-").count(), signs, "{w}x{h}:\n{ascii}");
+        // Every row keeps its width: nothing was pushed past a border.
+        for (a, u) in rows(&ascii).iter().zip(rows(&unicode)) {
+            assert_eq!(a.len(), u.chars().count(), "{a}");
+        }
+    }
+}
+
+#[test]
+fn the_two_length_view_names_its_own_seqpoint_mark() {
+    let session = translation_session(fixed(5, 16));
+    let mut app = started(&session);
+    let screen = frame(&mut app, 80, 24);
+    assert!(screen.contains("◆ SeqPoint 0:"), "{screen}");
+    assert!(!screen.contains('▲') || screen.contains("▲K="), "{screen}");
+    press(&mut app, ch('i'));
+    assert!(frame(&mut app, 80, 40).contains(" ◆   a SeqPoint at its key"));
+}

@@ -10,12 +10,9 @@ use super::projection::summary;
 use super::theme::Theme;
 use crate::tui::app::{App, Overlay};
 
-/// Every mark the overview draws, and what it stands for.
+/// Every mark the overview draws but the SeqPoints' own (`seqpoint_mark`), and what it
+/// stands for.
 pub const MARKS: &[(&str, &str)] = &[
-    (
-        "▲",
-        "a SeqPoint under its key (the selected one stands out)",
-    ),
     ("┊", "a bin boundary in the distribution"),
     ("•", "the worst error at each K (error curve)"),
     ("░", "the 95% interval half-width at each K"),
@@ -35,11 +32,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     };
     let popup = area.centered(Constraint::Percentage(94), Constraint::Percentage(90));
     frame.render_widget(Clear, popup);
-    let mut lines: Vec<Line> = super::header::lines(app, t).into();
+    let mut lines: Vec<Line> = super::header::lines(app, t, false).into();
     lines.push(Line::raw(""));
     match &app.shown {
         Some(shown) => lines.extend(summary(app, shown, t)),
         None => lines.push(Line::styled("computing…", t.dim())),
+    }
+    // The curve's border cuts it on a narrow screen: here it is whole.
+    if let Some(legend) = super::baseline_legend(app) {
+        lines.push(Line::from(vec![
+            Span::styled("naive baselines: ", t.dim()),
+            Span::raw(legend),
+        ]));
     }
     if let Some(status) = &app.last_message {
         lines.push(Line::raw(""));
@@ -50,7 +54,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("Marks", t.strong()));
-    for (mark, what) in MARKS {
+    let seqpoint = (
+        super::seqpoint_mark(app.session.log.dims()),
+        "a SeqPoint at its key (the selected one stands out)",
+    );
+    for (mark, what) in std::iter::once(&seqpoint).chain(MARKS) {
         lines.push(Line::from(vec![
             Span::styled(format!(" {mark:<4}"), t.strong()),
             Span::raw(*what),

@@ -110,7 +110,7 @@ impl Widget for ErrorCurve<'_> {
             Span::styled("•", t.error_line()),
             Span::styled(" error  ", t.dim()),
             Span::styled("░", t.band()),
-            Span::styled(" ±95%  ", t.dim()),
+            Span::styled(format!(" {}95%  ", t.pm()), t.dim()),
             Span::styled("─", t.target()),
             Span::styled(format!(" target {}%  ", self.target), t.dim()),
             Span::styled("┆", t.key()),

@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::table::bin_text;
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::text::numbers::readable as num;
+use crate::text::numbers::{count, readable as num, share};
 use crate::tui::app::{App, Overlay};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
@@ -72,11 +72,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             Span::raw(format!(" · {key_names} {}", key_text(&sp.key))),
         ]),
         Line::raw(format!(
-            "bin {} · {} key groups · weight {} ({:.1}% of {total}){}",
+            "bin {} · {} key groups · weight {} ({}% of {}){}",
             bin_text(sp),
-            sp.bin.groups.len(),
-            sp.weight,
-            100.0 * sp.weight as f64 / total.max(1) as f64,
+            count(sp.bin.groups.len() as u64),
+            count(sp.weight),
+            share(100.0 * sp.weight as f64 / total.max(1) as f64, 1),
+            count(total),
             sp.stratum
                 .map_or(String::new(), |s| format!(" · {}", session.strata.names[s])),
         )),

@@ -12,18 +12,24 @@ use super::theme::Theme;
 use crate::tui::app::App;
 use crate::tui::keymap;
 
-/// Header rows for a terminal this high: the run, its metrics and the settings from 24
-/// rows; the run and the settings from 19; the settings alone below.
+/// Header rows for a terminal this high: the run, its metrics and the settings from 23
+/// rows (an 80x24 window less a status line keeps the compare log named); the run and the
+/// settings from 19; the settings alone below.
 pub fn height(terminal_height: u16) -> u16 {
     match terminal_height {
-        24.. => 3,
-        19..=23 => 2,
+        23.. => 3,
+        19..=22 => 2,
         _ => 1,
     }
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let [run, measured, settings] = lines(app, t);
+    let width = area.width as usize;
+    let [run, measured, mut settings] = lines(app, t, false);
+    if settings.width() > width {
+        // Too wide: the method and pick without their labels, so the plan still shows.
+        settings = lines(app, t, true).into_iter().last().unwrap_or(settings);
+    }
     let lines = match area.height {
         3.. => vec![run, measured, settings],
         2 => vec![run, settings],
@@ -38,14 +44,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         }
     };
     // What does not fit ends with `…`; `i` shows these lines in full.
-    let width = area.width as usize;
     let lines: Vec<Line> = lines.into_iter().map(|l| cut_line(l, width)).collect();
     frame.render_widget(Paragraph::new(lines), area);
 }
 
 /// The run, its metrics and configurations, and the settings: the header's three lines, in
-/// full (the header cuts them to its width; the full view `i` wraps them).
-pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
+/// full (the header cuts them to its width; the full view `i` wraps them). `compact` leaves
+/// the labels `method` and `pick` and the strata's name out of the settings (their values
+/// name the first two; the run's line has the epochs).
+pub fn lines(app: &App, t: &Theme, compact: bool) -> [Line<'static>; 3] {
     let log = &app.session.log;
     let groups = app.session.groups();
     let sep = || Span::styled(" · ", t.dim());
@@ -95,7 +102,9 @@ pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
     let s = &app.settings;
     // K first: on a narrow terminal the end of the line goes.
     let mut settings = vec![Span::raw(" ")];
-    let per_stratum = if app.session.strata.split {
+    let per_stratum = if app.session.strata.split && compact {
+        " per stratum".to_string()
+    } else if app.session.strata.split {
         format!(" per stratum ({})", app.session.base.strata)
     } else {
         String::new()
@@ -131,10 +140,15 @@ pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
             s.target_pct
         )));
     }
+    let (method, pick) = if compact {
+        (" · ", " · ")
+    } else {
+        (" · method ", " · pick ")
+    };
     settings.extend([
-        Span::styled(" · method ", t.dim()),
+        Span::styled(method, t.dim()),
         Span::styled(s.method.name(), t.strong()),
-        Span::styled(" · pick ", t.dim()),
+        Span::styled(pick, t.dim()),
         Span::styled(s.pick.name(), t.strong()),
     ]);
     if let Some(plan) = app
@@ -144,7 +158,7 @@ pub fn lines(app: &App, t: &Theme) -> [Line<'static>; 3] {
     {
         settings.push(Span::raw(format!(
             " · plan {} iterations",
-            plan.iterations()
+            super::count(plan.iterations())
         )));
     } else if app.session.base.samples > 1 {
         settings.push(Span::raw(format!(

@@ -10,6 +10,9 @@ use super::histogram::{column_of, column_ranges};
 use crate::groups::KeyGroups;
 use crate::tui::app::Measure;
 
+/// A SeqPoint's mark, on its cell of the grid.
+pub const MARK: &str = "◆";
+
 /// Shades from empty to densest: readable without colour.
 pub const SHADES: [&str; 6] = [" ", "·", "░", "▒", "▓", "█"];
 
@@ -146,7 +149,7 @@ impl Widget for HeatMap<'_> {
             } else {
                 t.seqpoint()
             };
-            buf.set_string(plot_x + col as u16, bottom - row as u16, "◆", style);
+            buf.set_string(plot_x + col as u16, bottom - row as u16, MARK, style);
         }
 
         let labels_y = bottom + 1;
@@ -169,7 +172,7 @@ impl Widget for HeatMap<'_> {
             );
         }
         let legend = format!(
-            "{} ↑  shade: {} low→high  ◆ SeqPoint",
+            "{} ↑  shade: {} low→high  {MARK} SeqPoint",
             self.key_names[1],
             SHADES[1..].concat()
         );

@@ -10,6 +10,9 @@ use crate::groups::KeyGroups;
 use crate::text::numbers::readable as num;
 use crate::tui::app::Measure;
 
+/// A SeqPoint's mark, under its key.
+pub const MARK: &str = "▲";
+
 const EIGHTHS: [&str; 8] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
 
 /// The key range `[start, end)` each of `width` columns covers, for keys `lo..=hi`. With
@@ -82,7 +85,7 @@ impl Widget for Histogram<'_> {
             &column_ranges(lo, hi, area.width as usize),
         );
         let top_label = |max: f64| match self.shown.measure {
-            Measure::Iterations => format!("{}", max as u64),
+            Measure::Iterations => crate::text::numbers::count(max as u64),
             Measure::Metric(_) => num(max),
         };
         let gutter = (top_label(probe.iter().copied().fold(0.0, f64::max)).len() + 1) as u16;
@@ -156,7 +159,7 @@ impl Widget for Histogram<'_> {
             } else {
                 t.seqpoint()
             };
-            buf.set_string(x, marks_y, "▲", style);
+            buf.set_string(x, marks_y, MARK, style);
         }
 
         // Key range and name.

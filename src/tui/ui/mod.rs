@@ -23,6 +23,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use ratatui::Frame;
 
+// Whole numbers are grouped by the project's one number formatter.
+pub use crate::text::numbers::count;
 use crate::text::numbers::percent;
 use crate::tui::app::{App, Measure, Overlay, View};
 use curve::ErrorCurve;
@@ -45,7 +47,7 @@ pub fn draw(frame: &mut Frame, app: &mut App) {
 fn draw_panels(frame: &mut Frame, app: &mut App) {
     let area = frame.area();
     app.size = Some((area.width, area.height));
-    let t = Theme::new(app.colour);
+    let t = Theme::new(app.colour).with_ascii(app.ascii);
     if app.too_small() {
         too_small(frame, area, &t);
         return;
@@ -74,17 +76,14 @@ fn draw_panels(frame: &mut Frame, app: &mut App) {
     }
 }
 
-/// A whole number with `,` between thousands: `1,000,000`.
-pub fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut grouped = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(c);
+/// A SeqPoint's mark in the distribution: `▲` under its key (one length), `◆` on the grid of
+/// two. The captions and the marks list name the one drawn.
+pub fn seqpoint_mark(dims: usize) -> &'static str {
+    if dims == 2 {
+        heatmap::MARK
+    } else {
+        histogram::MARK
     }
-    grouped
 }
 
 /// `text` in at most `width` characters, ending with `…` when cut.
@@ -192,7 +191,9 @@ fn overview(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // The projection's numbers come first: the distribution takes what is left, and goes
     // when that is too little to draw.
     let needed = projection::needed_height(app);
-    let top = if area.height >= 20 {
+    // From 19 rows (an 80x23 window less header and footer) the distribution keeps to its
+    // share; below, it takes what the projection leaves.
+    let top = if area.height >= 19 {
         (area.height * 45 / 100).min(area.height.saturating_sub(needed))
     } else {
         area.height.saturating_sub(needed)
@@ -253,10 +254,11 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ))
         .title(Line::styled(format!(" {scale} scale "), t.dim()).right_aligned());
     let width = area.width.saturating_sub(4) as usize;
-    // The selection the arrow keys move, said in words beside its ▲ mark.
+    // The selection the arrow keys move, said in words beside its mark.
     let selected = app.selected_seqpoint().map(|i| &seqpoints[i]).map(|sp| {
         format!(
-            " ▲ SeqPoint {}: iteration {}, {} {} · ↑↓ select · Enter detail ",
+            " {} SeqPoint {}: iteration {}, {} {} · ↑↓ select · Enter detail ",
+            seqpoint_mark(log.dims()),
             sp.id,
             sp.iteration,
             log.key_names.join(","),
@@ -338,6 +340,42 @@ fn bottom_titles(
         })
 }
 
+/// The naive baselines' errors at the current K, or at the plan's budget, in words:
+/// `first-N (f) 11% · random-N (r) 17% at this budget`; `None` until they are computed. The
+/// curve's border carries it (cut when narrow), the full view `i` whole.
+pub fn baseline_legend(app: &App) -> Option<String> {
+    let current_k = app.shown_k();
+    let plan = app
+        .shown
+        .as_ref()
+        .and_then(|s| s.plan.as_ref())
+        .filter(|p| p.bins.iter().any(|b| b.samples() > 1));
+    // Data, not keys (usually far above the axis, so said in words).
+    let plan_errors = plan.and_then(|p| app.session.kept_baseline_errors(p.iterations() as usize));
+    let mut parts = Vec::new();
+    for b in &app.baselines() {
+        let error = match (plan, plan_errors) {
+            // `baseline_errors` gives (first-N, random-N), the series' glyphs `f` and `r`.
+            (Some(_), Some((first, random))) => Some(if b.glyph == 'f' { first } else { random }),
+            (Some(_), None) => None,
+            (None, _) => current_k
+                .and_then(|k| b.points.iter().find(|p| p.0 == k))
+                .map(|p| p.1),
+        };
+        if let Some(e) = error {
+            parts.push(format!("{} ({}) {}", b.name, b.glyph, percent(e)));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let budget = match plan {
+        Some(p) => format!("at {} iterations", count(p.iterations())),
+        None => "at this budget".to_string(),
+    };
+    Some(format!("{} {budget}", parts.join(" · ")))
+}
+
 fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let current_k = app.shown_k();
     let curve = app.curve().unwrap_or(&[]);
@@ -360,47 +398,23 @@ fn error_curve(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
         title_right.push(Span::styled(
             // Two decimals, as the projection's table beside it.
             format!(
-                " {what}: {:.2}% ±{:.2}% ",
+                " {what}: {:.2}% {}{:.2}% ",
                 p.worst_error_pct(),
+                t.pm(),
                 p.worst_half_width_pct()
             ),
             t.dim(),
         ));
     }
     let baselines = app.baselines();
-    // The baselines' errors at the current K (or the plan's budget): data, not keys (usually
-    // far above the axis, so said in words).
-    let mut legend: Vec<Span> = Vec::new();
-    let plan_errors = plan.and_then(|p| app.session.kept_baseline_errors(p.iterations() as usize));
-    for b in &baselines {
-        let error = match (plan, plan_errors) {
-            // `baseline_errors` gives (first-N, random-N), the series' glyphs `f` and `r`.
-            (Some(_), Some((first, random))) => Some(if b.glyph == 'f' { first } else { random }),
-            (Some(_), None) => None,
-            (None, _) => current_k
-                .and_then(|k| b.points.iter().find(|p| p.0 == k))
-                .map(|p| p.1),
-        };
-        if let Some(e) = error {
-            let sep = if legend.is_empty() { " " } else { " · " };
-            legend.push(Span::styled(
-                format!("{sep}{} ({}) {}", b.name, b.glyph, percent(e)),
-                t.dim(),
-            ));
-        }
-    }
-    if !legend.is_empty() {
-        let budget = match plan {
-            Some(p) => format!(" at {} iterations ", p.iterations()),
-            None => " at this budget ".to_string(),
-        };
-        legend.push(Span::styled(budget, t.dim()));
-    }
+    let legend = baseline_legend(app)
+        .map(|text| Line::styled(format!(" {text} "), t.dim()))
+        .unwrap_or_default();
     let width = area.width.saturating_sub(4) as usize;
     let block = Block::bordered()
         .title(Span::styled(" Error vs K ", t.title()))
         .title(Line::from(title_right).right_aligned())
-        .title_bottom(cut_line(Line::from(legend), width).right_aligned());
+        .title_bottom(cut_line(legend, width).right_aligned());
     let inner = block.inner(area);
     frame.render_widget(block, area);
     frame.render_widget(
@@ -466,16 +480,6 @@ mod tests {
         );
         assert_eq!(bottom_titles(false, Some(selected), 76), (None, 76));
         assert!(bottom_titles(true, None, 76).0.is_some());
-    }
-
-    #[test]
-    fn counts_have_thousands_separators() {
-        assert_eq!(count(0), "0");
-        assert_eq!(count(999), "999");
-        assert_eq!(count(1000), "1,000");
-        assert_eq!(count(450), "450");
-        assert_eq!(count(1_000_000), "1,000,000");
-        assert_eq!(count(12_345_678), "12,345,678");
     }
 
     #[test]

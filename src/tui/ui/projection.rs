@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::cut_line;
 use super::theme::Theme;
 use crate::groups::key_text;
-use crate::output::table::{cost_line, plan_shortfall, rule_text};
+use crate::output::table::{cost_line, luck_note, plan_shortfall, rule_text};
 use crate::project::Projection;
 use crate::runlog::ConfigRole;
 use crate::select::plan::{PlanRule, ProfilePlan};
@@ -95,7 +95,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme, narrow: bool)
         number("projected".into()),
         number("actual".into()),
         number("err %".into()),
-        number("±95 %".into()),
+        // Six cells: `+/-95%` in ASCII.
+        number(if t.ascii { "+/-95%" } else { "±95 %" }.into()),
     ])
     .style(t.dim());
     let table = Table::new(
@@ -259,6 +260,10 @@ fn table_rows(app: &App, projection: &Projection, target: f64, t: &Theme) -> Vec
 /// The summary under the table, one line each, most important first: what to profile, the
 /// verdict, then each advice as the `:` command that follows it.
 pub fn summary(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
+    t.lines(summary_lines(app, shown, t))
+}
+
+fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
     let selection = &shown.selection;
     let projection = shown.projection();
     // The cost in the words `select` prints.
@@ -282,10 +287,17 @@ pub fn summary(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
     let rule = rule_text(app.session.base.target_by);
     let target = app.settings.target_pct;
     match &selection.target {
-        Some(outcome) if outcome.met => lines.push(Line::from(vec![
-            Span::styled("✓ ", t.good()),
-            Span::raw(format!("target {target}% met ({rule})")),
-        ])),
+        Some(outcome) if outcome.met => {
+            lines.push(Line::from(vec![
+                Span::styled("✓ ", t.good()),
+                Span::raw(format!("target {target}% met ({rule})")),
+            ]));
+            // `select`'s own words when the error met it by luck (a wide interval).
+            let note = luck_note(projection);
+            if !note.is_empty() {
+                lines.push(Line::styled(note.trim_end().to_string(), t.bad()));
+            }
+        }
         Some(outcome) => match &outcome.advice {
             Some(advice) => {
                 let best = &advice.best;

@@ -9,7 +9,7 @@ use ratatui::Frame;
 use super::theme::Theme;
 use crate::groups::key_text;
 use crate::pick::SeqPoint;
-use crate::text::numbers::readable;
+use crate::text::numbers::{readable, share};
 use crate::tui::app::App;
 
 const SPACING: u16 = 2;
@@ -98,8 +98,8 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             cells.extend([
                 key_text(&sp.key),
                 bin_text(sp),
-                sp.weight.to_string(),
-                format!("{:.1}", 100.0 * sp.weight as f64 / total.max(1) as f64),
+                crate::text::numbers::count(sp.weight),
+                share(100.0 * sp.weight as f64 / total.max(1) as f64, 1),
             ]);
             for m in 0..names.len() {
                 for values in &sp.values {

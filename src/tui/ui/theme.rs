@@ -6,6 +6,8 @@ use ratatui::style::{Color, Modifier, Style};
 #[derive(Debug, Clone, Copy)]
 pub struct Theme {
     pub colour: bool,
+    /// Text in ASCII (a locale that is not UTF-8): `±` is written `+/-` before layout.
+    pub ascii: bool,
 }
 
 /// Bins alternate between these so neighbours stand apart (8 basic colours only: no true
@@ -23,7 +25,44 @@ const CLUSTER_COLOURS: [Color; 6] = [
 
 impl Theme {
     pub fn new(colour: bool) -> Self {
-        Theme { colour }
+        Theme {
+            colour,
+            ascii: false,
+        }
+    }
+
+    pub fn with_ascii(self, ascii: bool) -> Self {
+        Theme { ascii, ..self }
+    }
+
+    /// `±`, or `+/-` in ASCII: a lone `+` would read as a sum (`0.27% +1.00%`).
+    pub fn pm(&self) -> &'static str {
+        if self.ascii {
+            "+/-"
+        } else {
+            "±"
+        }
+    }
+
+    /// `lines` with `±` as `pm` says, before they are wrapped or cut to a width.
+    pub fn lines(
+        &self,
+        lines: Vec<ratatui::text::Line<'static>>,
+    ) -> Vec<ratatui::text::Line<'static>> {
+        if !self.ascii {
+            return lines;
+        }
+        lines
+            .into_iter()
+            .map(|mut line| {
+                for span in &mut line.spans {
+                    if span.content.contains('±') {
+                        span.content = span.content.replace('±', "+/-").into();
+                    }
+                }
+                line
+            })
+            .collect()
     }
 
     fn fg(&self, colour: Color) -> Style {
