@@ -135,24 +135,28 @@ impl PackedRun {
     /// The baseline's log: `iteration,seq_len,doc_lens,time_ms`, the padded length the budget
     /// in every step and the lengths space-separated.
     pub fn baseline_csv(&self) -> String {
-        let mut text = String::from("iteration,seq_len,doc_lens,time_ms\n");
-        for (i, (lens, ms)) in self.doc_lens.iter().zip(&self.baseline_ms).enumerate() {
-            let lens: Vec<String> = lens.iter().map(u32::to_string).collect();
-            text.push_str(&format!(
-                "{i},{},{},{ms:.4}\n",
-                self.spec.budget,
-                lens.join(" ")
-            ));
-        }
-        text
+        self.csv(&self.baseline_ms, 0..self.doc_lens.len() as u64)
     }
 
-    /// The new configuration's measured times, `iteration,time_ms`, of the given iterations
-    /// (every step: a full timed log, which `project` reads too).
+    /// The new configuration's measured times at the given iterations, in the baseline's
+    /// columns (every step: a full timed log, which `project` and `select --compare` read).
     pub fn new_csv(&self, iterations: impl IntoIterator<Item = u64>) -> String {
-        let mut text = String::from("iteration,time_ms\n");
+        self.csv(&self.new_ms, iterations)
+    }
+
+    fn csv(&self, times: &[f64], iterations: impl IntoIterator<Item = u64>) -> String {
+        let mut text = String::from("iteration,seq_len,doc_lens,time_ms\n");
         for i in iterations {
-            text.push_str(&format!("{i},{:.4}\n", self.new_ms[i as usize]));
+            let lens: Vec<String> = self.doc_lens[i as usize]
+                .iter()
+                .map(u32::to_string)
+                .collect();
+            text.push_str(&format!(
+                "{i},{},{},{:.4}\n",
+                self.spec.budget,
+                lens.join(" "),
+                times[i as usize]
+            ));
         }
         text
     }
@@ -308,13 +312,24 @@ fn measure(
 /// configuration, `project --target-error PCT --top-up next.json`, the top-up measured, and
 /// `project` with both files: the figures of the last projection.
 pub fn two_stage(run: &PackedRun, key: &[&str], target_pct: f64) -> FlowResult {
+    two_stage_at(run, key, target_pct, target_pct)
+}
+
+/// [`two_stage`] with the selection sized for `select_pct` (a tighter target lists more
+/// SeqPoints, and so more iterations a top-up may take) and projected at `target_pct`.
+pub fn two_stage_at(
+    run: &PackedRun,
+    key: &[&str],
+    select_pct: f64,
+    target_pct: f64,
+) -> FlowResult {
     let log = run.load(key)?;
     let options = SelectOptions {
-        bins: crate::select::BinCount::Target(target_pct),
+        bins: crate::select::BinCount::Target(select_pct),
         error_curve: false,
         ..SelectOptions::default()
     };
-    let request = SelectRequest::asked(options, PlanAsk::default(), target_pct);
+    let request = SelectRequest::asked(options, PlanAsk::default(), select_pct);
     let chosen = answer(&log, &request)?;
     let doc = select_file_document(&log, &chosen.selection, chosen.plan.as_ref(), None, None);
     let first_list = listed(&doc);
