@@ -64,7 +64,11 @@ impl Summary {
 fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut args = std::env::args().skip(1);
     let seeds: u64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(10);
-    let steps: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(20_000);
+    let steps: usize = args
+        .next()
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(20_000);
     let mut summaries: Vec<Summary> = KEYS.iter().map(|_| Summary::default()).collect();
     for seed in 1..=seeds {
         let run = PackedSpec {
@@ -83,9 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 "seed 1: actual baseline {:.1} ms, new {:.1} ms, speedup {:.4}\n",
                 t.baseline, t.new, t.speedup
             );
-            println!(
-                "seed key         K iters  +top  met new err%  new±% spd err%  spd±% holds"
-            );
+            println!("seed key         K iters  +top  met new err%  new±% spd err%  spd±% holds");
         }
         let strict = two_stage_at(&run, &["fit"], 1.0, 1.0)?;
         let wide = two_stage_at(&run, &["fit"], 0.5, 1.0)?;
@@ -97,9 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             summaries[i].add(o);
         }
     }
-    println!(
-        "\nkey      met  held  mean iters  mean |new err|%  worst |err|%  mean new±%"
-    );
+    println!("\nkey      met  held  mean iters  mean |new err|%  worst |err|%  mean new±%");
     for (key, s) in KEYS.iter().zip(&summaries) {
         let n = f64::from(s.runs.max(1));
         println!(

@@ -248,7 +248,10 @@ fn fit_keyed_two_stage_flow_meets_the_target_and_beats_tokens_and_the_padded_len
     let n = fit.iterations as u64;
     let tokens = at_count(&run, &["tokens"], n, 1.0).unwrap();
     let padded = at_count(&run, &["seq_len"], n, 1.0).unwrap();
-    assert_eq!(padded.seqpoints, 1, "the padded length is the budget at every step");
+    assert_eq!(
+        padded.seqpoints, 1,
+        "the padded length is the budget at every step"
+    );
     assert!(
         tokens.new.half_width_pct() > fit.new.half_width_pct(),
         "{tokens:?} {fit:?}"
