@@ -18,6 +18,7 @@ use crate::project::document::project_measurements;
 use crate::project::merge::merge_measurements;
 use crate::project::request::ProjectOptions;
 use crate::runlog::measured::{parse_measured, MeasuredOptions};
+use crate::runlog::packed::ModelShape;
 use crate::runlog::{load_bytes, packed, InputFormat, LoadOptions, RunLog};
 use crate::select::plan::PlanAsk;
 use crate::select::SelectOptions;
@@ -88,6 +89,19 @@ impl PackedSpec {
         self.per_step_ms
             + self.per_token_ms * tokens as f64
             + self.per_attn_ms * attn as f64 / attn_speedup
+    }
+
+    /// The model shape whose `--key flops` is proportional to this run's cost less its
+    /// per-step part: FLOPs weigh attn against tokens as 12 L H against 6 x 12 L H^2, that is
+    /// 1 / (6 H), so H = per_token / (6 per_attn) (556 for the default spec).
+    pub fn matching_model(&self) -> ModelShape {
+        ModelShape {
+            layers: 1,
+            hidden: (self.per_token_ms / (6.0 * self.per_attn_ms))
+                .round()
+                .max(1.0) as u64,
+            vocab: None,
+        }
     }
 
     /// Generate the run. Documents come in a stream and are packed greedily: a step takes
@@ -180,7 +194,8 @@ impl PackedRun {
         self.load_noted(key).map(|(log, _)| log)
     }
 
-    /// `load`, with the notes the load made (the fit's formula for `--key fit`).
+    /// `load`, with the notes the load made (the fit's formula for `--key fit`). `--key flops`
+    /// is counted with the spec's [`PackedSpec::matching_model`].
     pub fn load_noted(
         &self,
         key: &[&str],
@@ -197,6 +212,9 @@ impl PackedRun {
         )?;
         if key == [packed::FIT_KEY] {
             packed::apply_fit(&mut log)?;
+        }
+        if key == [packed::FLOPS_KEY] {
+            packed::apply_flops(&mut log, Some(self.spec.matching_model()))?;
         }
         Ok((log, packed::take_notes()))
     }

@@ -261,3 +261,62 @@ fn fit_keyed_two_stage_flow_meets_the_target_and_beats_tokens_and_the_padded_len
         "{padded:?} {fit:?}"
     );
 }
+
+#[test]
+fn flops_keys_a_lengths_only_log_on_the_models_count() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two steps of 8 tokens: one document of 8 (attn 64), and 3 + 5 (attn 34).
+    std::fs::write(
+        dir.path().join("lens.csv"),
+        "iteration,doc_lens\n0,8\n1,3 5\n",
+    )
+    .unwrap();
+    let out = seqpoint_in(dir.path())
+        .args([
+            "select",
+            "lens.csv",
+            "--key",
+            "flops",
+            "--model",
+            "layers=2,hidden=10",
+        ])
+        .args(["--bins", "2", "--format", "json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // By hand: 2,400 parameters; 6 x 2,400 x 8 = 115,200, plus 12 x 2 x 10 = 240 per squared
+    // token: 15,360 (attn 64) and 8,160 (attn 34), so 130,560 and 123,360 FLOPs, a range of
+    // 7,200 cut into steps of 10 (the round step at or above 7.2).
+    assert!(
+        stderr.contains(
+            "flops = 6 x 2400 parameters x tokens + 12 x 2 layers x 10 hidden x attn (mean \
+             126960 per step"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("in steps of 10 (2 distinct values)"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut keys: Vec<u64> = doc["seqpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|sp| sp["key"][0].as_u64().unwrap())
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, [12_336, 13_056]);
+    // Without the model's shape, the error says what to add.
+    let out = seqpoint_in(dir.path())
+        .args(["select", "lens.csv", "--key", "flops"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("lens.csv: --key flops counts a step's FLOPs")
+            && stderr.contains("--model layers=L,hidden=H[,vocab=V]"),
+        "{stderr}"
+    );
+}
