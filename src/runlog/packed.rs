@@ -275,6 +275,97 @@ pub fn mentions_packed(key: &[String]) -> bool {
     })
 }
 
+/// What the columns derived from `doc_lens` explain of the baseline's first metric: each
+/// alone (a straight-line fit) and all together (`--key fit`), as shares of its variance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DerivedShares {
+    pub metric: String,
+    /// Each column's name (a log's own `tokens` is read instead of the derived one) and share.
+    pub alone: Vec<(String, f64)>,
+    pub fit: f64,
+}
+
+/// A fit must explain this much more than the best column alone to be the one suggested: a
+/// single column is the simpler key, and binned exactly with no rounding.
+const FIT_MARGIN: f64 = 0.01;
+
+impl DerivedShares {
+    /// The key that explains most, as `report` suggests it (`--key fit` or one column).
+    pub fn best_key(&self) -> (String, f64) {
+        let (column, share) = self
+            .alone
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or((Derived::Tokens.name(), 0.0), |(c, s)| (c.as_str(), *s));
+        if self.fit > share + FIT_MARGIN {
+            (FIT_KEY.to_string(), self.fit)
+        } else {
+            (column.to_string(), share)
+        }
+    }
+
+    /// The advice, in the words of `report`'s findings: the shares computed and the key.
+    pub fn advice(&self) -> String {
+        let alone: Vec<String> = self
+            .alone
+            .iter()
+            .map(|(name, share)| format!("{name} {:.2}%", 100.0 * share))
+            .collect();
+        let (key, share) = self.best_key();
+        format!(
+            "of the columns derived from {DOC_LENS}, each alone explains {} of {}, all \
+             fitted together {:.2}%: {} explains most ({:.2}%)",
+            alone.join(", "),
+            self.metric,
+            100.0 * self.fit,
+            KEY.typed(Surface::CommandLine, &key),
+            100.0 * share
+        )
+    }
+}
+
+/// [`DerivedShares`] of the log at `path` read with `options`' reading flags; `None` when it
+/// has no `doc_lens` column or no measured metric (the header says so before any row is read).
+pub fn derived_shares(path: &str, options: &super::LoadOptions) -> Option<DerivedShares> {
+    // `--key fit` reads every derived column the log can give (its fit is made later, by
+    // `load_run`); a log's own `fit` column is no set of columns to fit.
+    let options = super::LoadOptions {
+        key: vec![FIT_KEY.to_string()],
+        compare: None,
+        ..options.clone()
+    };
+    let log = super::load_path(path, &options).ok()?;
+    if log.key_names[0].eq_ignore_ascii_case(FIT_KEY) {
+        return None;
+    }
+    let metric = log.configs[0].metrics.first()?;
+    let dims = log.dims();
+    let columns: Vec<Vec<f64>> = (0..dims)
+        .map(|d| {
+            log.keys
+                .iter()
+                .skip(d)
+                .step_by(dims)
+                .map(|&k| f64::from(k))
+                .collect()
+        })
+        .collect();
+    let alone = log
+        .key_names
+        .iter()
+        .zip(&columns)
+        .map(|(name, c)| {
+            let share = crate::keyfit::fit(std::slice::from_ref(c), &metric.values).r_squared;
+            (name.clone(), share)
+        })
+        .collect();
+    Some(DerivedShares {
+        metric: metric.name.clone(),
+        alone,
+        fit: crate::keyfit::fit(&columns, &metric.values).r_squared,
+    })
+}
+
 /// A transformer's shape for `--key flops` (`--model layers=L,hidden=H[,vocab=V]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelShape {
@@ -536,6 +627,28 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("a column 'attn' of your own"), "{err}");
+    }
+
+    #[test]
+    fn the_suggested_key_is_the_fit_only_when_it_explains_more() {
+        let shares = |fit| DerivedShares {
+            metric: "time_ms".into(),
+            alone: vec![
+                ("tokens".into(), 0.27),
+                ("attn".into(), 0.94),
+                ("docs".into(), 0.1),
+            ],
+            fit,
+        };
+        assert_eq!(shares(0.99).best_key(), ("fit".to_string(), 0.99));
+        // Within a point of attn alone: the simpler key.
+        assert_eq!(shares(0.945).best_key(), ("attn".to_string(), 0.94));
+        assert_eq!(
+            shares(0.99).advice(),
+            "of the columns derived from doc_lens, each alone explains tokens 27.00%, attn \
+             94.00%, docs 10.00% of time_ms, all fitted together 99.00%: --key fit \
+             explains most (99.00%)"
+        );
     }
 
     #[test]
