@@ -65,7 +65,7 @@ impl Summary {
 
 fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut args = std::env::args().skip(1);
-    let seeds: u64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(10);
+    let seeds: u64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(40);
     let steps: usize = args
         .next()
         .map(|s| s.parse())
