@@ -1,17 +1,33 @@
-//! The redraw experiment: are the design's 95% intervals honest and tight? For the shared
-//! speech logs and generated runs with a known truth, select SeqPoints on the baseline at
-//! K = 4..64, then redraw each SeqPoint's new-configuration measurement from the iterations of
-//! its picked key (generated runs: from a fresh realisation of the whole new configuration,
-//! whose total then moves too), hundreds of times, and project as `project` does.
-//! Goal per case: coverage of the total and the speedup in 93-97%, and a mean half-width at
-//! most 1.5x the 95th-percentile error. On the speech log the picked keys hold one to three
-//! iterations, so its redraws are close to one outcome repeated: a second table says so and
-//! gives that real outcome (`speech_note`). The baseline is one fixed realisation throughout,
-//! as it is for a user: coverage is conditional on it.
-//! Run: `cargo run --release --example redraw_intervals [TRIALS]`.
+//! The redraw experiment: are the design's 95% intervals honest and tight, and does the flow a
+//! user runs meet its target at the least profiling? Four tables.
+//!
+//! 1. Fixed baseline: for the shared speech logs and generated runs with a known truth, select
+//!    SeqPoints on the baseline at K = 4..64, then redraw each SeqPoint's new-configuration
+//!    measurement from the iterations of its picked key (generated runs: from a fresh
+//!    realisation of the whole new configuration, whose total then moves too), hundreds of
+//!    times, and project as `project` does. The baseline is one fixed realisation: coverage is
+//!    conditional on it. On the speech log the picked keys hold one to three iterations, so
+//!    its redraws are close to one outcome repeated: a second table says so and gives that
+//!    real outcome (`speech_note`).
+//! 2. Baseline redrawn too (the run logged again): each trial logs a fresh baseline, selects
+//!    on it at K, measures the SeqPoints on a fresh new configuration and runs `project`:
+//!    coverage averaged over baselines.
+//! 3. The two-stage flow at a 1% target: select on the timed baseline alone (`--target-error
+//!    1`), measure the list on the new configuration, `project --target-error 1`, measure the
+//!    top-up, project again; iterations against the statistical limit (`noise_limit`).
+//! 4. The lengths-only flow: the same from a log of lengths alone, both configurations
+//!    measured at the listed iterations (`project --baseline`).
+//!
+//! Goal per case: coverage of every figure in 93-97%, a mean half-width at most 1.5x the
+//! 95th-percentile error; the flows meet 1% at no more than 1.2x the limit's iterations.
+//! Run: `cargo run --release --example redraw_intervals [TRIALS [FLOW_TRIALS]]`.
 
-use seqpoint::select::{run_selection, BinCount, SelectOptions};
-use seqpoint::testkit::coverage::{redraw_coverage, Redraws, GENERATED_CASES};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use seqpoint::select::plan::PlanAsk;
+use seqpoint::select::{run_selection, BinCount, SelectOptions, SelectRequest};
+use seqpoint::testkit::coverage::{redraw_coverage, GeneratedCase, Redraws, GENERATED_CASES};
+use seqpoint::testkit::flow::{run_flow, FigureRedraws, FlowRun, Logged};
 use seqpoint::{load_run, LoadOptions, RunLog};
 
 const KS: [usize; 5] = [4, 8, 16, 32, 64];
@@ -42,11 +58,14 @@ fn select(log: &RunLog, k: usize) -> anyhow::Result<seqpoint::select::Selection>
 }
 
 fn main() -> anyhow::Result<()> {
-    let trials: u32 = std::env::args()
-        .nth(1)
-        .map(|t| t.parse())
-        .transpose()?
-        .unwrap_or(400);
+    let arg = |n: usize, default: u32| -> anyhow::Result<u32> {
+        Ok(std::env::args()
+            .nth(n)
+            .map(|t| t.parse())
+            .transpose()?
+            .unwrap_or(default))
+    };
+    let (trials, flow_trials) = (arg(1, 400)?, arg(2, 200)?);
     println!(
         "{:<18} {:>3} {:>8} {:>7} {:>7} {:>6} {:>8} {:>7} {:>7} {:>6}",
         "case", "K", "total%", "±%", "p95%", "ratio", "speedup%", "±%", "p95%", "ratio"
@@ -75,6 +94,168 @@ fn main() -> anyhow::Result<()> {
         }
     }
     speech_note(&speech, &real);
+    baselines_redrawn(flow_trials)?;
+    flows(flow_trials, Logged::Timed)?;
+    flows(flow_trials, Logged::LengthsOnly)?;
+    Ok(())
+}
+
+/// Trial `t`'s realisation of both configurations of `case` (the run logged again).
+fn realised(case: &GeneratedCase, lengths: &[u32], trial: u32) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1000 + u64::from(trial));
+    let baseline = case.times(lengths, 0, &mut rng);
+    let new = case.times(lengths, 1, &mut rng);
+    (baseline, new)
+}
+
+fn figure_columns(f: &FigureRedraws) -> String {
+    format!(
+        "{:>6.1} {:>6.2} {:>6.2} {:>5.2} {:>6.2}",
+        f.coverage_pct(),
+        f.mean_half_width_pct(),
+        f.p95_error_pct(),
+        f.width_ratio(),
+        f.mean_error_pct()
+    )
+}
+
+const FIGURE_HEADER: &str = "  cov%    ±%   p95% ratio  bias%";
+
+/// Table 2: select at K on each trial's own baseline, `project` on its new configuration.
+fn baselines_redrawn(trials: u32) -> anyhow::Result<()> {
+    println!();
+    println!("baseline redrawn: each trial logs the run again, selects at K, projects (`project`)");
+    println!(
+        "{:<18} {:>3} new total{FIGURE_HEADER} | speedup{FIGURE_HEADER}",
+        "case", "K"
+    );
+    for case in &GENERATED_CASES {
+        let lengths = case.lengths(7);
+        for k in KS {
+            let (mut new, mut speedup) = (FigureRedraws::default(), FigureRedraws::default());
+            for trial in 0..trials {
+                let (baseline, new_times) = realised(case, &lengths, trial);
+                let outcome = run_flow(&FlowRun {
+                    lengths: &lengths,
+                    baseline: &baseline,
+                    new: &new_times,
+                    logged: Logged::Timed,
+                    request: SelectRequest {
+                        options: SelectOptions {
+                            bins: BinCount::Fixed(k),
+                            error_curve: false,
+                            ..SelectOptions::default()
+                        },
+                        plan: None,
+                    },
+                    target_pct: None,
+                    max_rounds: 0,
+                })?;
+                new.push(outcome.new);
+                speedup.push(outcome.speedup);
+            }
+            println!(
+                "{:<18} {k:>3}           {} |         {}",
+                case.name,
+                figure_columns(&new),
+                figure_columns(&speedup)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Tables 3 and 4: the flow at a 1% target, every trial on its own baseline and new
+/// configuration, to the end of its top-ups.
+fn flows(trials: u32, logged: Logged) -> anyhow::Result<()> {
+    const TARGET: f64 = 1.0;
+    println!();
+    match logged {
+        Logged::Timed => println!(
+            "two-stage flow at 1%: select on the timed baseline, measure on the new \
+             configuration, project --target-error 1, top-up, project"
+        ),
+        Logged::LengthsOnly => println!(
+            "lengths-only flow at 1%: select on the lengths, measure both configurations, \
+             project --baseline --target-error 1, top-up, project"
+        ),
+    }
+    println!(
+        "{:<18} {:>5} {:>5} {:>6} {:>6} {:>6} {:>5} {:>5}  figure    {FIGURE_HEADER} {:>7}",
+        "case", "met%", "first", "top-up", "iters", "limit", "x lim", "sel%", "within%"
+    );
+    for case in &GENERATED_CASES {
+        let lengths = case.lengths(7);
+        let (mut baseline, mut new, mut speedup) = Default::default();
+        let (mut met, mut select_met, mut first, mut top_up) = (0, 0, 0, 0);
+        for trial in 0..trials {
+            let (baseline_times, new_times) = realised(case, &lengths, trial);
+            let outcome = run_flow(&FlowRun {
+                lengths: &lengths,
+                baseline: &baseline_times,
+                new: &new_times,
+                logged,
+                request: SelectRequest::asked(
+                    SelectOptions {
+                        bins: BinCount::Target(TARGET),
+                        error_curve: false,
+                        ..SelectOptions::default()
+                    },
+                    PlanAsk::default(),
+                    TARGET,
+                ),
+                target_pct: Some(TARGET),
+                max_rounds: 4,
+            })?;
+            met += usize::from(outcome.met == Some(true));
+            select_met += usize::from(outcome.select_met == Some(true));
+            first += outcome.first;
+            top_up += outcome.top_up;
+            if let Some(b) = outcome.baseline {
+                FigureRedraws::push(&mut baseline, b);
+            }
+            FigureRedraws::push(&mut new, outcome.new);
+            FigureRedraws::push(&mut speedup, outcome.speedup);
+        }
+        let baseline: FigureRedraws = baseline;
+        let new: FigureRedraws = new;
+        let speedup: FigureRedraws = speedup;
+        let n = f64::from(trials.max(1));
+        let iterations = (first + top_up) as f64 / n;
+        // The limit for the figures the flow judges: the new total (and the speedup, whose
+        // relative error is the new total's over a known baseline); lengths only, the baseline
+        // total too, and a speedup of two estimated totals whose noises add.
+        let new_limit = case.noise_limit(&lengths, 1, TARGET);
+        let limit = match logged {
+            Logged::Timed => new_limit,
+            Logged::LengthsOnly => new_limit + case.noise_limit(&lengths, 0, TARGET),
+        };
+        let lead = format!(
+            "{:<18} {:>5.1} {:>5.1} {:>6.1} {:>6.1} {:>6.1} {:>5.2} {:>5.1}",
+            case.name,
+            100.0 * met as f64 / n,
+            first as f64 / n,
+            top_up as f64 / n,
+            iterations,
+            limit,
+            iterations / limit,
+            100.0 * select_met as f64 / n,
+        );
+        let blank = " ".repeat(lead.len());
+        let mut rows: Vec<(&str, &FigureRedraws)> =
+            vec![("new total", &new), ("speedup", &speedup)];
+        if logged == Logged::LengthsOnly {
+            rows.insert(0, ("baseline", &baseline));
+        }
+        for (i, (name, figure)) in rows.into_iter().enumerate() {
+            println!(
+                "{}  {name:<10}{} {:>7.1}",
+                if i == 0 { &lead } else { &blank },
+                figure_columns(figure),
+                figure.within_pct(TARGET)
+            );
+        }
+    }
     Ok(())
 }
 

@@ -228,6 +228,15 @@ pub struct SelectDoc {
     pub baselines: Vec<Baseline>,
 }
 
+impl SelectDoc {
+    /// Every row the plan names, to profile now (`profile`) and in reserve, in that order.
+    pub fn plan_rows(&self) -> impl Iterator<Item = &ProfileRowDoc> {
+        self.plan
+            .iter()
+            .flat_map(|p| p.profile.iter().chain(p.reserve.iter()))
+    }
+}
+
 impl SelectionDoc {
     /// Whether the SeqPoints were chosen on a proxy cost (no metric was measured).
     pub fn is_proxy(&self) -> bool {
@@ -276,6 +285,12 @@ pub struct PlanDoc {
     pub bins: Vec<PlannedBinDoc>,
     /// One entry per iteration to profile.
     pub profile: Vec<ProfileRowDoc>,
+    /// More iterations of each SeqPoint's bin, not to profile now: what `project
+    /// --target-error` may list for a top-up when the new configuration turns out noisier
+    /// than planned (absent in files from before it). A top-up's own file holds here the
+    /// original plan's other rows, so that either file reads the same measurements.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reserve: Vec<ProfileRowDoc>,
     /// Projected from the planned iterations' logged values, intervals for this plan.
     #[serde(default)]
     pub projection: Vec<TotalDoc>,

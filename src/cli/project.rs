@@ -141,7 +141,9 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
     } else {
         if cmd.allow_missing {
             anyhow::bail!(
-                "--allow-missing cannot be used with --baseline: with no baseline total known,                  a SeqPoint not measured leaves its share of both totals unknown; measure every                  SeqPoint on both configurations"
+                "--allow-missing cannot be used with --baseline: with no baseline total known, a \
+                 SeqPoint not measured leaves its share of both totals unknown; measure every \
+                 SeqPoint on both configurations"
             );
         }
         Some(read_all(&cmd.baseline)?)

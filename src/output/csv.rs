@@ -280,6 +280,7 @@ mod tests {
                 })
                 .collect(),
             profile,
+            reserve: Vec::new(),
             projection: Vec::new(),
             speedup: None,
             profiling_reduction: None,

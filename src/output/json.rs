@@ -182,26 +182,29 @@ pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) ->
         })
         .collect();
     let names = log.metric_names();
-    let names = &names;
+    let row_doc = |seqpoint: usize, r: u32| ProfileRowDoc {
+        iteration: log.iterations.get(r as usize),
+        seqpoint,
+        metrics: metric_map(
+            &names,
+            &log.configs[0]
+                .metrics
+                .iter()
+                .map(|m| m.values[r as usize])
+                .collect::<Vec<f64>>(),
+        ),
+        epoch: log.epochs.as_ref().map(|e| e[r as usize]),
+        key: log.key(r as usize).to_vec(),
+    };
     let profile = plan
         .bins
         .iter()
-        .flat_map(|b| {
-            b.rows.iter().map(move |&r| ProfileRowDoc {
-                iteration: log.iterations.get(r as usize),
-                seqpoint: b.seqpoint,
-                metrics: metric_map(
-                    names,
-                    &log.configs[0]
-                        .metrics
-                        .iter()
-                        .map(|m| m.values[r as usize])
-                        .collect::<Vec<f64>>(),
-                ),
-                epoch: log.epochs.as_ref().map(|e| e[r as usize]),
-                key: log.key(r as usize).to_vec(),
-            })
-        })
+        .flat_map(|b| b.rows.iter().map(|&r| row_doc(b.seqpoint, r)))
+        .collect();
+    let reserve = plan
+        .bins
+        .iter()
+        .flat_map(|b| b.reserve.iter().map(|&r| row_doc(b.seqpoint, r)))
         .collect();
     PlanDoc {
         rule: rule.to_string(),
@@ -211,6 +214,7 @@ pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) ->
         iterations: plan.iterations(),
         bins,
         profile,
+        reserve,
         projection: plan.projection.totals.iter().map(total_doc).collect(),
         speedup: plan.projection.speedups.first().map(speedup_doc),
         profiling_reduction: Some(plan.projection.profiling_reduction),

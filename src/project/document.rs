@@ -97,9 +97,7 @@ fn picked_bins(
         doc.input.metrics.first().map_or(metric, String::as_str)
     };
     let planned: std::collections::HashMap<u64, f64> = doc
-        .plan
-        .iter()
-        .flat_map(|p| p.profile.iter())
+        .plan_rows()
         .filter_map(|row| Some((row.iteration, *row.metrics.get(name)?)))
         .collect();
     doc.seqpoints

@@ -2,7 +2,7 @@
 //! SeqPoints' samples from every file, checked so that no iteration is counted twice, and the
 //! top-up document (`--top-up NEXT.json`) that asks for the next ones.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::request::ProjectError;
 use std::collections::BTreeMap;
@@ -61,14 +61,11 @@ pub fn merge_measurements(files: Vec<Measurements>) -> Result<Measurements, Proj
 
 /// The `seqpoint/1` document that asks for the top-up: the selection as it was (the same
 /// SeqPoints, weights and bins, so `project` reads either), its plan listing only the
-/// iterations to measure next, each with the baseline values the SeqPoints file knows for it.
+/// iterations to measure next, each with the baseline values the SeqPoints file knows for it,
+/// and the original plan's other rows in reserve.
 pub fn top_up_document(doc: &SelectDoc, top_up: &[TopUpRow], target_pct: f64) -> SelectDoc {
-    let known: HashMap<u64, &ProfileRowDoc> = doc
-        .plan
-        .iter()
-        .flat_map(|p| p.profile.iter())
-        .map(|row| (row.iteration, row))
-        .collect();
+    let known: HashMap<u64, &ProfileRowDoc> =
+        doc.plan_rows().map(|row| (row.iteration, row)).collect();
     let profile: Vec<ProfileRowDoc> = top_up
         .iter()
         .map(|row| {
@@ -86,6 +83,14 @@ pub fn top_up_document(doc: &SelectDoc, top_up: &[TopUpRow], target_pct: f64) ->
                 },
             }
         })
+        .collect();
+    // Every other row the original plan names stays listed, in reserve: read through either
+    // file, a measurements file (a full timed log too) gives the same samples.
+    let asked: HashSet<u64> = top_up.iter().map(|row| row.iteration).collect();
+    let reserve: Vec<ProfileRowDoc> = doc
+        .plan_rows()
+        .filter(|row| !asked.contains(&row.iteration))
+        .cloned()
         .collect();
     let bins = doc
         .seqpoints
@@ -106,6 +111,7 @@ pub fn top_up_document(doc: &SelectDoc, top_up: &[TopUpRow], target_pct: f64) ->
             iterations: profile.len() as u64,
             bins,
             profile,
+            reserve,
             projection: Vec::new(),
             speedup: None,
             profiling_reduction: None,

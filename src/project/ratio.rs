@@ -177,7 +177,7 @@ pub fn paired_ratio_speedup(baseline: &[PairedBin], new: &[PairedBin]) -> Option
 }
 
 /// The baseline's logged value of `metric` at every iteration the SeqPoints file names: each
-/// SeqPoint's own, its alternates' and its plan rows'.
+/// SeqPoint's own, its alternates' and its plan rows' (profiled and in reserve).
 pub(crate) fn known_baseline(doc: &SelectDoc, metric: &str) -> HashMap<u64, f64> {
     let mut known = HashMap::new();
     for sp in &doc.seqpoints {
@@ -188,7 +188,7 @@ pub(crate) fn known_baseline(doc: &SelectDoc, metric: &str) -> HashMap<u64, f64>
             known.extend(sp.alternates.iter().copied().zip(values.iter().copied()));
         }
     }
-    for row in doc.plan.iter().flat_map(|p| p.profile.iter()) {
+    for row in doc.plan_rows() {
         if let Some(&v) = row.metrics.get(metric) {
             known.insert(row.iteration, v);
         }

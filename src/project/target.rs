@@ -36,19 +36,23 @@ pub struct Figure {
 }
 
 /// The iterations a SeqPoint may be measured at, in the order they are taken: its own, its
-/// plan rows, then its alternates (the document's order), each once.
+/// plan rows, its alternates (the document's order), then its bin's reserve, each once.
 pub fn candidates(doc: &SelectDoc, seqpoint: usize) -> Vec<u64> {
     let sp = &doc.seqpoints[seqpoint];
-    let planned = doc
-        .plan
-        .iter()
-        .flat_map(|p| p.profile.iter())
-        .filter(|row| row.seqpoint == sp.id)
-        .map(|row| row.iteration);
+    let of_this = |rows: &[crate::doc::ProfileRowDoc]| -> Vec<u64> {
+        rows.iter()
+            .filter(|row| row.seqpoint == sp.id)
+            .map(|row| row.iteration)
+            .collect()
+    };
+    let (planned, reserve) = doc.plan.as_ref().map_or((Vec::new(), Vec::new()), |p| {
+        (of_this(&p.profile), of_this(&p.reserve))
+    });
     let mut seen = HashSet::new();
     std::iter::once(sp.iteration)
         .chain(planned)
         .chain(sp.alternates.iter().copied())
+        .chain(reserve)
         .filter(|it| seen.insert(*it))
         .collect()
 }

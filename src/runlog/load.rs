@@ -71,6 +71,12 @@ fn load_both(
         let other = load_path_observed(compare_path, options, progress)?;
         align_compare(&mut log, other)?;
     }
+    completed(log, options)
+}
+
+/// What every loaded log gets once its columns are read: the fitted key (`--key fit`), and a
+/// proxy cost where no metric was measured, so no caller meets a log without a metric.
+fn completed(mut log: RunLog, options: &LoadOptions) -> Result<RunLog, LoadError> {
     // A log's own `fit` column is read as any column is.
     if is_fit(&options.key) && !log.key_names[0].eq_ignore_ascii_case(FIT_KEY) {
         packed::apply_fit(&mut log)?;
@@ -173,7 +179,8 @@ fn check_row_count(path: &str, rows: usize, limit: usize) -> Result<(), LoadErro
     ))
 }
 
-/// Parse bytes already in memory. `path` is used in messages only.
+/// Parse bytes already in memory, as read (no fitted key, no proxy cost: `load_run_bytes`
+/// adds them). `path` is used in messages only.
 pub fn load_bytes(
     path: &str,
     bytes: &[u8],
@@ -195,6 +202,17 @@ pub fn load_bytes(
     let log = load_bytes_careful(path, bytes, format, options)?;
     check_row_count(path, log.len(), MAX_ROWS)?;
     Ok(log)
+}
+
+/// A run log in memory read as `load_run` reads a file: `load_bytes`, then completed (the
+/// fitted key, a proxy cost where nothing was measured).
+pub fn load_run_bytes(
+    path: &str,
+    bytes: &[u8],
+    format: InputFormat,
+    options: &LoadOptions,
+) -> Result<RunLog, LoadError> {
+    completed(load_bytes(path, bytes, format, options)?, options)
 }
 
 #[cfg(test)]

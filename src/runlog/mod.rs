@@ -34,7 +34,9 @@ pub use compact::{Epochs, Iterations};
 pub use error::{closest_name, LoadError, Location};
 pub use format::InputFormat;
 pub use limits::InputLimits;
-pub use load::{load_bytes, load_path, load_run, load_run_noted, load_run_with_progress};
+pub use load::{
+    load_bytes, load_path, load_run, load_run_bytes, load_run_noted, load_run_with_progress,
+};
 pub use progress::LoadProgress;
 
 /// One numeric column of per-iteration measurements (or a proxy cost computed from keys).

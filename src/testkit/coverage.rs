@@ -206,7 +206,7 @@ pub fn redraw_coverage(
     }
 }
 
-fn percentile_95(values: &mut [f64]) -> f64 {
+pub fn percentile_95(values: &mut [f64]) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
@@ -346,6 +346,37 @@ impl GeneratedCase {
                 mean * (sigma * normal).exp() * tail
             })
             .collect()
+    }
+
+    /// Mean and standard deviation of one iteration's time at `length` on `config`, exactly:
+    /// `m e^(sigma Z) T` with `T` the tail factor (share `p`) has mean `m e^(sigma^2/2)
+    /// (1 - p + p f)` and second moment `m^2 e^(2 sigma^2) (1 - p + p f^2)`.
+    pub fn moments(&self, length: u32, config: usize) -> (f64, f64) {
+        let (m, sigma) = if config == 0 {
+            (self.cost(length), self.baseline_noise)
+        } else {
+            (self.cost(length) / self.speedup_at(length), self.new_noise)
+        };
+        let (p, f) = (self.tail_share, self.tail_factor);
+        let mean = m * (sigma * sigma / 2.0).exp() * (1.0 - p + p * f);
+        let square = m * m * (2.0 * sigma * sigma).exp() * (1.0 - p + p * f * f);
+        (mean, (square - mean * mean).max(0.0).sqrt())
+    }
+
+    /// The statistical limit: the fewest iterations any design needs for a 95% interval of
+    /// `target_pct` on `config`'s total, with every length's mean known and only the noise
+    /// of one iteration to average out. Neyman's allocation (samples in proportion to each
+    /// iteration's standard deviation) gives a total's variance `(sum_i sd_i)^2 / n`, so
+    /// `n = (z sum_i sd_i / (t sum_i mean_i))^2`. The speedup over a baseline known whole has
+    /// the new total's relative error, so this is its limit too.
+    pub fn noise_limit(&self, lengths: &[u32], config: usize, target_pct: f64) -> f64 {
+        let (mut mean, mut sd) = (0.0, 0.0);
+        for &l in lengths {
+            let (m, s) = self.moments(l, config);
+            mean += m;
+            sd += s;
+        }
+        (crate::stats::Z95 * sd / (target_pct / 100.0 * mean)).powi(2)
     }
 
     /// The run log (baseline and one realisation of the new configuration) as CSV text.

@@ -6,6 +6,7 @@
 
 pub mod coverage;
 pub mod distinct;
+pub mod flow;
 pub mod models;
 pub mod packed;
 pub mod scale;

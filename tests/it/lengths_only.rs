@@ -276,7 +276,8 @@ fn pairing_errors_name_the_file_line_and_what_to_do() {
         .assert()
         .failure()
         .stderr(predicate::str::contains(
-            "--allow-missing cannot be used with --baseline",
+            "--allow-missing cannot be used with --baseline: with no baseline total known, a \
+             SeqPoint not measured leaves its share of both totals unknown",
         ));
     // Pairing is by iteration: rows that name only their SeqPoint cannot be paired.
     let by_id = d.join("by_id.csv");

@@ -9,6 +9,7 @@ mod docs_pages;
 mod exclude_cli;
 mod export_safety;
 mod figures_cli;
+mod flows;
 mod fuzz_regressions;
 mod hardening_cli;
 mod hardening_streams;

@@ -775,9 +775,13 @@ fn an_iteration_measured_in_two_files_is_an_error_naming_both() {
         .stderr(predicate::str::contains("--target-error"));
 }
 
-/// Every iteration a SeqPoints file lists: each SeqPoint's own, its plan rows, its alternates.
+/// Every iteration a SeqPoints file lists: each SeqPoint's own, its plan rows (to profile and
+/// in reserve), its alternates.
 fn listed(doc: &Value) -> std::collections::BTreeSet<u64> {
     let mut listed: std::collections::BTreeSet<u64> = to_profile(doc).into_iter().collect();
+    for row in doc["plan"]["reserve"].as_array().into_iter().flatten() {
+        listed.insert(row["iteration"].as_u64().unwrap());
+    }
     for sp in doc["seqpoints"].as_array().unwrap() {
         listed.insert(sp["iteration"].as_u64().unwrap());
         for alt in sp["alternates"].as_array().unwrap() {

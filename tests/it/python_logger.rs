@@ -214,7 +214,9 @@ fn a_two_rank_torchrun_job_writes_one_log_seqpoint_reads() {
 
 /// With real torch.profiler, `profile_seqpoints` marks its rows `traced` 1 (the step ran under
 /// the profiler, whose cost is in its time), and `seqpoint project` reads the file as it is
-/// and says that the projection includes the profiler's overhead.
+/// and says that the projection includes the profiler's overhead. A `TimedLog` of every step
+/// run inside it marks the same steps, so `project` says so of the full timed log as well,
+/// besides how many of its rows it left out.
 #[test]
 fn traced_measurements_from_real_torch_are_noted_by_project() {
     const TEST: &str = "python_logger::traced_measurements_from_real_torch_are_noted_by_project";
@@ -236,19 +238,53 @@ fn traced_measurements_from_real_torch_are_noted_by_project() {
         .unwrap();
     assert!(status.success());
     let script = r#"
-import csv, torch, seqpoint_log
+import csv, json, torch, seqpoint_log
 x = torch.randn(32, 32)
-with seqpoint_log.profile_seqpoints("sp.json", "p") as prof:
+with seqpoint_log.TimedLog("run.jsonl") as log, \
+        seqpoint_log.profile_seqpoints("sp.json", "p") as prof:
     assert prof.uses_torch_profiler
     for step in range(450):
-        (x @ x).sum()
+        with log.step(epoch=0, seq_len=100, batch_size=8):
+            (x @ x).sum()
         prof.step()
         if prof.done:
             break
 rows = list(csv.DictReader(open("p/measured.csv")))
 assert len(rows) == 4 and all(r["traced"] == "1" for r in rows), rows
+logged = [json.loads(line) for line in open("run.jsonl")]
+traced = [r["iteration"] for r in logged if r["traced"] == 1]
+assert traced == [int(r["iteration"]) for r in rows], (traced, rows)
 "#;
     run_python(&python, script, dir.path());
+    let logged = std::fs::read_to_string(dir.path().join("run.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    let full = Command::new(bin)
+        .args(["project", "sp.json", "run.jsonl", "--format", "json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        full.status.success(),
+        "{}",
+        String::from_utf8_lossy(&full.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&full.stdout).unwrap();
+    assert_eq!(report["traced_rows"], 4, "{report}");
+    let ignored = report["ignored_rows"].as_u64().unwrap() as usize;
+    let notes = report["input_notes"].to_string();
+    assert!(
+        ignored > 0 && notes.contains(&format!("left out {ignored} row(s)")),
+        "{notes}"
+    );
+    let read: usize = notes
+        .split("read the ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of rows read in {notes}"));
+    assert_eq!(ignored + read, logged, "{notes}");
     let out = Command::new(bin)
         .args(["project", "sp.json", "p/measured.csv", "--format", "json"])
         .current_dir(dir.path())

@@ -8,6 +8,8 @@ import json
 import os
 
 import pytest
+
+import seqpoint_log
 from conftest import require
 
 LISTED = (1, 2, 5, 7)
@@ -161,3 +163,13 @@ def test_lightning_callback_logs_and_profiles_optimizer_steps(tmp_path):
     with pytest.raises(RuntimeError, match="drop the Trainer's PyTorchProfiler"):
         fit(SeqPointCallback(seqpoints=seqpoints(tmp_path), out_dir=tmp_path / "again"),
             profiler=PyTorchProfiler())
+
+    # SeqPointSchedule given to that profiler would record the first listed step only, in
+    # silence: refused where the profiler is made, naming the callback instead.
+    with pytest.raises(TypeError, match="use seqpoint_log.lightning.SeqPointCallback"):
+        PyTorchProfiler(schedule=seqpoint_log.SeqPointSchedule(seqpoints(tmp_path)))
+    # torch.profiler's own use of it is untouched.
+    schedule = seqpoint_log.SeqPointSchedule(seqpoints(tmp_path))
+    with torch.profiler.profile(schedule=schedule, on_trace_ready=lambda p: None) as prof:
+        for _ in range(3):
+            prof.step()

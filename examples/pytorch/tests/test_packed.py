@@ -28,3 +28,33 @@ def test_bad_lengths_are_refused():
         seqpoint_log.doc_lens_value([[3], []])
     with pytest.raises(ValueError, match="must not decrease"):
         seqpoint_log.lengths_from_cu_seqlens([0, 5, 3])
+
+
+def test_an_accumulated_packed_step_keeps_each_micro_batchs_documents(tmp_path):
+    # Issue 23's per-micro-batch form through the accumulation API: one list per
+    # micro-batch (its packed rows' documents together), and no padded `tokens`, which
+    # seqpoint would read instead of the tokens it derives from the lengths.
+    path = tmp_path / "run.jsonl"
+    with seqpoint_log.TimedLog(str(path), synchronize=None, energy=None) as log:
+        with log.step(epoch=0) as step:
+            step.micro_batch(seq_len=2048, batch_size=2, doc_lens=[[512, 1536], [2048]])
+            step.micro_batch(seq_len=2048, batch_size=1, doc_lens=[100, 300])
+    (row,) = [json.loads(line) for line in path.read_text().splitlines()]
+    assert row["doc_lens"] == [[512, 1536, 2048], [100, 300]]
+    assert (row["seq_len"], row["batch_size"], row["micro_batches"]) == (2048, 3, 2)
+    assert "tokens" not in row
+    with pytest.raises(ValueError, match="at least 1"):
+        seqpoint_log.merge_micro_batches([{"seq_len": 4, "doc_lens": [4, 0]}])
+
+
+def test_ranks_documents_make_the_jobs_step():
+    # Under torchrun the job's step holds every rank's documents (as it sums batch_size),
+    # not the lexicographically larger list.
+    merged = seqpoint_log.merge_rank_rows([
+        {"seq_len": 8, "batch_size": 2, "doc_lens": [[3, 5], [8]]},
+        {"seq_len": 6, "batch_size": 1, "doc_lens": [6]},
+    ])
+    assert merged["doc_lens"] == [[3, 5], [8], [6]]
+    assert (merged["seq_len"], merged["batch_size"]) == (8, 3)
+    with pytest.raises(ValueError, match="rank 1: doc_lens"):
+        seqpoint_log.merge_rank_rows([{"doc_lens": [3]}, {"doc_lens": [0]}])

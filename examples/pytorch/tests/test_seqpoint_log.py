@@ -37,6 +37,27 @@ def test_module_does_not_import_torch():
     assert out.stdout.strip() == "False"
 
 
+def test_a_lazy_attribute_is_made_once_on_first_use():
+    # The callbacks' modules build their class on first access (their frameworks imported
+    # only then) and keep it: made once, the same object after, other names an AttributeError.
+    import types
+
+    from seqpoint_log._lazy import lazy_attribute
+
+    made = []
+    module = types.ModuleType("lazily")
+    sys.modules["lazily"] = module
+    try:
+        module.__getattr__ = lazy_attribute("lazily", "Thing", lambda: made.append(1) or object())
+        assert made == []
+        first = module.Thing
+        assert module.Thing is first and made == [1]
+        with pytest.raises(AttributeError, match="module 'lazily' has no attribute 'Other'"):
+            module.Other
+    finally:
+        del sys.modules["lazily"]
+
+
 def test_padded_length_is_longest_rounded_up():
     assert seqpoint_log.padded_length([3, 7, 5]) == 7
     assert seqpoint_log.padded_length([3, 7, 5], multiple_of=8) == 8
@@ -97,6 +118,11 @@ def test_writer_writes_one_object_per_iteration(tmp_path):
     ]
     # Lengths are written as integers, which the reader requires.
     assert '"seq_len": 7,' in path.read_text()
+    with seqpoint_log.RunLogWriter(tmp_path / "traced.jsonl") as writer:
+        writer.write(0, seq_len=3, time_ms=1.0, traced=True)
+        writer.write(1, seq_len=3, time_ms=1.0, traced=0.0)
+    assert [r["traced"] for r in read_lines(tmp_path / "traced.jsonl")] == [1, 0]
+    assert '"traced": 1}' in (tmp_path / "traced.jsonl").read_text()
 
 
 def test_writer_refuses_changing_columns_and_bad_values(tmp_path):
@@ -106,6 +132,9 @@ def test_writer_refuses_changing_columns_and_bad_values(tmp_path):
         writer.write(1, seq_len=3)
     with pytest.raises(ValueError, match="finite"):
         writer.write(1, seq_len=3, time_ms=float("nan"))
+    # `traced` is 1 or 0 as `seqpoint project` reads it, never 1.0 or 2.
+    with pytest.raises(ValueError, match="traced must be 1 or 0"):
+        seqpoint_log.RunLogWriter(tmp_path / "t.jsonl").write(0, seq_len=3, traced=2)
     with pytest.raises(ValueError, match="seq_len must be a whole number"):
         writer.write(1, seq_len=3.5, time_ms=1.0)
     writer.close()

@@ -117,3 +117,68 @@ def test_default_traces_carry_distributed_info(tmp_path):
 def test_a_schedule_of_our_own_is_refused(tmp_path):
     with pytest.raises(TypeError, match="sets the schedule itself"):
         seqpoint_log.profile_seqpoints(doc(1), tmp_path / "p", schedule=lambda s: None)
+
+
+def test_a_timed_log_inside_profile_seqpoints_marks_the_steps_it_recorded(tmp_path):
+    # The timed log of every step, run inside profile_seqpoints (to check the projection
+    # against the whole run, or to give `project` the full log): the listed steps ran under
+    # torch.profiler, and their rows say so, as measured.csv's do.
+    torch = import_torch()
+    listed = (2, 5)
+    with seqpoint_log.TimedLog(tmp_path / "run.jsonl") as log:
+        with seqpoint_log.profile_seqpoints(doc(*listed), tmp_path / "p") as prof:
+            x = torch.randn(48, 48)
+            for step in range(7):
+                with log.step(epoch=0, seq_len=4 + step, batch_size=2):
+                    (x @ x).sum()
+                prof.step()
+    rows = [json.loads(line) for line in open(tmp_path / "run.jsonl")]
+    assert [r["traced"] for r in rows] == [int(i in listed) for i in range(7)]
+    with open(tmp_path / "p" / "measured.csv", newline="") as f:
+        assert [r["traced"] for r in csv.DictReader(f)] == ["1", "1"]
+    # Without a profiler the log has no such column.
+    with seqpoint_log.TimedLog(tmp_path / "plain.jsonl") as log:
+        with log.step(epoch=0, seq_len=4, batch_size=2):
+            (x @ x).sum()
+    assert "traced" not in json.loads(open(tmp_path / "plain.jsonl").readline())
+
+
+def test_a_step_recorded_by_a_profiler_the_log_did_not_see_coming_warns_once(tmp_path):
+    # A profiler opened after the log's first step: the columns are fixed, so the log
+    # cannot mark the recorded rows; it says so once instead of staying silent.
+    torch = import_torch()
+    x = torch.randn(48, 48)
+    with seqpoint_log.TimedLog(tmp_path / "run.jsonl") as log:
+        with log.step(epoch=0, seq_len=4, batch_size=2):
+            pass
+        with pytest.warns(UserWarning, match="iteration 1 ran while torch.profiler recorded") as said:
+            with torch.profiler.profile():
+                for _ in range(3):
+                    with log.step(epoch=0, seq_len=4, batch_size=2):
+                        (x @ x).sum()
+    assert len([w for w in said if "torch.profiler recorded" in str(w.message)]) == 1
+
+
+def test_a_resumed_timed_log_keeps_its_traced_column_or_its_absence(tmp_path):
+    torch = import_torch()
+    x = torch.randn(48, 48)
+    for begun_traced in (False, True):
+        path = tmp_path / f"run-{begun_traced}.jsonl"
+        first = seqpoint_log.profile_seqpoints(doc(0), tmp_path / f"a-{begun_traced}",
+                                               profiler=begun_traced)
+        with first as prof, seqpoint_log.TimedLog(path) as log:
+            with log.step(epoch=0, seq_len=4, batch_size=2):
+                (x @ x).sum()
+            prof.step()
+        # Resumed at 1 inside a tracing profiler listing iteration 1.
+        with seqpoint_log.profile_seqpoints(doc(1), tmp_path / f"b-{begun_traced}",
+                                            start_iteration=1) as prof, \
+                seqpoint_log.TimedLog(path, start_iteration=1) as log:
+            with log.step(epoch=0, seq_len=4, batch_size=2):
+                (x @ x).sum()
+            prof.step()
+        rows = [json.loads(line) for line in open(path)]
+        if begun_traced:
+            assert [r["traced"] for r in rows] == [1, 1]
+        else:
+            assert all("traced" not in r for r in rows)

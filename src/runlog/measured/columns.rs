@@ -27,7 +27,8 @@ impl<'a> SeqPointIndex<'a> {
             .map(|(i, sp)| (sp.id, i))
             .collect();
         let mut by_iteration = HashMap::new();
-        // Earlier entries win: the SeqPoint's own iteration, then the plan, then alternates.
+        // Earlier entries win: the SeqPoint's own iteration, then the plan (profiled, then in
+        // reserve), then alternates.
         for (i, sp) in doc.seqpoints.iter().enumerate() {
             by_iteration.entry(sp.iteration).or_insert(i);
         }
@@ -38,7 +39,7 @@ impl<'a> SeqPointIndex<'a> {
                 .enumerate()
                 .map(|(i, sp)| (sp.id, i))
                 .collect();
-            for row in &plan.profile {
+            for row in plan.profile.iter().chain(&plan.reserve) {
                 if let Some(&i) = index_of.get(&row.seqpoint) {
                     by_iteration.entry(row.iteration).or_insert(i);
                 }

@@ -25,7 +25,7 @@ use crate::runlog::RunLog;
 use allocation::spreads;
 pub use allocation::{fewest_samples, neyman_allocation};
 pub use rows::bin_rows;
-use rows::{cap_of, draw_rows, representative_caps, BinCandidates};
+use rows::{cap_of, draw_rows, representative_caps, reserve_rows, BinCandidates, RESERVE_MIN};
 use search::{samples_for_target, within_target, TargetSearch, POLISHED_KS};
 
 /// What decides the number of profiled iterations per SeqPoint.
@@ -88,6 +88,9 @@ pub struct PlannedBin {
     /// Index into the selection's SeqPoints (equal to the SeqPoint's id).
     pub seqpoint: usize,
     pub rows: Vec<u32>,
+    /// More rows of the bin, not profiled by the plan: what `project --target-error` may list
+    /// for a top-up when the new configuration's noise asks for more (`rows::RESERVE_MIN`).
+    pub reserve: Vec<u32>,
 }
 
 impl PlannedBin {
@@ -170,9 +173,15 @@ fn plan_bins(
     let bins: Vec<PlannedBin> = candidates
         .iter()
         .zip(&samples)
-        .map(|(candidates, &m)| PlannedBin {
-            seqpoint: candidates.sp.id,
-            rows: draw_rows(log, candidates, m, selection.options.seed),
+        .map(|(candidates, &m)| {
+            let seed = selection.options.seed;
+            let rows = draw_rows(log, candidates, m, seed);
+            let reserve = reserve_rows(candidates, &rows, m.max(RESERVE_MIN), seed);
+            PlannedBin {
+                seqpoint: candidates.sp.id,
+                rows,
+                reserve,
+            }
         })
         .collect();
     let projection = plan_projection(log, actual, seqpoints, &bins);

@@ -166,6 +166,64 @@ pub(super) fn draw_rows(
     rows
 }
 
+/// How many iterations a SeqPoint's bin holds in reserve beyond its plan's: as many again as
+/// the plan lists, and at least this many. `project --target-error` tops a plan up from the
+/// iterations the SeqPoints file lists; sized for the baseline's noise, a plan measured on a
+/// new configuration 2-3x noisier needs 4-9x its samples, which this reserve gives the
+/// SeqPoints planned at a few samples each (most of them), while a plan of hundreds per
+/// SeqPoint does not double the file.
+pub const RESERVE_MIN: u64 = 32;
+
+/// The bin's reserve: up to `count` rows it may profile beyond `listed` (its plan's rows,
+/// the SeqPoint's own first), drawn at random without replacement from the bin's other rows
+/// after warm-up (seeded by the SeqPoint, as `draw_rows`'s draws). Rows are addressed through
+/// the bin's key groups (a running count over them), so no bin's rows are listed or sorted:
+/// O(groups + count) per bin. In the order drawn: a top-up takes them first to last.
+pub(super) fn reserve_rows(
+    candidates: &BinCandidates,
+    listed: &[u32],
+    count: u64,
+    seed: u64,
+) -> Vec<u32> {
+    let sp = candidates.sp;
+    let groups = candidates.groups;
+    // Each group's eligible rows (after warm-up), as a slice, and the running count.
+    let eligible: Vec<&[u32]> = sp
+        .bin
+        .groups
+        .iter()
+        .map(|&g| {
+            let rows = groups.rows_of(g);
+            &rows[rows.partition_point(|&r| u64::from(r) < candidates.warmup)..]
+        })
+        .collect();
+    let mut ends = Vec::with_capacity(eligible.len());
+    let mut total = 0usize;
+    for rows in &eligible {
+        total += rows.len();
+        ends.push(total);
+    }
+    let row_at = |i: usize| -> u32 {
+        let g = ends.partition_point(|&end| end <= i);
+        let start = if g == 0 { 0 } else { ends[g - 1] };
+        eligible[g][i - start]
+    };
+    let wanted = (count as usize).min(total.saturating_sub(listed.len()));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+        seed ^ (sp.id as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
+    );
+    // Enough draws that the listed rows among them still leave `wanted`.
+    let drawn = (wanted + listed.len()).min(total);
+    let mut reserve = Vec::with_capacity(wanted);
+    for i in rand::seq::index::sample(&mut rng, total, drawn) {
+        let row = row_at(i);
+        if reserve.len() < wanted && !listed.contains(&row) {
+            reserve.push(row);
+        }
+    }
+    reserve
+}
+
 /// A target's plan profiles a SeqPoint's own iteration and its alternates only: the interval
 /// describes representative iterations, not draws from anywhere in the bin. A bin of one key
 /// is all representative.

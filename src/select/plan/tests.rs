@@ -154,6 +154,64 @@ fn bin_candidates_are_the_rows_the_bin_lists() {
     }
 }
 
+/// A plan's reserve: rows of the SeqPoint's bin it may profile (after warm-up, in the kept
+/// strata), none twice and none the plan lists, as many again as the plan and at least
+/// `RESERVE_MIN` where the bin has them, the same for the same seed and drawn anew for another.
+#[test]
+fn the_reserve_holds_more_rows_of_the_bin_and_none_the_plan_lists() {
+    let log = generated(2000, 23, 9);
+    for (warmup, strata, exclude, samples) in [
+        (0, Strata::None, vec![], 2),
+        (37, Strata::None, vec!["100-149"], 40),
+        (120, Strata::Phases(2), vec!["0-9", "300-320"], 3),
+    ] {
+        let options = SelectOptions {
+            bins: BinCount::Fixed(5),
+            warmup,
+            strata,
+            exclude: Exclusion::parse(&exclude).unwrap(),
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        let plan = plan_selection(&log, &selection, PlanRule::Samples(samples)).unwrap();
+        let groups = strata_groups(&log, &options).unwrap();
+        let candidates =
+            BinCandidates::of_each(&log, &groups, &selection.seqpoints, options.warmup);
+        for (bin, candidates) in plan.bins.iter().zip(&candidates) {
+            let mut all: Vec<u32> = bin.rows.iter().chain(&bin.reserve).copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all.len(), bin.rows.len() + bin.reserve.len(), "a row twice");
+            for &row in &bin.reserve {
+                assert!(
+                    candidates.contains(row),
+                    "row {row} is not the bin's to profile"
+                );
+            }
+            let room = candidates.count() + 1 - bin.rows.len();
+            let wanted = (bin.samples().max(RESERVE_MIN) as usize).min(room);
+            assert_eq!(bin.reserve.len(), wanted);
+        }
+        assert_eq!(
+            plan_selection(&log, &selection, PlanRule::Samples(samples)).unwrap(),
+            plan
+        );
+        let reseeded = Selection {
+            options: SelectOptions {
+                seed: 1,
+                ..selection.options.clone()
+            },
+            ..selection.clone()
+        };
+        let other = plan_selection(&log, &reseeded, PlanRule::Samples(samples)).unwrap();
+        assert!(other
+            .bins
+            .iter()
+            .zip(&plan.bins)
+            .any(|(a, b)| a.reserve.len() > 1 && a.reserve != b.reserve));
+    }
+}
+
 #[test]
 fn budget_plan_spends_the_budget_where_the_spread_is() {
     let log = log(RUN);
@@ -364,6 +422,7 @@ fn projected_with(log: &RunLog, selection: &Selection, samples: &[u64]) -> Proje
             .map(|(candidates, &m)| PlannedBin {
                 seqpoint: candidates.sp.id,
                 rows: draw_rows(log, candidates, m, options.seed),
+                reserve: Vec::new(),
             })
             .collect();
     plan_projection(

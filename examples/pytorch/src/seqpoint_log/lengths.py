@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Mapping, Sequence
 
+from .packed import doc_lens_lists
+
 #: Columns written as whole numbers (besides every ``*_len``): the reader wants lengths as
 #: integers, and counts are counts.
 COUNT_COLUMNS = frozenset({"batch_size", "tokens", "micro_batches"})
@@ -104,7 +106,7 @@ def describe_batch(
     )
 
 
-def merge_micro_batches(micro_batches: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+def merge_micro_batches(micro_batches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The columns of one optimizer step made of several micro-batches (gradient accumulation).
 
     The step is one iteration, keyed by its longest micro-batch:
@@ -114,7 +116,10 @@ def merge_micro_batches(micro_batches: Sequence[Mapping[str, Any]]) -> dict[str,
     - ``tokens``: the sum of each micro-batch's ``tokens`` when given (e.g. its real,
       unpadded tokens, or its documents' lengths summed when sequences are packed), else of
       its padded tokens, ``seq_len * batch_size``;
-    - ``micro_batches``: how many there were.
+    - ``micro_batches``: how many there were;
+    - ``doc_lens`` (packed sequences): one list per micro-batch, of its documents' lengths
+      (the per-micro-batch form seqpoint reads); ``tokens`` is then left to ``seqpoint``, which
+      derives it from the lengths, rather than written from the padded shape.
 
     Each micro-batch is a dict as ``describe_batch`` returns, with any further length
     columns; all of them must have the same columns.
@@ -128,17 +133,23 @@ def merge_micro_batches(micro_batches: Sequence[Mapping[str, Any]]) -> dict[str,
                 f"micro-batch {index} has columns {list(micro)}, but micro-batch 0 has "
                 f"{names}; every micro-batch needs the same columns"
             )
-        unknown = [n for n in micro if not is_count(n)]
+        unknown = [n for n in micro if not is_count(n) and n != "doc_lens"]
         if unknown:
             raise ValueError(
                 f"micro-batch {index} has columns {unknown} that are neither lengths "
-                "(*_len) nor counts (batch_size, tokens)"
+                "(*_len), counts (batch_size, tokens) nor doc_lens"
             )
-    merged: dict[str, int] = {}
+    merged: dict[str, Any] = {}
     for name in names:
+        if name == "doc_lens":
+            # Each micro-batch's documents as one list, whatever rows they were packed in.
+            merged[name] = [[n for part in doc_lens_lists(micro[name]) for n in part]
+                            for micro in micro_batches]
+            continue
         values = [whole(micro[name], name) for micro in micro_batches]
         merged[name] = sum(values) if name in ("batch_size", "tokens") else max(values)
-    if "tokens" not in merged and "seq_len" in merged and "batch_size" in merged:
+    if ("tokens" not in merged and "doc_lens" not in merged and "seq_len" in merged
+            and "batch_size" in merged):
         merged["tokens"] = sum(
             whole(m["seq_len"], "seq_len") * whole(m["batch_size"], "batch_size")
             for m in micro_batches

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._lazy import lazy_attribute
+
 __all__ = ["SeqPointCallback"]
 
 
@@ -65,9 +67,4 @@ def _make() -> Any:
     return SeqPointCallback
 
 
-def __getattr__(name: str) -> Any:
-    if name == "SeqPointCallback":
-        cls = _make()
-        globals()[name] = cls
-        return cls
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attribute(__name__, "SeqPointCallback", _make)

@@ -38,3 +38,25 @@ def doc_lens_value(value: Any) -> DocLens:
     if value and all(isinstance(v, (list, tuple)) or hasattr(v, "tolist") for v in value):
         return [_ints(v, "doc_lens") for v in value]
     return _ints(value, "doc_lens")
+
+
+def doc_lens_lists(value: Any) -> list[list[int]]:
+    """``doc_lens`` as one list per micro-batch: a flat list is one micro-batch's."""
+    lengths = doc_lens_value(value)
+    if lengths and isinstance(lengths[0], list):
+        return [list(v) for v in lengths if isinstance(v, list)]
+    return [[v for v in lengths if isinstance(v, int)]]
+
+
+def merge_doc_lens(values: Any, what: str) -> list[list[int]]:
+    """The ``doc_lens`` of one step made of several parts (``what``: micro-batches, or
+    ranks under torchrun): each part's documents kept as its own list (a part's own
+    micro-batches stay apart), so that the derived keys (``tokens``, ``attn``, ``docs``,
+    ``max_doc``) count every document of the step once."""
+    merged: list[list[int]] = []
+    for index, value in enumerate(values):
+        try:
+            merged.extend(doc_lens_lists(value))
+        except ValueError as e:
+            raise ValueError(f"{what} {index}: {e}") from None
+    return merged

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from typing import Any, Mapping, Optional, Union
 
 from .lengths import whole
@@ -122,4 +123,23 @@ class SeqPointSchedule:
         return self.listed.iterations
 
     def __call__(self, step: int) -> Any:
+        _refuse_lightning_profiler(sys._getframe(1))
         return self._actions[self.listed.action(step + self.start_iteration)]
+
+
+# Lightning's PyTorchProfiler, whose ScheduleWrapper stops asking the schedule after its
+# first RECORD_AND_SAVE and counts training_step calls rather than optimizer steps.
+_LIGHTNING_PROFILERS = ("lightning.pytorch.profilers", "pytorch_lightning.profilers")
+
+
+def _refuse_lightning_profiler(caller: Any) -> None:
+    """An error, where it would otherwise record one listed iteration and say nothing, when
+    the schedule is asked by Lightning's PyTorchProfiler (it asks at construction)."""
+    owner = caller.f_locals.get("self") if caller is not None else None
+    if owner is not None and type(owner).__module__.startswith(_LIGHTNING_PROFILERS):
+        raise TypeError(
+            "SeqPointSchedule inside Lightning's PyTorchProfiler would record only the first "
+            "listed iteration (its schedule wrapper stops after the first recorded step, and "
+            "counts training_step calls, not optimizer steps); use "
+            "seqpoint_log.lightning.SeqPointCallback(seqpoints=...) instead, which profiles "
+            "every listed step with torch.profiler itself")

@@ -21,6 +21,7 @@ from .devices import Reader, cuda_ranges, resolve_energy, resolve_sync
 from .lengths import whole
 from .plan import Document, ProfileList, SeqPointSchedule
 from .ranks import Ranks
+from .tracing import tracer_closed, tracer_opened
 from .writer import LogExistsError, ResumeMismatchError
 
 Stamp = tuple[float, Optional[float]]  # (clock, energy counter) at one end of a step
@@ -229,6 +230,7 @@ class SeqPointProfiler:
         prof.__enter__()
         self._torch_profiler = prof
         self.uses_torch_profiler = True
+        tracer_opened()
 
     def _resolve(self) -> None:
         # Decided at the first step, not at construction: the model is often moved to the
@@ -441,6 +443,7 @@ class SeqPointProfiler:
         self._abandon()  # the step begun by the last bare call, which never ran
         if self._torch_profiler is not None:
             profiler, self._torch_profiler = self._torch_profiler, None
+            tracer_closed()
             profiler.__exit__(None, None, None)
         if self._file is not None and not self._file.closed:
             self._write_header()

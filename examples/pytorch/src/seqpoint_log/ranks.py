@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Any, Mapping, Optional, Sequence
 
+from .packed import merge_doc_lens
+
 # How the ranks' values of one column make the job's: times and lengths the largest,
 # amounts the sum; any other column the largest.
 SUMMED = frozenset({"batch_size", "tokens", "energy_j"})
@@ -31,7 +33,11 @@ def merge_rank_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for name in names:
         values = [row[name] for row in rows]
-        merged[name] = sum(values) if name in SUMMED else max(values)
+        if name == "doc_lens" and len(rows) > 1:
+            # Every rank's documents: the job's step holds them all, as it sums batch_size.
+            merged[name] = merge_doc_lens(values, "rank")
+        else:
+            merged[name] = sum(values) if name in SUMMED else max(values)
     if len(rows) > 1:
         for name in names:
             if name.endswith("_len"):

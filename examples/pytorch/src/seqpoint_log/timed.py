@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from typing import Any, Callable, Iterable, Mapping, Optional, Literal
 
 from .devices import Reader, resolve_energy, resolve_sync
 from .lengths import describe_batch, merge_micro_batches, whole
 from .ranks import Ranks, merge_rank_rows
+from .tracing import profiler_recording, tracer_open
 from .writer import RunLogWriter
 
 Lengths = Callable[[Any], Mapping[str, Any]]
@@ -113,6 +115,7 @@ class TimedStep:
             raise ValueError("give a step its lengths or its micro_batches, not both")
         self.t0 = 0.0
         self.energy0: Optional[float] = None
+        self.recorded = False
 
     def micro_batch(self, **columns: Any) -> None:
         """Add one micro-batch of this optimizer step (gradient accumulation)."""
@@ -137,6 +140,7 @@ class TimedStep:
         if log._sync:
             log._sync()
         self.energy0 = log._energy() if log._energy else None
+        self.recorded = profiler_recording()
         self.t0 = log._clock()
         return self
 
@@ -151,6 +155,7 @@ class TimedStep:
         row["time_ms"] = round(elapsed_ms, 4)
         if self.energy0 is not None and log._energy is not None:
             row["energy_j"] = round(log._energy() - self.energy0, 6)
+        log._note_traced(row, self.recorded or profiler_recording())
         log._record(self.epoch, row)
         return False
 
@@ -164,6 +169,12 @@ class TimedLog:
     seconds. The automatic choices are made at the first step, once, so every line has the
     same columns. ``device_index`` is NVML's index of the GPU (default: the current CUDA
     device, which differs from NVML's numbering when CUDA_VISIBLE_DEVICES reorders GPUs).
+
+    A log whose first step starts inside ``profile_seqpoints`` with torch.profiler (or while
+    torch.profiler records) has a ``traced`` column: 1 where torch.profiler recorded the
+    step, whose ``time_ms`` then includes the profiler's overhead, which ``seqpoint project``
+    notes when it reads this log as the measurements. Another log warns once at a step
+    recorded by a profiler opened after its first step (its rows cannot say which).
 
     ``start_iteration=N``: a run resumed at step N; the log's iterations continue from N
     (an existing log must end at N-1, and is appended to). Under torchrun (created after
@@ -190,6 +201,8 @@ class TimedLog:
         self.writer = _open_writer(self.ranks, path, overwrite, start_iteration)
         self.iteration = 0 if start_iteration is None else whole(start_iteration,
                                                                    "start_iteration")
+        self._traced_column = False
+        self._warned_traced = False
 
     def _resolve(self) -> None:
         # Decided at the first step, not at construction: the model is often moved to the
@@ -198,7 +211,22 @@ class TimedLog:
             return
         self._sync = resolve_sync(self._sync_choice)
         self._energy = resolve_energy(self._energy_choice, self._device_index)
+        self._traced_column = tracer_open() or profiler_recording()
         self._resolved = True
+
+    def _note_traced(self, row: dict[str, Any], recorded: bool) -> None:
+        """The step's ``traced`` column, when the log has one; else a warning, once, that a
+        recorded step's time carries the profiler's overhead unmarked."""
+        if self._traced_column:
+            row["traced"] = 1 if recorded else 0
+        elif recorded and not self._warned_traced:
+            self._warned_traced = True
+            warnings.warn(
+                f"TimedLog: iteration {self.iteration} ran while torch.profiler recorded it, "
+                "so its time_ms includes the profiler's overhead, and this log has no "
+                "'traced' column to say so (it had none at its first step); open "
+                "profile_seqpoints before the log's first step to mark such rows",
+                stacklevel=3)
 
     @property
     def measures_energy(self) -> bool:
@@ -218,7 +246,16 @@ class TimedLog:
     def _record(self, epoch: Optional[int], row: dict[str, Any]) -> None:
         rows = self.ranks.gather(row)
         if self.writer is not None and rows is not None:
-            self.writer.write(self.iteration, epoch=epoch, **merge_rank_rows(rows))
+            merged = merge_rank_rows(rows)  # traced: 1 when any rank's step was recorded
+            columns = self.writer.columns
+            if columns is not None and ("traced" in columns) != ("traced" in merged):
+                # A resumed log keeps its columns: a log begun without the column stays
+                # without it, one begun with it marks this run's steps 0.
+                if "traced" in columns:
+                    merged["traced"] = 0
+                else:
+                    del merged["traced"]
+            self.writer.write(self.iteration, epoch=epoch, **merged)
         self.iteration += 1
 
     def close(self) -> None:

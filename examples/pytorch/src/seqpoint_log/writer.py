@@ -108,6 +108,12 @@ class RunLogWriter:
             if name == "doc_lens":
                 # A list, not a number: seqpoint derives its packed keys from it.
                 row[name] = doc_lens_value(value)
+            elif name == "traced":
+                # 1 or 0 as `seqpoint project` reads it: whether torch.profiler recorded
+                # the step (its time then includes the profiler's overhead).
+                if value not in (0, 1):
+                    raise ValueError(f"traced must be 1 or 0 (or a bool), got {value!r}")
+                row[name] = int(value)
             elif is_count(name):
                 row[name] = whole(value, name)
             else:
@@ -128,6 +134,12 @@ class RunLogWriter:
         self._file.flush()
         self.rows += 1
         self.next_iteration = row["iteration"] + 1
+
+    @property
+    def columns(self) -> Optional[list[str]]:
+        """The log's columns: the first line's (an existing log's when continued), None
+        before any line."""
+        return self._columns
 
     def close(self) -> None:
         if not self._file.closed:
