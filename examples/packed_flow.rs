@@ -6,17 +6,19 @@
 //! padded length with as many iterations (`select --budget N`). Every interval is checked
 //! against the run's actual totals.
 //!
-//! Rows: `fit 1` selects with `--target-error 1`; `fit .5` with `--target-error 0.5`, which
-//! lists more SeqPoints (a top-up takes only iterations the SeqPoints file lists: a SeqPoint's
-//! own, its plan rows and its alternates, 9 at most); both project with `--target-error 1`.
+//! Rows: `fit 1` selects with `--target-error 1` and tops up once; `fit 1 x4` tops up until the
+//! top-up list is empty, 4 rounds at most; `fit .5` selects with `--target-error 0.5` and tops
+//! up once; all project with `--target-error 1`.
 //! `flops .5` keys on `--key flops` with the model whose FLOPs weigh tokens and squared lengths
 //! as the generated cost does (hidden 556: the cost less its per-step part), selected at 0.5%.
 //! `tokens` and `seq_len` measure as many iterations as `fit .5`.
 //! Run: `cargo run --release --example packed_flow [SEEDS] [STEPS]`.
 
-use seqpoint::testkit::packed::{at_count, two_stage_at, Outcome, PackedSpec};
+use seqpoint::testkit::packed::{at_count, two_stage_at, until_met, Outcome, PackedSpec};
 
-const KEYS: [&str; 5] = ["fit 1", "fit .5", "flops .5", "tokens", "seq_len"];
+const KEYS: [&str; 6] = [
+    "fit 1", "fit 1 x4", "fit .5", "flops .5", "tokens", "seq_len",
+];
 
 fn row(seed: u64, key: &str, o: &Outcome) {
     println!(
@@ -93,12 +95,16 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             println!("seed key         K iters  +top  met new err%  new±% spd err%  spd±% holds");
         }
         let strict = two_stage_at(&run, &["fit"], 1.0, 1.0)?;
+        let rounds = until_met(&run, &["fit"], 1.0, 1.0, 4)?;
         let wide = two_stage_at(&run, &["fit"], 0.5, 1.0)?;
         let n = wide.iterations as u64;
         let flops = two_stage_at(&run, &["flops"], 0.5, 1.0)?;
         let tokens = at_count(&run, &["tokens"], n, 1.0)?;
         let padded = at_count(&run, &["seq_len"], n, 1.0)?;
-        for (i, o) in [strict, wide, flops, tokens, padded].iter().enumerate() {
+        for (i, o) in [strict, rounds, wide, flops, tokens, padded]
+            .iter()
+            .enumerate()
+        {
             row(seed, KEYS[i], o);
             summaries[i].add(o);
         }

@@ -338,6 +338,18 @@ pub fn two_stage(run: &PackedRun, key: &[&str], target_pct: f64) -> FlowResult {
 /// [`two_stage`] with the selection sized for `select_pct` (a tighter target lists more
 /// SeqPoints, and so more iterations a top-up may take) and projected at `target_pct`.
 pub fn two_stage_at(run: &PackedRun, key: &[&str], select_pct: f64, target_pct: f64) -> FlowResult {
+    until_met(run, key, select_pct, target_pct, 1)
+}
+
+/// [`two_stage_at`] with up to `rounds` top-ups, each measured and projected with all before
+/// it (a script that measures and projects until the top-up list is empty).
+pub fn until_met(
+    run: &PackedRun,
+    key: &[&str],
+    select_pct: f64,
+    target_pct: f64,
+    rounds: u32,
+) -> FlowResult {
     let log = run.load(key)?;
     let options = SelectOptions {
         bins: crate::select::BinCount::Target(select_pct),
@@ -353,23 +365,27 @@ pub fn two_stage_at(run: &PackedRun, key: &[&str], select_pct: f64, target_pct: 
         target_error_pct: Some(target_pct),
         ..ProjectOptions::default()
     };
-    let report = project_measurements("seqpoints.json", &doc, &first, &options)?;
-    let top_up: Vec<u64> = report
-        .target
-        .as_ref()
-        .map(|t| t.top_up.iter().map(|r| r.iteration).collect())
-        .unwrap_or_default();
-    let report = if top_up.is_empty() {
-        report
-    } else {
-        let second = measure(run, &doc, "second.csv", &top_up)?;
-        let both = merge_measurements(vec![first, second])?;
-        project_measurements("seqpoints.json", &doc, &both, &options)?
-    };
+    let mut files = vec![first];
+    let mut top_up = 0;
+    let mut report = project_measurements("seqpoints.json", &doc, &files[0], &options)?;
+    for round in 0..rounds {
+        let next: Vec<u64> = report
+            .target
+            .as_ref()
+            .map(|t| t.top_up.iter().map(|r| r.iteration).collect())
+            .unwrap_or_default();
+        if next.is_empty() {
+            break;
+        }
+        top_up += next.len();
+        files.push(measure(run, &doc, &format!("top_up{round}.csv"), &next)?);
+        let all = merge_measurements(files.clone())?;
+        report = project_measurements("seqpoints.json", &doc, &all, &options)?;
+    }
     let mut outcome = judged(&report.metrics[0], run.truth());
     outcome.seqpoints = doc.seqpoints.len();
-    outcome.iterations = first_list.len() + top_up.len();
-    outcome.top_up = top_up.len();
+    outcome.iterations = first_list.len() + top_up;
+    outcome.top_up = top_up;
     outcome.met = report.target.as_ref().map(|t| t.met);
     Ok(outcome)
 }

@@ -194,13 +194,14 @@ fn select_keyed_on_the_fit_says_what_was_fitted() {
 
 /// The goal on generated packed runs of known truth (8,192-token budget, 3% noise, attention
 /// 2.5x faster on the new configuration; 5,000 steps each, seeds 1-4, to be fast): `--key fit`
-/// keys the run on a cost that follows the true one, the two-stage flow meets its target
-/// within 400 iterations with errors its intervals bound, and at the same count it is tighter
+/// keys the run on a cost that follows the true one, the two-stage flow (selected at 1% and
+/// topped up until met, or selected at 0.5%) ends within 400 iterations with errors its
+/// intervals bound, and at the same count it is tighter
 /// than `tokens` alone and than the padded length. Seeded; each statistical bound is set so
 /// that a correct method fails it with probability below 1e-4 in all (reasons beside each).
 #[test]
 fn fit_keyed_two_stage_flow_meets_the_target_and_beats_tokens_and_the_padded_length() {
-    use seqpoint::testkit::packed::{at_count, two_stage_at, PackedSpec};
+    use seqpoint::testkit::packed::{at_count, two_stage_at, until_met, PackedSpec};
 
     let mut half_widths = [0.0f64; 3];
     for seed in 1..=4 {
@@ -232,25 +233,30 @@ fn fit_keyed_two_stage_flow_meets_the_target_and_beats_tokens_and_the_padded_len
         let rms = (squared / run.tokens.len() as f64).sqrt();
         assert!(rms < 0.005, "seed {seed}: {rms} {note}");
 
+        // Selected at 1% and topped up until the list is empty, and selected at 0.5% and
+        // topped up once.
+        let looped = until_met(&run, &["fit"], 1.0, 1.0, 4).unwrap();
         let fit = two_stage_at(&run, &["fit"], 0.5, 1.0).unwrap();
-        assert!(fit.iterations <= 400, "seed {seed}: {fit:?}");
-        // The baseline total is the log's own, exactly.
-        assert!(
-            fit.baseline.error_pct().abs() < 1e-6,
-            "seed {seed}: {fit:?}"
-        );
-        // An error beyond 2.3 half-widths of a 95% interval is 4.5 standard errors: 7e-6
-        // each, for the total and the speedup of 4 seeds 5e-5.
-        for judged in [&fit.new, &fit.speedup] {
+        for flow in [&looped, &fit] {
+            assert!(flow.iterations <= 400, "seed {seed}: {flow:?}");
+            // The baseline total is the log's own, exactly.
             assert!(
-                judged.error_pct().abs() <= 2.3 * judged.half_width_pct(),
-                "seed {seed}: {fit:?}"
+                flow.baseline.error_pct().abs() < 1e-6,
+                "seed {seed}: {flow:?}"
             );
+            // An error beyond 2.4 half-widths of a 95% interval is 4.7 standard errors:
+            // 2.5e-6 each, for the total and the speedup of 2 flows on 4 seeds 4e-5.
+            for judged in [&flow.new, &flow.speedup] {
+                assert!(
+                    judged.error_pct().abs() <= 2.4 * judged.half_width_pct(),
+                    "seed {seed}: {flow:?}"
+                );
+            }
+            // The target met, or the last projection within a third of it: a half-width
+            // estimated from 80 iterations or more varies by 8% at most (1 / sqrt(2 x 80)),
+            // so one aimed at 0.97% reads 1.33% about once in 10^5 (4.5 standard errors).
+            assert!(flow.new.half_width_pct() <= 1.33, "seed {seed}: {flow:?}");
         }
-        // The target met, or the last projection within a third of it: a half-width estimated
-        // from about 140 iterations varies by about 6% (1 / sqrt(2 x 140)), so a plan aimed at
-        // 0.97% reads 1.33% less than once in 10^8.
-        assert!(fit.new.half_width_pct() <= 1.33, "seed {seed}: {fit:?}");
 
         let n = fit.iterations as u64;
         let tokens = at_count(&run, &["tokens"], n, 1.0).unwrap();
