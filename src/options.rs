@@ -393,6 +393,17 @@ pub const COST: Opt = Opt {
     help: "Proxy cost when the log has no metric: linear, quadratic or power:P",
 };
 
+pub const MODEL: Opt = Opt {
+    flag: "model",
+    command: None,
+    value_name: "SHAPE",
+    values: Values::Word,
+    example: "layers=24,hidden=2048,vocab=50304",
+    summary: "the model's shape, for --key flops",
+    help: "With --key flops: the model's shape, layers=L,hidden=H[,vocab=V]; a step's FLOPs \
+           are 6 x parameters x tokens + 12 x L x H x the sum of squared document lengths",
+};
+
 pub const MAX_LINE: Opt = Opt {
     flag: "max-line",
     command: None,
@@ -570,6 +581,7 @@ mod tests {
             INPUT_FORMAT,
             SKIP_BAD,
             COST,
+            MODEL,
             MAX_LINE,
             MAX_INPUT,
             MAX_MEMORY,

@@ -18,10 +18,11 @@ use clap::{Args, Parser, Subcommand};
 use seqpoint::binning::Method;
 use seqpoint::options::{
     parse_percent, BINS, BUDGET, COMPARE, COST, EXCLUDE, INPUT_FORMAT, KEY, MAX_BINS, MAX_INPUT,
-    MAX_LINE, MAX_MEMORY, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED, SKIP_BAD, STRATA, TARGET_BY,
-    TARGET_ERROR, WARMUP,
+    MAX_LINE, MAX_MEMORY, METHOD, METRIC, MODEL, PICK, PLAN, SAMPLES, SEED, SKIP_BAD, STRATA,
+    TARGET_BY, TARGET_ERROR, WARMUP,
 };
 use seqpoint::pick::Pick;
+use seqpoint::runlog::packed::ModelShape;
 use seqpoint::runlog::sample::{SAMPLE_COMPARE_NAME, SAMPLE_NAME};
 use seqpoint::runlog::{InputFormat, InputLimits};
 use seqpoint::select::plan::PlanAsk;
@@ -116,6 +117,9 @@ pub struct RunArgs {
     pub skip_bad: Option<f64>,
     #[arg(long = COST.flag, help = COST.help, default_value = "linear", value_parser = parse_cost)]
     pub cost: Cost,
+    #[arg(long = MODEL.flag, value_name = MODEL.value_name, help = MODEL.help,
+          value_parser = parse_model)]
+    pub model: Option<ModelShape>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -164,6 +168,10 @@ fn parse_cost(s: &str) -> Result<Cost, String> {
     s.parse()
 }
 
+fn parse_model(s: &str) -> Result<ModelShape, String> {
+    s.parse()
+}
+
 fn parse_strata(s: &str) -> Result<Strata, String> {
     s.parse()
 }
@@ -203,6 +211,7 @@ impl RunArgs {
             skip_bad_share: self.skip_bad,
             compare,
             cost: self.cost,
+            model: self.model,
             limits: self.limits.limits(),
         }
     }

@@ -7,7 +7,7 @@ use clap::Args;
 use super::output::{Destination, ReplaceArgs};
 use super::RunArgs;
 use seqpoint::output::json::report_document;
-use seqpoint::report::{findings_table, run_checks, ReportOptions};
+use seqpoint::report::{findings_table, run_checks, Check, Finding, ReportOptions, Verdict};
 use seqpoint::select::{parse_iteration_range, Exclusion, IterationRange};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -67,11 +67,34 @@ pub fn render(cmd: &ReportCommand, format: ReportFormat) -> anyhow::Result<Strin
     let log = cmd.run.load()?;
     RunArgs::note_skipped(&log);
     options.exclude.check(&log)?;
-    let doc = report_document(&log, &options.exclude, run_checks(&log, &options));
+    let mut findings = run_checks(&log, &options);
+    suggest_derived_key(cmd, &log, &mut findings);
+    let doc = report_document(&log, &options.exclude, findings);
     Ok(match format {
         ReportFormat::Table => findings_table(&doc),
         ReportFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",
     })
+}
+
+/// Where the key explains little of the cost and the log lists each step's documents (packed
+/// batches: a padded length that is the same in every step), the derived key that explains
+/// most, computed, joins the `explained` finding's advice and suggestion.
+fn suggest_derived_key(cmd: &ReportCommand, log: &seqpoint::RunLog, findings: &mut [Finding]) {
+    use seqpoint::runlog::packed::{derived_shares, mentions_packed};
+    let Some(finding) = findings
+        .iter_mut()
+        .find(|f| f.check == Check::Explained && f.verdict == Verdict::Warn)
+    else {
+        return;
+    };
+    if mentions_packed(&log.key_names) {
+        return;
+    }
+    let (path, _) = cmd.run.paths();
+    if let Some(shares) = derived_shares(&path, &cmd.run.load_options()) {
+        finding.advice.push_str(&format!("; {}", shares.advice()));
+        finding.suggest = Some(format!("--key {}", shares.best_key().0));
+    }
 }
 
 pub fn run(cmd: &ReportCommand) -> anyhow::Result<()> {

@@ -7,7 +7,7 @@
 //! ([`ColumnPlan::iteration_like`]), so the user is told iterations are row numbers.
 
 use super::error::{closest_name, printable, shown_name, LoadError};
-use super::packed::{self, Derived, DOC_LENS, FIT_KEY};
+use super::packed::{self, Derived, DOC_LENS, FIT_KEY, FLOPS_KEY};
 use crate::options::{Surface, INPUT_FORMAT, KEY};
 
 pub const DEFAULT_KEY: &str = "seq_len";
@@ -220,6 +220,9 @@ pub(crate) fn wanted_names(key: &[String], metrics: &[String]) -> Vec<(&'static 
         } else if name.trim().eq_ignore_ascii_case(FIT_KEY) {
             add("key", &[FIT_KEY, DOC_LENS]);
             add("key", &Derived::ALL.map(Derived::name));
+        } else if name.trim().eq_ignore_ascii_case(FLOPS_KEY) {
+            add("key", &[FLOPS_KEY, DOC_LENS]);
+            add("key", &[Derived::Tokens, Derived::Attn].map(Derived::name));
         } else if Derived::named(name).is_some() {
             add("key", &[name.as_str(), DOC_LENS]);
         } else {
@@ -349,6 +352,8 @@ impl ColumnPlan {
         let mut derived = Vec::new();
         let fit = matches!(key, [k] if k.trim().eq_ignore_ascii_case(FIT_KEY))
             && find(header, &[FIT_KEY]).is_none();
+        let flops = matches!(key, [k] if k.trim().eq_ignore_ascii_case(FLOPS_KEY))
+            && find(header, &[FLOPS_KEY]).is_none();
         if key.is_empty() {
             let index = find(header, KEY_ALIASES)
                 .ok_or_else(|| missing_column(path, "key", DEFAULT_KEY, header))?;
@@ -371,16 +376,28 @@ impl ColumnPlan {
             if keys.is_empty() {
                 return Err(derived_missing(path, FIT_KEY, header));
             }
+        } else if flops {
+            // tokens and attn, the log's own or from doc_lens; the load counts the FLOPs from
+            // them and keys the run on the count (`packed::apply_flops`).
+            for wanted in [Derived::Tokens, Derived::Attn] {
+                let (index, from) = derived_column(path, header, wanted)
+                    .ok_or_else(|| derived_missing(path, FLOPS_KEY, header))?;
+                keys.push(index);
+                key_names.push(wanted.name().to_string());
+                derived.push(from);
+            }
         } else {
             for name in key {
-                if key.len() > 1 && name.trim().eq_ignore_ascii_case(FIT_KEY) {
-                    return Err(LoadError::file(
-                        path,
-                        format!(
-                            "{} is a whole key (the fitted cost); expected it alone",
-                            KEY.typed(Surface::CommandLine, FIT_KEY)
-                        ),
-                    ));
+                for (whole, what) in [(FIT_KEY, "the fitted cost"), (FLOPS_KEY, "a step's FLOPs")] {
+                    if key.len() > 1 && name.trim().eq_ignore_ascii_case(whole) {
+                        return Err(LoadError::file(
+                            path,
+                            format!(
+                                "{} is a whole key ({what}); expected it alone",
+                                KEY.typed(Surface::CommandLine, whole)
+                            ),
+                        ));
+                    }
                 }
                 if let Some(wanted) = Derived::named(name) {
                     let (index, from) = derived_column(path, header, wanted)

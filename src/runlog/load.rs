@@ -10,7 +10,7 @@ use super::format::InputFormat;
 use super::input::{
     check_encoding, check_line_lengths, input_name, open_input, read_opened, Opened,
 };
-use super::packed::{self, FIT_KEY};
+use super::packed::{self, FIT_KEY, FLOPS_KEY};
 use super::progress::LoadProgress;
 use super::{LoadOptions, MetricColumn, RunLog};
 
@@ -81,6 +81,9 @@ fn completed(mut log: RunLog, options: &LoadOptions) -> Result<RunLog, LoadError
     if is_fit(&options.key) && !log.key_names[0].eq_ignore_ascii_case(FIT_KEY) {
         packed::apply_fit(&mut log)?;
     }
+    if is_alone(&options.key, FLOPS_KEY) && !log.key_names[0].eq_ignore_ascii_case(FLOPS_KEY) {
+        packed::apply_flops(&mut log, options.model)?;
+    }
     if log.configs[0].metrics.is_empty() {
         let values = proxy_values(&log, options.cost);
         log.configs[0].metrics.push(MetricColumn {
@@ -94,7 +97,12 @@ fn completed(mut log: RunLog, options: &LoadOptions) -> Result<RunLog, LoadError
 
 /// Whether the key asked for is `--key fit`.
 fn is_fit(key: &[String]) -> bool {
-    matches!(key, [k] if k.trim().eq_ignore_ascii_case(FIT_KEY))
+    is_alone(key, FIT_KEY)
+}
+
+/// Whether the key asked for is `name` alone.
+fn is_alone(key: &[String], name: &str) -> bool {
+    matches!(key, [k] if k.trim().eq_ignore_ascii_case(name))
 }
 
 /// The proxy cost of every row. A cost depends on the key alone, so it is computed once per

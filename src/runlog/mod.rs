@@ -87,6 +87,8 @@ pub struct LoadOptions {
     pub compare: Option<String>,
     /// The proxy cost used when the log has no metric.
     pub cost: cost::Cost,
+    /// `--model`: the shape `--key flops` counts a step's FLOPs with.
+    pub model: Option<packed::ModelShape>,
     /// Longest line, largest input and memory a load may use.
     pub limits: InputLimits,
 }

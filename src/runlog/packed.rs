@@ -12,12 +12,14 @@ use std::cell::RefCell;
 
 use super::error::{shown_value, LoadError};
 use super::RunLog;
-use crate::options::{Surface, KEY, METRIC};
+use crate::options::{Surface, KEY, METRIC, MODEL};
 
 /// The column that lists a step's document lengths.
 pub const DOC_LENS: &str = "doc_lens";
 /// The key that fits the metric on the derived columns.
 pub const FIT_KEY: &str = "fit";
+/// The key that is a step's training FLOPs, from `tokens` and `attn` and `--model`.
+pub const FLOPS_KEY: &str = "flops";
 
 /// A column derived from `doc_lens`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -266,8 +268,223 @@ pub fn take_notes() -> Vec<String> {
 /// Whether a key (as `--key` gives it) names a derived column or the fit: such keys are read
 /// through [`super::load_run_noted`] so their notes are shown.
 pub fn mentions_packed(key: &[String]) -> bool {
-    key.iter()
-        .any(|k| Derived::named(k).is_some() || k.trim().eq_ignore_ascii_case(FIT_KEY))
+    key.iter().any(|k| {
+        Derived::named(k).is_some()
+            || k.trim().eq_ignore_ascii_case(FIT_KEY)
+            || k.trim().eq_ignore_ascii_case(FLOPS_KEY)
+    })
+}
+
+/// What the columns derived from `doc_lens` explain of the baseline's first metric: each
+/// alone (a straight-line fit) and all together (`--key fit`), as shares of its variance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DerivedShares {
+    pub metric: String,
+    /// Each column's name (a log's own `tokens` is read instead of the derived one) and share.
+    pub alone: Vec<(String, f64)>,
+    pub fit: f64,
+}
+
+/// A fit must explain this much more than the best column alone to be the one suggested: a
+/// single column is the simpler key, and binned exactly with no rounding.
+const FIT_MARGIN: f64 = 0.01;
+
+impl DerivedShares {
+    /// The key that explains most, as `report` suggests it (`--key fit` or one column).
+    pub fn best_key(&self) -> (String, f64) {
+        let (column, share) = self
+            .alone
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or((Derived::Tokens.name(), 0.0), |(c, s)| (c.as_str(), *s));
+        if self.fit > share + FIT_MARGIN {
+            (FIT_KEY.to_string(), self.fit)
+        } else {
+            (column.to_string(), share)
+        }
+    }
+
+    /// The advice, in the words of `report`'s findings: the shares computed and the key.
+    pub fn advice(&self) -> String {
+        let alone: Vec<String> = self
+            .alone
+            .iter()
+            .map(|(name, share)| format!("{name} {:.2}%", 100.0 * share))
+            .collect();
+        let (key, share) = self.best_key();
+        format!(
+            "of the columns derived from {DOC_LENS}, each alone explains {} of {}, all \
+             fitted together {:.2}%: {} explains most ({:.2}%)",
+            alone.join(", "),
+            self.metric,
+            100.0 * self.fit,
+            KEY.typed(Surface::CommandLine, &key),
+            100.0 * share
+        )
+    }
+}
+
+/// [`DerivedShares`] of the log at `path` read with `options`' reading flags; `None` when it
+/// has no `doc_lens` column or no measured metric (the header says so before any row is read).
+pub fn derived_shares(path: &str, options: &super::LoadOptions) -> Option<DerivedShares> {
+    // `--key fit` reads every derived column the log can give (its fit is made later, by
+    // `load_run`); a log's own `fit` column is no set of columns to fit.
+    let options = super::LoadOptions {
+        key: vec![FIT_KEY.to_string()],
+        compare: None,
+        ..options.clone()
+    };
+    let log = super::load_path(path, &options).ok()?;
+    if log.key_names[0].eq_ignore_ascii_case(FIT_KEY) {
+        return None;
+    }
+    let metric = log.configs[0].metrics.first()?;
+    let dims = log.dims();
+    let columns: Vec<Vec<f64>> = (0..dims)
+        .map(|d| {
+            log.keys
+                .iter()
+                .skip(d)
+                .step_by(dims)
+                .map(|&k| f64::from(k))
+                .collect()
+        })
+        .collect();
+    let alone = log
+        .key_names
+        .iter()
+        .zip(&columns)
+        .map(|(name, c)| {
+            let share = crate::keyfit::fit(std::slice::from_ref(c), &metric.values).r_squared;
+            (name.clone(), share)
+        })
+        .collect();
+    Some(DerivedShares {
+        metric: metric.name.clone(),
+        alone,
+        fit: crate::keyfit::fit(&columns, &metric.values).r_squared,
+    })
+}
+
+/// A transformer's shape for `--key flops` (`--model layers=L,hidden=H[,vocab=V]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelShape {
+    pub layers: u64,
+    pub hidden: u64,
+    /// The embedding's rows, counted in the parameters when given.
+    pub vocab: Option<u64>,
+}
+
+impl ModelShape {
+    /// Parameters: 12 x layers x hidden^2 (attention's four projections and a 4x MLP),
+    /// plus vocab x hidden for the embedding when given.
+    pub fn parameters(&self) -> f64 {
+        let (l, h) = (self.layers as f64, self.hidden as f64);
+        12.0 * l * h * h + self.vocab.map_or(0.0, |v| v as f64 * h)
+    }
+
+    /// A training step's FLOPs (forward and backward), as Megatron counts them:
+    /// 6 x parameters x tokens for the dense layers plus 12 x layers x hidden x the sum of
+    /// squared document lengths for attention kept within each document.
+    pub fn step_flops(&self, tokens: f64, attn: f64) -> f64 {
+        6.0 * self.parameters() * tokens + 12.0 * self.layers as f64 * self.hidden as f64 * attn
+    }
+}
+
+/// What `--model` must look like, for messages.
+const MODEL_EXPECTED: &str = "expected layers=L,hidden=H[,vocab=V] with whole numbers of at \
+                              least 1 (e.g. layers=24,hidden=2048,vocab=50304)";
+
+impl std::str::FromStr for ModelShape {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (mut layers, mut hidden, mut vocab) = (None, None, None);
+        for part in text.split(',') {
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("'{part}' has no '=': {MODEL_EXPECTED}"))?;
+            let value: u64 = match value.trim().parse() {
+                Ok(v) if v >= 1 => v,
+                _ => {
+                    return Err(format!(
+                        "{name}={value}: not a whole number of at least 1; {MODEL_EXPECTED}"
+                    ))
+                }
+            };
+            let slot = match name.trim() {
+                "layers" => &mut layers,
+                "hidden" => &mut hidden,
+                "vocab" => &mut vocab,
+                other => return Err(format!("'{other}' is not a model field; {MODEL_EXPECTED}")),
+            };
+            if slot.replace(value).is_some() {
+                return Err(format!("{} given twice; {MODEL_EXPECTED}", name.trim()));
+            }
+        }
+        match (layers, hidden) {
+            (Some(layers), Some(hidden)) => Ok(ModelShape {
+                layers,
+                hidden,
+                vocab,
+            }),
+            _ => Err(format!(
+                "layers and hidden are both needed; {MODEL_EXPECTED}"
+            )),
+        }
+    }
+}
+
+/// `--key flops`: key every row on its training FLOPs from its `tokens` and `attn` (read as
+/// the log's two keys) and the model's shape, quantised as the fit is (a key is a round
+/// number of FLOPs, e.g. in steps of 1e9). Needs no metric: a log without one is costed on
+/// the key (the proxy cost is linear in it).
+pub fn apply_flops(log: &mut RunLog, model: Option<ModelShape>) -> Result<(), LoadError> {
+    let Some(model) = model else {
+        return Err(LoadError::file(
+            &log.source,
+            format!(
+                "{} counts a step's FLOPs from its tokens and squared lengths, and needs the \
+                 model's shape: {}",
+                KEY.typed(Surface::CommandLine, FLOPS_KEY),
+                MODEL.typed(Surface::CommandLine, "layers=L,hidden=H[,vocab=V]")
+            ),
+        ));
+    };
+    debug_assert_eq!(
+        log.key_names,
+        [Derived::Tokens.name(), Derived::Attn.name()]
+    );
+    let flops: Vec<f64> = log
+        .keys
+        .chunks_exact(2)
+        .map(|k| model.step_flops(f64::from(k[0]), f64::from(k[1])))
+        .collect();
+    let quantised = crate::keyfit::Quantised::of(&flops);
+    let mean = flops.iter().sum::<f64>() / flops.len().max(1) as f64;
+    let per_attn = 12.0 * model.layers as f64 * model.hidden as f64;
+    let attn_flops: f64 = log
+        .keys
+        .chunks_exact(2)
+        .map(|k| per_attn * f64::from(k[1]))
+        .sum();
+    let attn_share = attn_flops / flops.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+    note(format!(
+        "{}: flops = 6 x {} parameters x tokens + 12 x {} layers x {} hidden x attn (mean \
+         {} per step, {:.1}% of it attention); the key is the FLOPs in steps of {} ({} \
+         distinct values)",
+        KEY.typed(Surface::CommandLine, FLOPS_KEY),
+        crate::keyfit::shown_coefficient(model.parameters()),
+        model.layers,
+        model.hidden,
+        crate::keyfit::shown_coefficient(mean),
+        100.0 * attn_share,
+        crate::keyfit::shown_coefficient(quantised.step),
+        quantised.distinct
+    ));
+    log.keys = quantised.keys;
+    log.key_names = vec![FLOPS_KEY.to_string()];
+    Ok(())
 }
 
 /// `--key fit`: fit the first metric of the baseline on the derived columns the log was read
@@ -413,11 +630,59 @@ mod tests {
     }
 
     #[test]
+    fn the_suggested_key_is_the_fit_only_when_it_explains_more() {
+        let shares = |fit| DerivedShares {
+            metric: "time_ms".into(),
+            alone: vec![
+                ("tokens".into(), 0.27),
+                ("attn".into(), 0.94),
+                ("docs".into(), 0.1),
+            ],
+            fit,
+        };
+        assert_eq!(shares(0.99).best_key(), ("fit".to_string(), 0.99));
+        // Within a point of attn alone: the simpler key.
+        assert_eq!(shares(0.945).best_key(), ("attn".to_string(), 0.94));
+        assert_eq!(
+            shares(0.99).advice(),
+            "of the columns derived from doc_lens, each alone explains tokens 27.00%, attn \
+             94.00%, docs 10.00% of time_ms, all fitted together 99.00%: --key fit \
+             explains most (99.00%)"
+        );
+    }
+
+    #[test]
+    fn a_models_flops_are_megatrons_count() {
+        let model: ModelShape = "layers=2,hidden=10,vocab=100".parse().unwrap();
+        // 12 x 2 x 100 + 100 x 10 = 3,400 parameters.
+        assert_eq!(model.parameters(), 3400.0);
+        // 6 x 3,400 x 8 + 12 x 2 x 10 x 40 = 163,200 + 9,600.
+        assert_eq!(model.step_flops(8.0, 40.0), 172_800.0);
+        let no_vocab: ModelShape = " layers=2 , hidden=10".parse().unwrap();
+        assert_eq!((no_vocab.vocab, no_vocab.parameters()), (None, 2400.0));
+        for (text, why) in [
+            ("layers=2", "layers and hidden are both needed"),
+            ("layers=2,hidden=0", "hidden=0: not a whole number"),
+            ("layers=2,hidden=x", "hidden=x: not a whole number"),
+            ("layers=2,hidden=3,heads=4", "'heads' is not a model field"),
+            ("layers=2,layers=3,hidden=3", "layers given twice"),
+            ("layers", "'layers' has no '='"),
+        ] {
+            let err = text.parse::<ModelShape>().unwrap_err();
+            assert!(
+                err.contains(why) && err.contains(MODEL_EXPECTED),
+                "{text}: {err}"
+            );
+        }
+    }
+
+    #[test]
     fn names_are_matched_ignoring_case() {
         assert_eq!(Derived::named("ATTN"), Some(Derived::Attn));
         assert_eq!(Derived::named("max_doc"), Some(Derived::MaxDoc));
         assert_eq!(Derived::named("seq_len"), None);
         assert!(mentions_packed(&["Fit".into()]));
+        assert!(mentions_packed(&["flops".into()]));
         assert!(mentions_packed(&["seq_len".into(), "docs".into()]));
         assert!(!mentions_packed(&["src_len".into(), "tgt_len".into()]));
     }

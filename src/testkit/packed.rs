@@ -1,0 +1,471 @@
+//! A seeded packed run with a known cost: documents of log-normal lengths packed into a token
+//! budget, each step's time the cost of its tokens (linear layers) and of its squared document
+//! lengths (attention kept within each document) with multiplicative noise, measured on a
+//! baseline and on a new configuration whose attention is faster. Both configurations' every
+//! step is kept, so any projection can be checked against the actual totals.
+//!
+//! [`two_stage`] runs the flow a user runs on such a log (select on the baseline, measure the
+//! listed iterations on the new configuration, project with a target and measure the top-up,
+//! project again) through the library's own entry points, and [`at_count`] the same count of
+//! iterations chosen on another key, so keys can be compared at equal cost.
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::doc::{MetricProjection, SelectDoc};
+use crate::output::json::select_file_document;
+use crate::project::document::project_measurements;
+use crate::project::merge::merge_measurements;
+use crate::project::request::ProjectOptions;
+use crate::runlog::measured::{parse_measured, MeasuredOptions};
+use crate::runlog::packed::ModelShape;
+use crate::runlog::{load_bytes, packed, InputFormat, LoadOptions, RunLog};
+use crate::select::plan::PlanAsk;
+use crate::select::SelectOptions;
+use crate::select::{answer, SelectRequest};
+
+/// What the generated run looks like.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackedSpec {
+    pub seed: u64,
+    pub steps: usize,
+    /// Tokens a step may hold (the padded length of every step).
+    pub budget: u32,
+    /// Median document length and the sd of its logarithm.
+    pub median_doc: f64,
+    pub log_sd: f64,
+    /// Baseline milliseconds: per step, per token and per squared document length.
+    pub per_step_ms: f64,
+    pub per_token_ms: f64,
+    pub per_attn_ms: f64,
+    /// Relative sd of one step's time around its cost, on either configuration.
+    pub noise: f64,
+    /// How much faster the new configuration's attention is (the rest is unchanged).
+    pub attn_speedup: f64,
+}
+
+impl Default for PackedSpec {
+    /// 20,000 steps of 8,192 tokens; documents with a median of 600 tokens (mean about 990,
+    /// one in 25 above 4,000, cut at the budget); 30 ms per step, 0.1 ms per token and
+    /// 30 ms per million squared tokens, so attention is about 35% of a step on average and
+    /// 15-70% for 98% of the steps; 3% noise; the new configuration's attention 2.5x faster.
+    fn default() -> Self {
+        PackedSpec {
+            seed: 1,
+            steps: 20_000,
+            budget: 8_192,
+            median_doc: 600.0,
+            log_sd: 1.0,
+            per_step_ms: 30.0,
+            per_token_ms: 0.1,
+            per_attn_ms: 30e-6,
+            noise: 0.03,
+            attn_speedup: 2.5,
+        }
+    }
+}
+
+/// One generated run: every step's documents, cost and measured times on both configurations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackedRun {
+    pub spec: PackedSpec,
+    pub doc_lens: Vec<Vec<u32>>,
+    pub tokens: Vec<u64>,
+    pub attn: Vec<u64>,
+    pub baseline_ms: Vec<f64>,
+    pub new_ms: Vec<f64>,
+}
+
+/// A standard normal draw (Box-Muller).
+fn normal(rng: &mut impl Rng) -> f64 {
+    let u1: f64 = 1.0 - rng.gen::<f64>();
+    let u2: f64 = rng.gen::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+impl PackedSpec {
+    /// The cost of a step without noise, on the baseline (`attn_speedup` 1) or the new one.
+    pub fn cost_ms(&self, tokens: u64, attn: u64, attn_speedup: f64) -> f64 {
+        self.per_step_ms
+            + self.per_token_ms * tokens as f64
+            + self.per_attn_ms * attn as f64 / attn_speedup
+    }
+
+    /// The model shape whose `--key flops` is proportional to this run's cost less its
+    /// per-step part: FLOPs weigh attn against tokens as 12 L H against 6 x 12 L H^2, that is
+    /// 1 / (6 H), so H = per_token / (6 per_attn) (556 for the default spec).
+    pub fn matching_model(&self) -> ModelShape {
+        ModelShape {
+            layers: 1,
+            hidden: (self.per_token_ms / (6.0 * self.per_attn_ms))
+                .round()
+                .max(1.0) as u64,
+            vocab: None,
+        }
+    }
+
+    /// Generate the run. Documents come in a stream and are packed greedily: a step takes
+    /// documents while the next fits, and the one that does not starts the next step (a
+    /// document longer than the budget is cut to it), so steps differ in fill and in mix.
+    pub fn generate(&self) -> PackedRun {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(self.seed);
+        let budget = u64::from(self.budget);
+        let draw = |rng: &mut Xoshiro256PlusPlus| -> u64 {
+            let len = (self.median_doc.ln() + self.log_sd * normal(rng))
+                .exp()
+                .round();
+            (len as u64).clamp(1, budget)
+        };
+        let mut pending = draw(&mut rng);
+        let mut run = PackedRun {
+            spec: self.clone(),
+            doc_lens: Vec::with_capacity(self.steps),
+            tokens: Vec::with_capacity(self.steps),
+            attn: Vec::with_capacity(self.steps),
+            baseline_ms: Vec::with_capacity(self.steps),
+            new_ms: Vec::with_capacity(self.steps),
+        };
+        for _ in 0..self.steps {
+            let mut lens = Vec::new();
+            let mut used = 0;
+            while used + pending <= budget {
+                used += pending;
+                lens.push(pending as u32);
+                pending = draw(&mut rng);
+            }
+            let tokens: u64 = lens.iter().map(|&l| u64::from(l)).sum();
+            let attn: u64 = lens.iter().map(|&l| u64::from(l) * u64::from(l)).sum();
+            let mut noisy = |cost: f64| cost * (1.0 + self.noise * normal(&mut rng)).max(0.5);
+            run.baseline_ms.push(noisy(self.cost_ms(tokens, attn, 1.0)));
+            run.new_ms
+                .push(noisy(self.cost_ms(tokens, attn, self.attn_speedup)));
+            run.doc_lens.push(lens);
+            run.tokens.push(tokens);
+            run.attn.push(attn);
+        }
+        run
+    }
+}
+
+impl PackedRun {
+    /// The baseline's log: `iteration,seq_len,doc_lens,time_ms`, the padded length the budget
+    /// in every step and the lengths space-separated.
+    pub fn baseline_csv(&self) -> String {
+        self.csv(&self.baseline_ms, 0..self.doc_lens.len() as u64)
+    }
+
+    /// The new configuration's measured times at the given iterations, in the baseline's
+    /// columns (every step: a full timed log, which `project` and `select --compare` read).
+    pub fn new_csv(&self, iterations: impl IntoIterator<Item = u64>) -> String {
+        self.csv(&self.new_ms, iterations)
+    }
+
+    fn csv(&self, times: &[f64], iterations: impl IntoIterator<Item = u64>) -> String {
+        let mut text = String::from("iteration,seq_len,doc_lens,time_ms\n");
+        for i in iterations {
+            let lens: Vec<String> = self.doc_lens[i as usize]
+                .iter()
+                .map(u32::to_string)
+                .collect();
+            text.push_str(&format!(
+                "{i},{},{},{:.4}\n",
+                self.spec.budget,
+                lens.join(" "),
+                times[i as usize]
+            ));
+        }
+        text
+    }
+
+    /// The actual totals (baseline, new) and the speedup between them.
+    pub fn truth(&self) -> Truth {
+        let baseline: f64 = self.baseline_ms.iter().map(|&t| round4(t)).sum();
+        let new: f64 = self.new_ms.iter().map(|&t| round4(t)).sum();
+        Truth {
+            baseline,
+            new,
+            speedup: baseline / new,
+        }
+    }
+
+    /// The baseline log read with `key` (as `--key` gives it), as `load_run` reads it from
+    /// a file: `--key fit` fitted and keyed on the fit.
+    pub fn load(&self, key: &[&str]) -> Result<RunLog, crate::runlog::LoadError> {
+        self.load_noted(key).map(|(log, _)| log)
+    }
+
+    /// `load`, with the notes the load made (the fit's formula for `--key fit`). `--key flops`
+    /// is counted with the spec's [`PackedSpec::matching_model`].
+    pub fn load_noted(
+        &self,
+        key: &[&str],
+    ) -> Result<(RunLog, Vec<String>), crate::runlog::LoadError> {
+        packed::take_notes();
+        let mut log = load_bytes(
+            "packed.csv",
+            self.baseline_csv().as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions {
+                key: key.iter().map(|k| k.to_string()).collect(),
+                ..LoadOptions::default()
+            },
+        )?;
+        if key == [packed::FIT_KEY] {
+            packed::apply_fit(&mut log)?;
+        }
+        if key == [packed::FLOPS_KEY] {
+            packed::apply_flops(&mut log, Some(self.spec.matching_model()))?;
+        }
+        Ok((log, packed::take_notes()))
+    }
+}
+
+/// A time as the CSV holds it (4 decimals): the truth is the logged run's.
+fn round4(t: f64) -> f64 {
+    format!("{t:.4}").parse().expect("a number")
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Truth {
+    pub baseline: f64,
+    pub new: f64,
+    pub speedup: f64,
+}
+
+/// One figure projected, its 95% interval and its signed error against the truth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judged {
+    pub value: f64,
+    pub interval: [f64; 2],
+    pub truth: f64,
+}
+
+impl Judged {
+    pub fn error_pct(&self) -> f64 {
+        100.0 * (self.value - self.truth) / self.truth
+    }
+
+    pub fn half_width_pct(&self) -> f64 {
+        100.0 * (self.interval[1] - self.interval[0]) / 2.0 / self.value
+    }
+
+    /// The interval holds the truth; a figure known exactly (the baseline total, summed
+    /// from the log) holds it to rounding.
+    pub fn holds(&self) -> bool {
+        let slack = 1e-9 * self.truth.abs();
+        self.interval[0] - slack <= self.truth && self.truth <= self.interval[1] + slack
+    }
+}
+
+/// What a flow ended with: iterations measured on the new configuration, the three figures
+/// against the truth, and whether `project --target-error` called the target met.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub seqpoints: usize,
+    pub iterations: usize,
+    /// Of `iterations`, those `project --target-error` listed as the top-up.
+    pub top_up: usize,
+    pub baseline: Judged,
+    pub new: Judged,
+    pub speedup: Judged,
+    pub met: Option<bool>,
+}
+
+impl Outcome {
+    /// Every interval holds its truth.
+    pub fn holds(&self) -> bool {
+        self.baseline.holds() && self.new.holds() && self.speedup.holds()
+    }
+}
+
+fn judged(metric: &MetricProjection, truth: Truth) -> Outcome {
+    let baseline = metric.baseline_total.unwrap_or(f64::NAN);
+    Outcome {
+        seqpoints: 0,
+        iterations: 0,
+        top_up: 0,
+        baseline: Judged {
+            value: baseline,
+            interval: metric.baseline_interval.unwrap_or([baseline, baseline]),
+            truth: truth.baseline,
+        },
+        new: Judged {
+            value: metric.projected_total,
+            interval: metric.interval,
+            truth: truth.new,
+        },
+        speedup: Judged {
+            value: metric.speedup.unwrap_or(f64::NAN),
+            interval: metric.speedup_interval.unwrap_or([f64::NAN; 2]),
+            truth: truth.speedup,
+        },
+        met: None,
+    }
+}
+
+type FlowResult = Result<Outcome, Box<dyn std::error::Error + Send + Sync>>;
+
+/// The iterations a SeqPoints file asks to profile: its plan's, else each SeqPoint's own.
+fn listed(doc: &SelectDoc) -> Vec<u64> {
+    match &doc.plan {
+        Some(plan) => plan.profile.iter().map(|r| r.iteration).collect(),
+        None => doc.seqpoints.iter().map(|sp| sp.iteration).collect(),
+    }
+}
+
+fn measure(
+    run: &PackedRun,
+    doc: &SelectDoc,
+    name: &str,
+    iterations: &[u64],
+) -> Result<crate::runlog::measured::Measurements, crate::runlog::LoadError> {
+    parse_measured(
+        name,
+        run.new_csv(iterations.iter().copied()).as_bytes(),
+        InputFormat::Csv,
+        doc,
+        &MeasuredOptions::default(),
+    )
+}
+
+/// `select RUN --key KEY --target-error PCT`, the listed iterations measured on the new
+/// configuration, `project --target-error PCT --top-up next.json`, the top-up measured, and
+/// `project` with both files: the figures of the last projection.
+pub fn two_stage(run: &PackedRun, key: &[&str], target_pct: f64) -> FlowResult {
+    two_stage_at(run, key, target_pct, target_pct)
+}
+
+/// [`two_stage`] with the selection sized for `select_pct` (a tighter target lists more
+/// SeqPoints, and so more iterations a top-up may take) and projected at `target_pct`.
+pub fn two_stage_at(run: &PackedRun, key: &[&str], select_pct: f64, target_pct: f64) -> FlowResult {
+    until_met(run, key, select_pct, target_pct, 1)
+}
+
+/// [`two_stage_at`] with up to `rounds` top-ups, each measured and projected with all before
+/// it (a script that measures and projects until the top-up list is empty).
+pub fn until_met(
+    run: &PackedRun,
+    key: &[&str],
+    select_pct: f64,
+    target_pct: f64,
+    rounds: u32,
+) -> FlowResult {
+    let log = run.load(key)?;
+    let options = SelectOptions {
+        bins: crate::select::BinCount::Target(select_pct),
+        error_curve: false,
+        ..SelectOptions::default()
+    };
+    let request = SelectRequest::asked(options, PlanAsk::default(), select_pct);
+    let chosen = answer(&log, &request)?;
+    let doc = select_file_document(&log, &chosen.selection, chosen.plan.as_ref(), None, None);
+    let first_list = listed(&doc);
+    let first = measure(run, &doc, "first.csv", &first_list)?;
+    let options = ProjectOptions {
+        target_error_pct: Some(target_pct),
+        ..ProjectOptions::default()
+    };
+    let mut files = vec![first];
+    let mut top_up = 0;
+    let mut report = project_measurements("seqpoints.json", &doc, &files[0], &options)?;
+    for round in 0..rounds {
+        let next: Vec<u64> = report
+            .target
+            .as_ref()
+            .map(|t| t.top_up.iter().map(|r| r.iteration).collect())
+            .unwrap_or_default();
+        if next.is_empty() {
+            break;
+        }
+        top_up += next.len();
+        files.push(measure(run, &doc, &format!("top_up{round}.csv"), &next)?);
+        let all = merge_measurements(files.clone())?;
+        report = project_measurements("seqpoints.json", &doc, &all, &options)?;
+    }
+    let mut outcome = judged(&report.metrics[0], run.truth());
+    outcome.seqpoints = doc.seqpoints.len();
+    outcome.iterations = first_list.len() + top_up;
+    outcome.top_up = top_up;
+    outcome.met = report.target.as_ref().map(|t| t.met);
+    Ok(outcome)
+}
+
+/// `select RUN --key KEY --budget N` (N iterations to profile, Neyman-allocated over the bins
+/// `--target-error PCT` chooses), measured on the new configuration and projected.
+pub fn at_count(run: &PackedRun, key: &[&str], count: u64, target_pct: f64) -> FlowResult {
+    let log = run.load(key)?;
+    let options = SelectOptions {
+        bins: crate::select::BinCount::Target(target_pct),
+        error_curve: false,
+        ..SelectOptions::default()
+    };
+    let ask = PlanAsk {
+        budget: Some(count),
+        ..PlanAsk::default()
+    };
+    let chosen = answer(&log, &SelectRequest::asked(options, ask, target_pct))?;
+    let doc = select_file_document(&log, &chosen.selection, chosen.plan.as_ref(), None, None);
+    let list = listed(&doc);
+    let measured = measure(run, &doc, "measured.csv", &list)?;
+    let report = project_measurements(
+        "seqpoints.json",
+        &doc,
+        &measured,
+        &ProjectOptions::default(),
+    )?;
+    let mut outcome = judged(&report.metrics[0], run.truth());
+    outcome.seqpoints = doc.seqpoints.len();
+    outcome.iterations = list.len();
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_hold_their_documents_within_the_budget_and_cost_what_the_spec_says() {
+        let spec = PackedSpec {
+            steps: 300,
+            noise: 0.0,
+            ..PackedSpec::default()
+        };
+        let run = spec.generate();
+        assert_eq!(run.doc_lens.len(), 300);
+        for (i, lens) in run.doc_lens.iter().enumerate() {
+            let tokens: u64 = lens.iter().map(|&l| u64::from(l)).sum();
+            let attn: u64 = lens.iter().map(|&l| u64::from(l).pow(2)).sum();
+            assert!(!lens.is_empty() && tokens <= 8192, "step {i}: {lens:?}");
+            assert_eq!((run.tokens[i], run.attn[i]), (tokens, attn));
+            // Without noise the times are the cost, and only attention is faster.
+            let base = 30.0 + 0.1 * tokens as f64 + 30e-6 * attn as f64;
+            assert!((run.baseline_ms[i] - base).abs() < 1e-9);
+            assert!((run.new_ms[i] - (base - 30e-6 * attn as f64 * 0.6)).abs() < 1e-9);
+        }
+        // Greedy packing: a step's fill plus the next step's first document is over budget.
+        for i in 0..299 {
+            assert!(
+                run.tokens[i] + u64::from(run.doc_lens[i + 1][0]) > 8192,
+                "step {i}"
+            );
+        }
+        // The same seed gives the same run, another seed another.
+        assert_eq!(spec.generate(), run);
+        let other = PackedSpec { seed: 2, ..spec }.generate();
+        assert_ne!(other.doc_lens, run.doc_lens);
+    }
+
+    #[test]
+    fn the_log_reads_back_into_the_derived_keys() {
+        let run = PackedSpec {
+            steps: 50,
+            ..PackedSpec::default()
+        }
+        .generate();
+        let log = run.load(&["tokens"]).unwrap();
+        let want: Vec<u32> = run.tokens.iter().map(|&t| t as u32).collect();
+        assert_eq!(log.keys, want);
+        let logged: f64 = log.configs[0].metrics[0].values.iter().sum();
+        assert!((logged - run.truth().baseline).abs() < 1e-6 * logged);
+    }
+}
