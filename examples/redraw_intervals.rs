@@ -24,10 +24,9 @@
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use seqpoint::select::plan::PlanAsk;
 use seqpoint::select::{run_selection, BinCount, SelectOptions, SelectRequest};
 use seqpoint::testkit::coverage::{redraw_coverage, GeneratedCase, Redraws, GENERATED_CASES};
-use seqpoint::testkit::flow::{run_flow, FigureRedraws, FlowRun, Logged};
+use seqpoint::testkit::flow::{run_flow, target_request, FigureRedraws, FlowRun, Logged};
 use seqpoint::{load_run, LoadOptions, RunLog};
 
 const KS: [usize; 5] = [4, 8, 16, 32, 64];
@@ -195,15 +194,7 @@ fn flows(trials: u32, logged: Logged) -> anyhow::Result<()> {
                 baseline: &baseline_times,
                 new: &new_times,
                 logged,
-                request: SelectRequest::asked(
-                    SelectOptions {
-                        bins: BinCount::Target(TARGET),
-                        error_curve: false,
-                        ..SelectOptions::default()
-                    },
-                    PlanAsk::default(),
-                    TARGET,
-                ),
+                request: target_request(TARGET),
                 target_pct: Some(TARGET),
                 max_rounds: 4,
             })?;

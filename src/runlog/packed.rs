@@ -339,17 +339,7 @@ pub fn derived_shares(path: &str, options: &super::LoadOptions) -> Option<Derive
         return None;
     }
     let metric = log.configs[0].metrics.first()?;
-    let dims = log.dims();
-    let columns: Vec<Vec<f64>> = (0..dims)
-        .map(|d| {
-            log.keys
-                .iter()
-                .skip(d)
-                .step_by(dims)
-                .map(|&k| f64::from(k))
-                .collect()
-        })
-        .collect();
+    let columns = key_columns(&log);
     let alone = log
         .key_names
         .iter()
@@ -504,17 +494,7 @@ pub fn apply_fit(log: &mut RunLog) -> Result<(), LoadError> {
             ),
         ));
     };
-    let dims = log.dims();
-    let columns: Vec<Vec<f64>> = (0..dims)
-        .map(|d| {
-            log.keys
-                .iter()
-                .skip(d)
-                .step_by(dims)
-                .map(|&k| f64::from(k))
-                .collect()
-        })
-        .collect();
+    let columns = key_columns(log);
     let fit = crate::keyfit::fit(&columns, &metric.values);
     let fitted = fit.predict_all(&columns);
     let quantised = crate::keyfit::Quantised::of(&fitted);
@@ -556,6 +536,21 @@ pub fn apply_fit(log: &mut RunLog) -> Result<(), LoadError> {
     log.keys = quantised.keys;
     log.key_names = vec![FIT_KEY.to_string()];
     Ok(())
+}
+
+/// Each key column of `log` as numbers, in row order (the regressors of a fit).
+fn key_columns(log: &RunLog) -> Vec<Vec<f64>> {
+    let dims = log.dims();
+    (0..dims)
+        .map(|d| {
+            log.keys
+                .iter()
+                .skip(d)
+                .step_by(dims)
+                .map(|&k| f64::from(k))
+                .collect()
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@ use crate::project::document::{project_measurements, ProjectOptions};
 use crate::project::paired::project_paired;
 use crate::runlog::measured::{Identified, Measurements, Sample};
 use crate::runlog::{load_run_bytes, InputFormat, LoadOptions};
-use crate::select::{answer, SelectRequest};
+use crate::select::plan::PlanAsk;
+use crate::select::{answer, BinCount, SelectOptions, SelectRequest};
 use crate::stats::compensated_sum;
 
 /// What the log handed to `select` holds.
@@ -88,6 +89,19 @@ impl FlowOutcome {
     pub fn iterations(&self) -> usize {
         self.first + self.top_up
     }
+}
+
+/// What `select --target-error PCT` asks: the cheapest plan whose intervals meet it.
+pub fn target_request(target_pct: f64) -> SelectRequest {
+    SelectRequest::asked(
+        SelectOptions {
+            bins: BinCount::Target(target_pct),
+            error_curve: false,
+            ..SelectOptions::default()
+        },
+        PlanAsk::default(),
+        target_pct,
+    )
 }
 
 /// The CSV text of a run log: lengths, and the baseline's times when given.

@@ -7,10 +7,11 @@
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use seqpoint::select::plan::PlanAsk;
-use seqpoint::select::{BinCount, SelectOptions, SelectRequest};
+
 use seqpoint::testkit::coverage::GENERATED_CASES;
-use seqpoint::testkit::flow::{run_flow, FigureRedraws, FlowOutcome, FlowRun, Logged};
+use seqpoint::testkit::flow::{
+    run_flow, target_request, FigureRedraws, FlowOutcome, FlowRun, Logged,
+};
 
 const TARGET: f64 = 1.0;
 const SEEDS: u32 = 40;
@@ -31,15 +32,7 @@ fn flows(logged: Logged) -> Vec<FlowOutcome> {
                 baseline: &baseline,
                 new: &new,
                 logged,
-                request: SelectRequest::asked(
-                    SelectOptions {
-                        bins: BinCount::Target(TARGET),
-                        error_curve: false,
-                        ..SelectOptions::default()
-                    },
-                    PlanAsk::default(),
-                    TARGET,
-                ),
+                request: target_request(TARGET),
                 target_pct: Some(TARGET),
                 max_rounds: 4,
             })
