@@ -626,7 +626,7 @@ pub fn plan_shortfall(selection: &Selection, plan: &ProfilePlan) -> Option<Strin
 
 /// A 95% half-width in percent as the outputs word it: `±1.23%`, or, where the data cannot
 /// bound a figure (`estimate::CANNOT_BOUND`), that there is none.
-fn plus_minus(pct: f64, decimals: usize) -> String {
+pub fn plus_minus(pct: f64, decimals: usize) -> String {
     if pct.is_finite() {
         format!("±{pct:.decimals$}%")
     } else {

@@ -21,6 +21,8 @@ use crate::tui::app::{App, Shown};
 fn pct_cell(value: Option<f64>, target: f64, t: &Theme) -> Cell<'static> {
     match value {
         None => number("-".into()),
+        // A figure the data cannot bound (`estimate::CANNOT_BOUND`): no number to show.
+        Some(v) if !v.is_finite() => number("none!".into()).style(t.bad()),
         Some(v) if v > target => number(format!("{v:.2}!")).style(t.bad()),
         // A space where the `!` would be keeps the decimals aligned.
         Some(v) => number(format!("{v:.2} ")),
@@ -303,7 +305,7 @@ fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
                 let best = &advice.best;
                 lines.push(Line::styled(
                     format!(
-                        "✗ target {target}% not met up to K = {}{}; best K = {}: error {:.2}%, ±{:.2}%",
+                        "✗ target {target}% not met up to K = {}{}; best K = {}: error {:.2}%, {}",
                         advice.max_bins,
                         if advice.per_stratum {
                             " per stratum"
@@ -312,7 +314,7 @@ fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
                         },
                         best.k,
                         best.worst_error_pct,
-                        best.worst_half_width_pct
+                        crate::output::table::plus_minus(best.worst_half_width_pct, 2)
                     ),
                     t.bad(),
                 ));
