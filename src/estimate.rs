@@ -455,9 +455,10 @@ fn speedup_parts_with(bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
 
 /// What an output says of a figure the data cannot bound (`unbounded_where_silent`): its
 /// interval is infinite, and JSON writes it as `[0, f64::MAX]` beside this reason.
-pub const CANNOT_BOUND: &str = "cannot bound: nothing measured shows the new configuration's \
-    noise (one iteration per SeqPoint where the baseline shows none); profile two or more \
-    iterations per SeqPoint";
+pub const CANNOT_BOUND: &str = "cannot bound: nothing measured shows how the new \
+    configuration varies where the baseline shows no difference (one iteration per SeqPoint, or \
+    a bin of lengths the baseline cannot tell apart, measured at one of them); profile two or \
+    more iterations per SeqPoint, or give each such length its own bin";
 
 /// The baseline total `sum w x` and its variance.
 pub fn baseline_total(bins: &[PickedBin]) -> Estimate {
@@ -473,7 +474,7 @@ pub struct NewNoise {
     pub dof: f64,
     /// Nothing measured shows the new configuration's noise (no degrees of freedom), and the
     /// baseline it would stand in for shows none either: the data are silent, and a figure
-    /// not measured whole cannot be bounded (`cannot_bound`).
+    /// not measured whole cannot be bounded (`VarianceParts::unbounded_where_silent`).
     pub silent: bool,
 }
 
