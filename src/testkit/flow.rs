@@ -104,19 +104,19 @@ pub fn target_request(target_pct: f64) -> SelectRequest {
     )
 }
 
-/// The CSV text of a run log: lengths, and the baseline's times when given.
+/// The CSV text of a run log: lengths, and the baseline's times when given (as
+/// `GeneratedCase::csv` writes a timed one).
 pub fn log_csv(lengths: &[u32], times: Option<&[f64]>) -> String {
-    let mut text = String::from(match times {
-        Some(_) => "iteration,seq_len,time_ms\n",
-        None => "iteration,seq_len\n",
-    });
-    for (i, l) in lengths.iter().enumerate() {
-        match times {
-            Some(t) => text.push_str(&format!("{i},{l},{:.6}\n", t[i])),
-            None => text.push_str(&format!("{i},{l}\n")),
+    match times {
+        Some(times) => super::coverage::GeneratedCase::csv(lengths, times),
+        None => {
+            let mut text = String::from("iteration,seq_len\n");
+            for (i, l) in lengths.iter().enumerate() {
+                text.push_str(&format!("{i},{l}\n"));
+            }
+            text
         }
     }
-    text
 }
 
 /// Run the flow once. Errors are the library's own (a refused selection or projection).
