@@ -187,8 +187,15 @@ pub struct SeqPointDoc {
     /// what pairs a measured alternate with the baseline (`project`'s ratio estimate).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub alternate_metrics: BTreeMap<String, Vec<f64>>,
+    /// The baseline's expected values at each alternate's key, by metric, in `alternates`'
+    /// order (see `ProfileRowDoc::expected`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub alternate_expected: BTreeMap<String, Vec<f64>>,
     /// The SeqPoint's own iteration's values, by metric.
     pub metrics: BTreeMap<String, f64>,
+    /// The baseline's expected values at the SeqPoint's key, by metric.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub expected: BTreeMap<String, f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare_metrics: Option<BTreeMap<String, f64>>,
     /// Its bin's statistics on the baseline, by metric.
@@ -321,6 +328,11 @@ pub struct ProfileRowDoc {
     /// The baseline's logged values at this iteration, by metric (pairs the speedup).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, f64>,
+    /// The baseline's expected value at this iteration's key, by metric: its bin's baseline
+    /// curve (`pick::BaselineCurve`), what `project`'s ratio divides by. Absent in older files,
+    /// which divide by `metrics`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub expected: BTreeMap<String, f64>,
     #[serde(default)]
     pub epoch: Option<u32>,
     #[serde(default)]
@@ -369,6 +381,12 @@ pub struct MetricProjection {
     /// ratio estimate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate: Option<String>,
+    /// The ratio estimate's blend (`project::ratio`): the share of an iteration's baseline
+    /// noise (its logged value less the baseline expected at its key) that the new
+    /// configuration's measurements show they follow, 0 to 1. Absent where the SeqPoints
+    /// file has no expected values or the ratio estimate is not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_noise_share: Option<f64>,
     /// Measured rows used and SeqPoints measured.
     pub samples: u64,
     pub measured_seqpoints: u64,

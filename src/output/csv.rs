@@ -258,6 +258,7 @@ mod tests {
                     iteration,
                     seqpoint: sp.id,
                     metrics: sp.metrics.clone(),
+                    expected: sp.expected.clone(),
                     epoch: None,
                     key: sp.key.clone(),
                 });

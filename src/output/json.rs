@@ -8,6 +8,7 @@ use crate::doc::{
     BinRange, BinStats, InputDoc, PlanDoc, PlannedBinDoc, ProfileRowDoc, SelectDoc, SelectionDoc,
     SeqPointDoc, SpeedupDoc, TotalDoc, MEASURED_COST, SCHEMA,
 };
+use crate::pick::SeqPoint;
 use crate::project::{SpeedupRow, TotalRow};
 use crate::report::document::{ReportDoc, ReportInput, REPORT_SCHEMA};
 use crate::report::Finding;
@@ -18,6 +19,26 @@ use crate::select::{excluded_shares, BinCount, ExcludedShare, Exclusion, Selecti
 
 fn metric_map(names: &[String], values: &[f64]) -> BTreeMap<String, f64> {
     names.iter().cloned().zip(values.iter().copied()).collect()
+}
+
+/// The baseline curve of `sp`'s bin at the key of log row `row`, by metric: what `project`'s
+/// ratio divides by (`pick::BaselineCurve`). Empty for a proxy cost, which is exact per key
+/// and so its own curve.
+fn expected_map(
+    log: &RunLog,
+    names: &[String],
+    sp: &SeqPoint,
+    row: usize,
+) -> BTreeMap<String, f64> {
+    if log.proxy.is_some() {
+        return BTreeMap::new();
+    }
+    let key = log.key(row);
+    names
+        .iter()
+        .enumerate()
+        .filter_map(|(m, name)| Some((name.clone(), sp.bin.curve.at(key, m)?)))
+        .collect()
 }
 
 /// A figure as the document holds it: `None` (written `null`) when it is not a number.
@@ -99,7 +120,29 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                 })
                 .filter(|(_, values): &(String, Vec<f64>)| !values.is_empty())
                 .collect(),
+            alternate_expected: {
+                let rows: Vec<usize> = sp
+                    .alternates
+                    .iter()
+                    .filter_map(|&it| log.iterations.row_of(it))
+                    .collect();
+                let each: Vec<BTreeMap<String, f64>> = rows
+                    .iter()
+                    .map(|&row| expected_map(log, &names, sp, row))
+                    .collect();
+                names
+                    .iter()
+                    .filter_map(|name| {
+                        let values: Option<Vec<f64>> =
+                            each.iter().map(|e| e.get(name).copied()).collect();
+                        values
+                            .filter(|v| !v.is_empty() && v.len() == sp.alternates.len())
+                            .map(|v| (name.clone(), v))
+                    })
+                    .collect()
+            },
             metrics: metric_map(&names, &sp.values[0]),
+            expected: expected_map(log, &names, sp, sp.row),
             compare_metrics: sp.values.get(1).map(|v| metric_map(&names, v)),
             bin_stats: names
                 .iter()
@@ -201,6 +244,7 @@ pub fn plan_document(log: &RunLog, selection: &Selection, plan: &ProfilePlan) ->
     let row_doc = |seqpoint: usize, r: u32| ProfileRowDoc {
         iteration: log.iterations.get(r as usize),
         seqpoint,
+        expected: expected_map(log, &names, &selection.seqpoints[seqpoint], r as usize),
         metrics: metric_map(
             &names,
             &log.configs[0]

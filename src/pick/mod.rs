@@ -2,9 +2,10 @@
 //! that key to profile, alternates, and the bin's pooled statistics for projection.
 
 //! One job per file: `candidates` (each key's iterations worth profiling, spread over its
-//! values); this file holds the pick's rules, the SeqPoint and the picker that makes them.
+//! values), `curve` (each key's expected baseline value in its bin); this file holds the pick's rules, the SeqPoint and the picker that makes them.
 
 mod candidates;
+mod curve;
 #[cfg(test)]
 mod tests;
 
@@ -16,6 +17,7 @@ use crate::runlog::RunLog;
 
 pub(crate) use candidates::total_order_bits;
 pub use candidates::Candidates;
+pub use curve::BaselineCurve;
 
 /// Concrete iterations kept per key group: one to profile plus alternates.
 pub const ALTERNATES: usize = 8;
@@ -53,6 +55,8 @@ pub struct BinSummary {
     /// `[metric]`: within-bin co-moment of baseline and compare (empty without compare).
     pub cross: Vec<f64>,
     pub groups: Vec<usize>,
+    /// Each member key's expected baseline value (`project`'s ratio divides by it).
+    pub curve: BaselineCurve,
 }
 
 impl BinSummary {
@@ -85,6 +89,7 @@ impl BinSummary {
             moments,
             cross,
             groups: members.to_vec(),
+            curve: BaselineCurve::of(groups, members),
         }
     }
 }

@@ -259,8 +259,11 @@ pub fn project_measurements(
         let design = new_total(&picked);
         // The design's interval for the measured bins; bins left out are imputed at the
         // measured ratio with the random-pick variance (`stratified`).
-        let ratio = paired_bins(doc, name, measured, m, scale)
-            .and_then(|paired| ratio_total(&paired).map(|parts| (parts, paired)));
+        let mut blend = None;
+        let ratio = paired_bins(doc, name, measured, m, scale).and_then(|(paired, fit)| {
+            blend = Some(fit).filter(|b| b.fitted > 0);
+            ratio_total(&paired, fit.fitted).map(|parts| (parts, paired))
+        });
         let ratio_used = ratio.is_some();
         let estimate = match &ratio {
             // Every measured iteration paired with its baseline value: the ratio estimate.
@@ -410,6 +413,7 @@ pub fn project_measurements(
                 "speedup".into()
             },
             estimate: Some(if ratio_used { "ratio" } else { "design" }.into()),
+            baseline_noise_share: blend.filter(|_| ratio_used).map(|b| b.beta),
             missing_bins: missing_bins.clone(),
             missing_share,
             samples: measured.rows() as u64,

@@ -76,7 +76,14 @@ pub fn top_up_document(doc: &SelectDoc, top_up: &[TopUpRow], target_pct: f64) ->
                     iteration: row.iteration,
                     seqpoint: row.seqpoint,
                     metrics: sp
-                        .map(|sp| baseline_at(sp, row.iteration))
+                        .map(|sp| {
+                            baseline_at(&sp.metrics, &sp.alternate_metrics, sp, row.iteration)
+                        })
+                        .unwrap_or_default(),
+                    expected: sp
+                        .map(|sp| {
+                            baseline_at(&sp.expected, &sp.alternate_expected, sp, row.iteration)
+                        })
                         .unwrap_or_default(),
                     epoch: None,
                     key: Vec::new(),
@@ -120,16 +127,22 @@ pub fn top_up_document(doc: &SelectDoc, top_up: &[TopUpRow], target_pct: f64) ->
     }
 }
 
-/// The baseline's logged values at one of a SeqPoint's iterations (its own or an alternate),
-/// as the SeqPoints file holds them.
-fn baseline_at(sp: &SeqPointDoc, iteration: u64) -> BTreeMap<String, f64> {
+/// The baseline's values at one of a SeqPoint's iterations (its own or an alternate), as the
+/// SeqPoints file holds them: `own` at the SeqPoint's iteration, `alternates` at the others
+/// (the logged values, or the expected ones).
+fn baseline_at(
+    own: &BTreeMap<String, f64>,
+    alternates: &BTreeMap<String, Vec<f64>>,
+    sp: &SeqPointDoc,
+    iteration: u64,
+) -> BTreeMap<String, f64> {
     if sp.iteration == iteration {
-        return sp.metrics.clone();
+        return own.clone();
     }
     let Some(index) = sp.alternates.iter().position(|&it| it == iteration) else {
         return BTreeMap::new();
     };
-    sp.alternate_metrics
+    alternates
         .iter()
         .filter_map(|(name, values)| Some((name.clone(), *values.get(index)?)))
         .collect()

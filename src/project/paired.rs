@@ -103,6 +103,8 @@ fn bins_of(
                     .zip(measured.values())
                     .map(|(x, &pair)| (x, value(pair)))
                     .collect(),
+                // Both configurations are measured: their pairs alone speak for their noise.
+                noise_floor: 0.0,
             }
         })
         .collect()
@@ -180,8 +182,8 @@ pub fn project_paired(
                 baseline.source, new.source
             )),
         };
-        let base_parts = ratio_total(&base_bins).ok_or_else(no_spread)?;
-        let new_parts = ratio_total(&new_bins).ok_or_else(no_spread)?;
+        let base_parts = ratio_total(&base_bins, 0).ok_or_else(no_spread)?;
+        let new_parts = ratio_total(&new_bins, 0).ok_or_else(no_spread)?;
         let speedup_parts = paired_ratio_speedup(&base_bins, &new_bins).ok_or_else(no_spread)?;
         let base = figure(format!("{name} baseline total"), base_parts, &distinct);
         let total = figure(format!("{name} total"), new_parts, &distinct);
@@ -209,6 +211,7 @@ pub fn project_paired(
                 "speedup".into()
             },
             estimate: Some("paired".into()),
+            baseline_noise_share: None,
             missing_bins: Vec::new(),
             missing_share: 0.0,
             samples: distinct.iter().sum(),

@@ -4,18 +4,31 @@
 //! survey-sampling way.
 //!
 //! Per bin `b` of weight `w` whose baseline mean over all its iterations is `X`, with pairs
-//! `(x_i, y_i)` at the `s` distinct iterations measured: `r = ybar / xbar` and the bin's new
-//! total `w X r`. Dividing by the same iterations' baseline mean removes what the plain mean
-//! `w ybar` carries over from where the measured iterations stand in the bin (the picked
-//! key's offset from the bin's mean, and where its samples fall within the key), as far as
-//! the new configuration's time follows the baseline's within a bin. The speedup is the known
-//! baseline total over the projected new total.
+//! `(a_i, y_i)` at the `s` distinct iterations measured: `r = ybar / abar` and the bin's new
+//! total `w X r`. Dividing by the same iterations' auxiliary removes what the plain mean
+//! `w ybar` carries over from where the measured iterations stand in the bin (their keys'
+//! offsets from the bin's mean), as far as the new configuration's time follows the
+//! baseline's within a bin. The speedup is the known baseline total over the projected new
+//! total.
+//!
+//! The auxiliary `a = z + beta (x - z)` blends the baseline expected at the iteration's key
+//! (`z`, the bin's baseline curve, `pick::BaselineCurve`, which sums to the bin's baseline
+//! total as `x` does) with the iteration's own logged value `x`: `x - z` is that iteration's
+//! baseline noise, which carries over to the new configuration only as far as the two
+//! noises go together (a slow iteration slow on both). `beta`, that share, is fitted over
+//! every bin's pairs (the regression of the new values' residuals on `x - z`, kept within
+//! [0, 1]); it is the generalised regression estimator's coefficient, which makes the choice
+//! of measured iterations by their logged values harmless. With independent noises it is
+//! about 0, and the ratio does not add the baseline's noise to the new configuration's (which
+//! dividing by `x` alone did, at about twice the iterations); a file without `z` (older ones)
+//! divides by `x`, as before.
 //!
 //! The variance is the ratio estimator's, `sum (w X r)^2 q (1/s - 1/N)`, with `q` the squared
-//! relative residual `(y - r x) / (r xbar)` pooled over the bins measured at two or more
+//! relative residual `(y - r a) / (r abar)` pooled over the bins measured at two or more
 //! iterations (relative noise is alike across lengths), and Student's t at the pooled degrees
-//! of freedom. With no bin measured twice there are no degrees of freedom: no interval from
-//! the pairs (`None`), and the caller keeps the design's interval from the baseline log.
+//! of freedom (less one for a fitted `beta`). With no bin measured twice there are no degrees
+//! of freedom: no interval from the pairs (`None`), and the caller keeps the design's interval
+//! from the baseline log.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -33,6 +46,9 @@ pub struct PairedBin {
     pub population: f64,
     pub baseline_mean: f64,
     pub pairs: Vec<(f64, f64)>,
+    /// The least squared relative residual this bin's interval takes, whatever its pairs
+    /// show (see `ratio_total`); 0 for none.
+    pub noise_floor: f64,
 }
 
 impl PairedBin {
@@ -72,10 +88,95 @@ impl PairedBin {
     }
 }
 
+/// One measured iteration: the baseline's logged value there, the baseline expected at its
+/// key (the logged value where the file has no curve), and the measured value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    pub logged: f64,
+    pub expected: f64,
+    pub value: f64,
+}
+
+/// One bin's measured iterations before the blend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredBin {
+    pub bin: PairedBin,
+    pub measured: Vec<Measured>,
+}
+
+/// The auxiliary of `m` at blend `beta`: `z + beta (x - z)`.
+fn auxiliary(m: &Measured, beta: f64) -> f64 {
+    m.expected + beta * (m.logged - m.expected)
+}
+
+impl MeasuredBin {
+    /// The squared relative residuals of the bin's ratio at `beta`, refitted on that
+    /// auxiliary as the estimate itself does.
+    fn residuals(&self, beta: f64) -> f64 {
+        let measured = &self.measured;
+        let a = compensated_sum(measured.iter().map(|m| auxiliary(m, beta)));
+        let y = compensated_sum(measured.iter().map(|m| m.value));
+        if !(a > 0.0 && y > 0.0) {
+            return 0.0;
+        }
+        let (r, ybar) = (y / a, y / measured.len() as f64);
+        measured
+            .iter()
+            .map(|m| ((m.value - r * auxiliary(m, beta)) / ybar).powi(2))
+            .sum()
+    }
+}
+
+/// The bins' pairs `(z + beta (x - z), y)` with `beta` fitted over every bin measured twice
+/// (see the module's comment: least squares of the pooled relative residuals, `beta` in
+/// [0, 1]), and the blend: `beta` is fitted where a logged value differs from its expected one
+/// in such a bin, else 0 and not fitted (it changes nothing: a file without the curve).
+pub fn blended(bins: Vec<MeasuredBin>) -> (Vec<PairedBin>, Blend) {
+    let twice: Vec<&MeasuredBin> = bins.iter().filter(|b| b.measured.len() >= 2).collect();
+    let shows_noise = twice
+        .iter()
+        .any(|b| b.measured.iter().any(|m| m.logged != m.expected));
+    // One parameter on a grid of 0.01, finer than its own sampling error.
+    let beta = if shows_noise {
+        (0..=100)
+            .map(|i| f64::from(i) / 100.0)
+            .map(|beta| (beta, twice.iter().map(|b| b.residuals(beta)).sum::<f64>()))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or(0.0, |(beta, _)| beta)
+    } else {
+        0.0
+    };
+    let bins = bins
+        .into_iter()
+        .map(|b| PairedBin {
+            pairs: b
+                .measured
+                .iter()
+                .map(|m| (auxiliary(m, beta), m.value))
+                .collect(),
+            // The share `beta` of the baseline's noise that the blend takes out is no longer
+            // the new configuration's to carry.
+            noise_floor: b.bin.noise_floor * (1.0 - beta * beta),
+            ..b.bin
+        })
+        .collect();
+    let fitted = usize::from(shows_noise);
+    (bins, Blend { beta, fitted })
+}
+
+/// The blend `blended` fitted: `beta`, the share of an iteration's baseline noise the new
+/// configuration follows, and the parameters fitted (0 where the pairs could not show it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Blend {
+    pub beta: f64,
+    pub fitted: usize,
+}
+
 /// The projected new total and the variance parts of its interval (per bin `a_b / s_b` plus
 /// the finite-population part), already widened for Student's t; `None` without degrees of
-/// freedom or with a baseline value that is not positive.
-pub fn ratio_total(bins: &[PairedBin]) -> Option<VarianceParts> {
+/// freedom or with a baseline value that is not positive. `fitted` parameters were fitted
+/// on the same pairs (`blended`), each a degree of freedom fewer.
+pub fn ratio_total(bins: &[PairedBin], fitted: usize) -> Option<VarianceParts> {
     if bins
         .iter()
         .any(|b| b.pairs.is_empty() || b.pairs.iter().any(|p| p.0.is_nan() || p.0 <= 0.0))
@@ -86,11 +187,15 @@ pub fn ratio_total(bins: &[PairedBin]) -> Option<VarianceParts> {
         .iter()
         .map(PairedBin::residuals)
         .fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
+    let dof = dof - fitted as f64;
     if dof <= 0.0 {
         return None;
     }
     let q = squares / dof * (t95(dof) / Z95).powi(2);
-    let per_sample: Vec<f64> = bins.iter().map(|b| b.total().powi(2) * q).collect();
+    let per_sample: Vec<f64> = bins
+        .iter()
+        .map(|b| b.total().powi(2) * q.max(b.noise_floor))
+        .collect();
     let rest = -bins
         .iter()
         .zip(&per_sample)
@@ -127,8 +232,8 @@ pub fn ratio_speedup(baseline_total: f64, new: &VarianceParts) -> VarianceParts 
 /// which this keeps: the speedup is tighter than its two totals. `None` without degrees of
 /// freedom, as `ratio_total`.
 pub fn paired_ratio_speedup(baseline: &[PairedBin], new: &[PairedBin]) -> Option<VarianceParts> {
-    let base_total = ratio_total(baseline)?.value;
-    let new_total = ratio_total(new)?.value;
+    let base_total = ratio_total(baseline, 0)?.value;
+    let new_total = ratio_total(new, 0)?.value;
     if !(new_total > 0.0 && base_total > 0.0) {
         return None;
     }
@@ -179,17 +284,36 @@ pub fn paired_ratio_speedup(baseline: &[PairedBin], new: &[PairedBin]) -> Option
 /// The baseline's logged value of `metric` at every iteration the SeqPoints file names: each
 /// SeqPoint's own, its alternates' and its plan rows' (profiled and in reserve).
 pub(crate) fn known_baseline(doc: &SelectDoc, metric: &str) -> HashMap<u64, f64> {
+    known_values(doc, metric, Values::Logged)
+}
+
+/// Which of the SeqPoints file's baseline values `known_values` reads.
+#[derive(Clone, Copy)]
+enum Values {
+    Logged,
+    Expected,
+}
+
+fn known_values(doc: &SelectDoc, metric: &str, values: Values) -> HashMap<u64, f64> {
     let mut known = HashMap::new();
     for sp in &doc.seqpoints {
-        if let Some(&v) = sp.metrics.get(metric) {
+        let (own, alternates) = match values {
+            Values::Logged => (&sp.metrics, &sp.alternate_metrics),
+            Values::Expected => (&sp.expected, &sp.alternate_expected),
+        };
+        if let Some(&v) = own.get(metric) {
             known.insert(sp.iteration, v);
         }
-        if let Some(values) = sp.alternate_metrics.get(metric) {
+        if let Some(values) = alternates.get(metric) {
             known.extend(sp.alternates.iter().copied().zip(values.iter().copied()));
         }
     }
     for row in doc.plan_rows() {
-        if let Some(&v) = row.metrics.get(metric) {
+        let row_values = match values {
+            Values::Logged => &row.metrics,
+            Values::Expected => &row.expected,
+        };
+        if let Some(&v) = row_values.get(metric) {
             known.insert(row.iteration, v);
         }
     }
@@ -197,21 +321,24 @@ pub(crate) fn known_baseline(doc: &SelectDoc, metric: &str) -> HashMap<u64, f64>
 }
 
 /// Every SeqPoint's measured pairs for `metric` (measured column `m`), one per distinct
-/// iteration (repeated rows of an iteration averaged), weights scaled by `scale`; `None` when
-/// the pairs are incomplete: a SeqPoint not measured, a row that names no iteration, an
-/// iteration whose baseline value the file does not hold, or a metric the log did not time.
+/// iteration (repeated rows of an iteration averaged), weights scaled by `scale`, blended
+/// (`blended`), and the blend; `None` when the pairs are incomplete: a
+/// SeqPoint not measured, a row that names no iteration, an iteration whose baseline value
+/// the file does not hold, or a metric the log did not time.
 pub fn paired_bins(
     doc: &SelectDoc,
     metric: &str,
     measured: &Measurements,
     m: usize,
     scale: f64,
-) -> Option<Vec<PairedBin>> {
+) -> Option<(Vec<PairedBin>, Blend)> {
     if !doc.input.metrics.iter().any(|name| name == metric) {
         return None;
     }
     let known = known_baseline(doc, metric);
-    doc.seqpoints
+    let expected = known_values(doc, metric, Values::Expected);
+    let bins = doc
+        .seqpoints
         .iter()
         .zip(&measured.samples)
         .map(|(sp, samples)| {
@@ -222,19 +349,43 @@ pub fn paired_bins(
                 entry.0 += sample.values[m];
                 entry.1 += 1;
             }
-            let pairs = by_iteration
+            let points = by_iteration
                 .into_iter()
-                .map(|(it, (sum, n))| Some((*known.get(&it)?, sum / n as f64)))
+                .map(|(it, (sum, n))| {
+                    let logged = *known.get(&it)?;
+                    Some(Measured {
+                        logged,
+                        // A curve that is not positive cannot divide: the logged value can.
+                        expected: expected
+                            .get(&it)
+                            .copied()
+                            .filter(|&z| z > 0.0)
+                            .unwrap_or(logged),
+                        value: sum / n as f64,
+                    })
+                })
                 .collect::<Option<Vec<_>>>()?;
             let bin = run_bin(sp, Some(stats), scale);
-            (!pairs.is_empty()).then(|| PairedBin {
-                weight: bin.weight,
-                population: bin.population,
-                baseline_mean: bin.baseline_mean.unwrap_or(stats.mean),
-                pairs,
+            (!points.is_empty()).then(|| {
+                let bin = PairedBin {
+                    weight: bin.weight,
+                    population: bin.population,
+                    baseline_mean: bin.baseline_mean.unwrap_or(stats.mean),
+                    pairs: Vec::new(),
+                    // The new configuration is taken to be at least as noisy as the baseline
+                    // (as `select` plans it): the baseline's within-key noise, known from the
+                    // whole log, keeps a few lucky pairs from narrowing the interval below
+                    // what that noise allows, and so from ending a top-up too early.
+                    noise_floor: stats.key_cv.map_or(0.0, |cv| cv * cv),
+                };
+                MeasuredBin {
+                    bin,
+                    measured: points,
+                }
             })
         })
-        .collect()
+        .collect::<Option<Vec<_>>>()?;
+    Some(blended(bins))
 }
 
 #[cfg(test)]
@@ -247,6 +398,7 @@ mod tests {
             population: weight,
             baseline_mean: mean,
             pairs: pairs.to_vec(),
+            noise_floor: 0.0,
         }
     }
 
@@ -258,11 +410,120 @@ mod tests {
             bin(100.0, 10.0, &[(8.0, 4.0), (9.0, 4.5)]),
             bin(50.0, 20.0, &[(25.0, 12.5), (21.0, 10.5)]),
         ];
-        let parts = ratio_total(&bins).unwrap();
+        let parts = ratio_total(&bins, 0).unwrap();
         assert!((parts.value - (500.0 + 500.0)).abs() < 1e-9);
         assert!(parts.variance(&[2, 2]).abs() < 1e-9);
         let speedup = ratio_speedup(2000.0 + 0.0, &parts);
         assert!((speedup.value - 2.0).abs() < 1e-12);
+    }
+
+    fn measured(triples: &[(f64, f64, f64)]) -> Vec<Measured> {
+        triples
+            .iter()
+            .map(|&(logged, expected, value)| Measured {
+                logged,
+                expected,
+                value,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_blend_takes_the_share_of_the_baseline_noise_the_new_values_follow() {
+        // Logged values off their keys' expected ones by -1, +2, +1, -1 (baseline noise).
+        let logged = [(9.0, 10.0), (12.0, 10.0), (21.0, 20.0), (19.0, 20.0)];
+        let floor = |b: &PairedBin| PairedBin {
+            noise_floor: 0.01,
+            ..b.clone()
+        };
+        let run = |new: &dyn Fn(f64, f64) -> f64| {
+            let bins = logged
+                .chunks(2)
+                .map(|pair| {
+                    let triples: Vec<(f64, f64, f64)> =
+                        pair.iter().map(|&(x, z)| (x, z, new(x, z))).collect();
+                    MeasuredBin {
+                        bin: floor(&bin(10.0, 15.0, &[])),
+                        measured: measured(&triples),
+                    }
+                })
+                .collect();
+            blended(bins)
+        };
+        // A new configuration that follows each iteration's noise in full (half the logged
+        // time): beta = 1, the pairs are the logged ones, nothing is left over, and the floor
+        // has nothing of the baseline's noise left to carry.
+        let (bins, blend) = run(&|x, _| 0.5 * x);
+        assert_eq!(
+            blend,
+            Blend {
+                beta: 1.0,
+                fitted: 1
+            }
+        );
+        for (b, pair) in bins.iter().zip(logged.chunks(2)) {
+            assert_eq!(
+                b.pairs,
+                vec![(pair[0].0, 0.5 * pair[0].0), (pair[1].0, 0.5 * pair[1].0)]
+            );
+            assert_eq!(b.noise_floor, 0.0);
+        }
+        assert!(
+            ratio_total(&bins, blend.fitted)
+                .unwrap()
+                .variance(&[2, 2])
+                .abs()
+                < 1e-12
+        );
+        // One that follows the keys only (half the expected time): beta = 0, the pairs divide
+        // by the expected values, and the floor stands whole.
+        let (bins, blend) = run(&|_, z| 0.5 * z);
+        assert_eq!(
+            blend,
+            Blend {
+                beta: 0.0,
+                fitted: 1
+            }
+        );
+        for (b, pair) in bins.iter().zip(logged.chunks(2)) {
+            assert_eq!(
+                b.pairs,
+                vec![(pair[0].1, 0.5 * pair[0].1), (pair[1].1, 0.5 * pair[1].1)]
+            );
+            assert_eq!(b.noise_floor, 0.01);
+        }
+        // Without expected values (older files) the blend changes nothing and fits nothing.
+        let plain = logged
+            .chunks(2)
+            .map(|pair| {
+                let triples: Vec<(f64, f64, f64)> =
+                    pair.iter().map(|&(x, _)| (x, x, 0.4 * x + 1.0)).collect();
+                MeasuredBin {
+                    bin: bin(10.0, 15.0, &[]),
+                    measured: measured(&triples),
+                }
+            })
+            .collect();
+        let (bins, blend) = blended(plain);
+        assert_eq!(blend.fitted, 0);
+        assert_eq!(
+            bins[0].pairs,
+            vec![(9.0, 0.4 * 9.0 + 1.0), (12.0, 0.4 * 12.0 + 1.0)]
+        );
+    }
+
+    #[test]
+    fn the_noise_floor_bounds_each_bins_part_from_below() {
+        // Pairs with no residual at all: the variance is the floor's alone, w^2 X^2 r^2 floor
+        // (1/s - 1/N) per bin.
+        let b = PairedBin {
+            noise_floor: 0.0009,
+            ..bin(10.0, 2.0, &[(1.0, 0.5), (3.0, 1.5)])
+        };
+        let parts = ratio_total(std::slice::from_ref(&b), 0).unwrap();
+        let total = 10.0 * 2.0 * 0.5;
+        let expected = total * total * 0.0009 * (1.0 / 2.0 - 1.0 / 10.0);
+        assert!((parts.variance(&[2]) - expected).abs() < 1e-12);
     }
 
     #[test]
@@ -270,7 +531,7 @@ mod tests {
         // One bin, pairs (1, 1), (3, 2): r = 3/4, xbar = 2, residuals 1 - 3/4 = 1/4 and
         // 2 - 9/4 = -1/4, relative to r xbar = 3/2: 1/6 each; q = 2/36 over 1 dof.
         let b = bin(10.0, 2.0, &[(1.0, 1.0), (3.0, 2.0)]);
-        let parts = ratio_total(std::slice::from_ref(&b)).unwrap();
+        let parts = ratio_total(std::slice::from_ref(&b), 0).unwrap();
         let total = 10.0 * 2.0 * 0.75;
         assert!((parts.value - total).abs() < 1e-12);
         let q = 2.0 / 36.0 * (t95(1.0) / Z95).powi(2);
@@ -362,8 +623,8 @@ mod tests {
             }
             let distinct = vec![s as u64; run.len()];
             let figures = [
-                (ratio_total(&base).unwrap(), truth_b),
-                (ratio_total(&new).unwrap(), truth_n),
+                (ratio_total(&base, 0).unwrap(), truth_b),
+                (ratio_total(&new, 0).unwrap(), truth_n),
                 (paired_ratio_speedup(&base, &new).unwrap(), truth_s),
             ];
             for (held, (parts, truth)) in held.iter_mut().zip(figures) {
@@ -386,12 +647,13 @@ mod tests {
             population: weight,
             baseline_mean: mean,
             pairs,
+            noise_floor: 0.0,
         }
     }
 
     #[test]
     fn no_bin_measured_twice_gives_no_interval() {
-        assert!(ratio_total(&[bin(10.0, 2.0, &[(1.0, 1.0)])]).is_none());
-        assert!(ratio_total(&[bin(10.0, 2.0, &[(0.0, 1.0), (1.0, 1.0)])]).is_none());
+        assert!(ratio_total(&[bin(10.0, 2.0, &[(1.0, 1.0)])], 0).is_none());
+        assert!(ratio_total(&[bin(10.0, 2.0, &[(0.0, 1.0), (1.0, 1.0)])], 0).is_none());
     }
 }

@@ -8,8 +8,12 @@
 //! is still over the target, summed over the figures not yet met (relative to each figure's
 //! allowed variance). That is the greedy optimum of a separable convex allocation, the
 //! STEM/Neyman idea with sunk samples. Only iterations the SeqPoints file lists for a SeqPoint
-//! (its own, its alternates and its plan rows: iterations of its picked key, or of the bin's
-//! next-best keys) are candidates, as the design the interval describes profiles those.
+//! (its own, its plan rows, its bin's reserve and its alternates) are candidates. The reserve,
+//! seeded draws from the whole bin, comes before the alternates (the picked key's and the
+//! next-best keys' iterations): the ratio estimate divides by the baseline's curve, and draws
+//! spread over the bin keep its ratio the bin's where the speedup drifts within it, which
+//! more iterations at the pick would not (measured on the redraw example: coverage 92% -> 94%
+//! on the smooth case, 88.5% -> 91% on the stepwise one).
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -36,7 +40,7 @@ pub struct Figure {
 }
 
 /// The iterations a SeqPoint may be measured at, in the order they are taken: its own, its
-/// plan rows, its alternates (the document's order), then its bin's reserve, each once.
+/// plan rows, its bin's reserve, then its alternates (the document's order), each once.
 pub fn candidates(doc: &SelectDoc, seqpoint: usize) -> Vec<u64> {
     let sp = &doc.seqpoints[seqpoint];
     let of_this = |rows: &[crate::doc::ProfileRowDoc]| -> Vec<u64> {
@@ -51,8 +55,8 @@ pub fn candidates(doc: &SelectDoc, seqpoint: usize) -> Vec<u64> {
     let mut seen = HashSet::new();
     std::iter::once(sp.iteration)
         .chain(planned)
-        .chain(sp.alternates.iter().copied())
         .chain(reserve)
+        .chain(sp.alternates.iter().copied())
         .filter(|it| seen.insert(*it))
         .collect()
 }

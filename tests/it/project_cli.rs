@@ -189,17 +189,22 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
     let projected = metric["projected_total"].as_f64().unwrap();
     assert!((projected - total(T2)).abs() < 0.01 * total(T2));
     // The speedup by hand: the known baseline total over the ratio estimate of the new one,
-    // sum_b w_b X_b (sum y / sum x), with X_b the bin's baseline mean (its `bin_stats`), x
-    // the baseline's logged values at each SeqPoint's profiled iterations (in the file) and
-    // y the 2-thread values at the same iterations.
+    // sum_b w_b X_b (sum y / sum a), with X_b the bin's baseline mean (its `bin_stats`), a
+    // the auxiliary at each SeqPoint's profiled iterations, z + beta (x - z) from the
+    // baseline's expected value z and logged value x there (both in the file) and the blend
+    // beta the projection reports, and y the 2-thread values at the same iterations.
     assert_eq!(metric["estimate"], "ratio");
+    let beta = metric["baseline_noise_share"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&beta), "{beta}");
     let t2 = times(T2);
     let mut rows: HashMap<u64, Vec<(f64, f64)>> = HashMap::new();
     for row in doc["plan"]["profile"].as_array().unwrap() {
         let iteration = row["iteration"].as_u64().unwrap();
+        let x = row["metrics"]["time_ms"].as_f64().unwrap();
+        let z = row["expected"]["time_ms"].as_f64().unwrap();
         rows.entry(row["seqpoint"].as_u64().unwrap())
             .or_default()
-            .push((row["metrics"]["time_ms"].as_f64().unwrap(), t2[&iteration]));
+            .push((z + beta * (x - z), t2[&iteration]));
     }
     let mut new_total = 0.0;
     for sp in doc["seqpoints"].as_array().unwrap() {

@@ -168,12 +168,26 @@ fn check_shape(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
                     .iter()
                     .flatten()
                     .map(|(m, &v)| (format!("{at}.compare_metrics.{m}"), v)),
+            )
+            .chain(
+                sp.expected
+                    .iter()
+                    .map(|(m, &v)| (format!("{at}.expected.{m}"), v)),
             );
         for (field, v) in values {
             measurement(field, v)?;
         }
-        for (metric, values) in &sp.alternate_metrics {
-            let field = format!("{at}.alternate_metrics.{metric}");
+        let alternate_values = sp
+            .alternate_metrics
+            .iter()
+            .map(|(m, v)| ("alternate_metrics", m, v))
+            .chain(
+                sp.alternate_expected
+                    .iter()
+                    .map(|(m, v)| ("alternate_expected", m, v)),
+            );
+        for (name, metric, values) in alternate_values {
+            let field = format!("{at}.{name}.{metric}");
             if values.len() != sp.alternates.len() {
                 return Err(bad(
                     field,
@@ -219,6 +233,26 @@ fn check_shape(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
                             stats.count
                         ),
                     ));
+                }
+            }
+        }
+    }
+    if let Some(plan) = &doc.plan {
+        let rows = [("profile", &plan.profile), ("reserve", &plan.reserve)];
+        for (list, rows) in rows {
+            for (i, row) in rows.iter().enumerate() {
+                let at = format!("plan.{list}[{i}]");
+                let values = row
+                    .metrics
+                    .iter()
+                    .map(|(m, &v)| (format!("{at}.metrics.{m}"), v))
+                    .chain(
+                        row.expected
+                            .iter()
+                            .map(|(m, &v)| (format!("{at}.expected.{m}"), v)),
+                    );
+                for (field, v) in values {
+                    measurement(field, v)?;
                 }
             }
         }
