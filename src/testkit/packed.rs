@@ -419,6 +419,135 @@ pub fn at_count(run: &PackedRun, key: &[&str], count: u64, target_pct: f64) -> F
     Ok(outcome)
 }
 
+/// What `select RUN --key KEY --compare NEW --target-error PCT` says when the new
+/// configuration's every step is logged, against the truth, with the error taken apart: how
+/// much of it a bin's whole picked key group would still make on each configuration (the
+/// representative's bias, no sampling left in it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareOutcome {
+    /// `select`'s verdict on its target.
+    pub met: Option<bool>,
+    pub seqpoints: usize,
+    /// The plan's iterations (the totals are projected from their logged values).
+    pub iterations: u64,
+    pub new: Judged,
+    pub speedup: Judged,
+    /// The error (in % of the truth) of each bin's weight times the mean of every step of its
+    /// picked key, on the baseline and on the new configuration.
+    pub key_group_error_pct: [f64; 2],
+    /// How much more (or less, below 0) attention the bins' picked key groups hold than their
+    /// bins, weighted as the projection weighs them, in % of the run's attention.
+    pub attn_gap_pct: f64,
+    /// The sd of one step's time within its key group over its mean, pooled over the picked
+    /// keys' groups (weighted by their bins), on the baseline and on the new configuration:
+    /// the noise each configuration's measurements carry at one key.
+    pub within_key_cv_pct: [f64; 2],
+}
+
+/// `select --compare` on a packed run, the new configuration's whole log as the compare log.
+pub fn select_compare(
+    run: &PackedRun,
+    key: &[&str],
+    target_pct: f64,
+) -> Result<CompareOutcome, Box<dyn std::error::Error + Send + Sync>> {
+    let options = LoadOptions {
+        key: key.iter().map(|k| k.to_string()).collect(),
+        ..LoadOptions::default()
+    };
+    let read =
+        |name: &str, text: String| load_bytes(name, text.as_bytes(), InputFormat::Csv, &options);
+    let steps = run.doc_lens.len() as u64;
+    let mut log = crate::runlog::with_compare(
+        read("packed.csv", run.baseline_csv())?,
+        read("packed_new.csv", run.new_csv(0..steps))?,
+    )?;
+    if key == [packed::FIT_KEY] {
+        packed::apply_fit(&mut log)?;
+    }
+    let chosen = answer(&log, &super::flow::target_request(target_pct))?;
+    let doc = select_file_document(&log, &chosen.selection, chosen.plan.as_ref(), None, None);
+    let truth = run.truth();
+    let figure = |value: Option<f64>, interval: [Option<f64>; 2], truth: f64| Judged {
+        value: value.unwrap_or(f64::NAN),
+        interval: interval.map(|v| v.unwrap_or(f64::NAN)),
+        truth,
+    };
+    let new = &doc.projection[1];
+    let speedup = doc
+        .speedup
+        .as_ref()
+        .ok_or("select --compare gave no speedup")?;
+    let times = [&run.baseline_ms, &run.new_ms];
+    let key_group_error_pct = [0, 1].map(|c| {
+        let projected: f64 = chosen
+            .selection
+            .seqpoints
+            .iter()
+            .map(|sp| {
+                let group: Vec<f64> = (0..log.len())
+                    .filter(|&r| log.key(r) == sp.key.as_slice())
+                    .map(|r| round4(times[c][r]))
+                    .collect();
+                sp.weight as f64 * group.iter().sum::<f64>() / group.len() as f64
+            })
+            .sum();
+        let actual = [truth.baseline, truth.new][c];
+        100.0 * (projected - actual) / actual
+    });
+    let mean = |rows: &mut dyn Iterator<Item = usize>| {
+        let (sum, n) = rows.fold((0.0, 0.0), |(s, n), r| (s + run.attn[r] as f64, n + 1.0));
+        sum / n
+    };
+    let gap: f64 = chosen
+        .selection
+        .seqpoints
+        .iter()
+        .map(|sp| {
+            let at_key = mean(&mut (0..log.len()).filter(|&r| log.key(r) == sp.key.as_slice()));
+            let in_bin = mean(
+                &mut (0..log.len())
+                    .filter(|&r| (sp.bin_min[0]..=sp.bin_max[0]).contains(&log.key(r)[0])),
+            );
+            sp.weight as f64 * (at_key - in_bin)
+        })
+        .sum();
+    let within_key_cv_pct = [0, 1].map(|c| {
+        let (mut sum, mut weights) = (0.0, 0.0);
+        for sp in &chosen.selection.seqpoints {
+            let group: Vec<f64> = (0..log.len())
+                .filter(|&r| log.key(r) == sp.key.as_slice())
+                .map(|r| times[c][r])
+                .collect();
+            if group.len() < 2 {
+                continue;
+            }
+            let n = group.len() as f64;
+            let mean = group.iter().sum::<f64>() / n;
+            let var = group.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            sum += sp.weight as f64 * var.sqrt() / mean;
+            weights += sp.weight as f64;
+        }
+        100.0 * sum / weights
+    });
+    let attn_gap_pct = 100.0 * gap / run.attn.iter().map(|&a| a as f64).sum::<f64>();
+    Ok(CompareOutcome {
+        within_key_cv_pct,
+        attn_gap_pct,
+        met: doc.selection.target_met,
+        seqpoints: doc.seqpoints.len(),
+        iterations: doc
+            .iterations_to_profile
+            .unwrap_or(doc.seqpoints.len() as u64),
+        new: Judged {
+            value: new.projected,
+            interval: new.interval,
+            truth: truth.new,
+        },
+        speedup: figure(speedup.projected, speedup.interval, truth.speedup),
+        key_group_error_pct,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
