@@ -32,7 +32,7 @@ fn row(seed: u64, key: &str, o: &Outcome) {
     println!(
         "{seed:>4} {key:<8} {:>4} {:>5} {:>4} {:>4} {:>+8.3} {:>6.3} {:>+8.3} {:>6.3} {:>5}",
         o.seqpoints,
-        o.iterations,
+        o.iterations(),
         o.top_up,
         match o.met {
             Some(true) => "met",
@@ -65,7 +65,7 @@ impl Summary {
         self.runs += 1;
         self.met += u32::from(o.met == Some(true));
         self.held += u32::from(o.holds());
-        self.iterations += o.iterations as f64;
+        self.iterations += o.iterations() as f64;
         let error = o.new.error_pct().abs().max(o.speedup.error_pct().abs());
         self.abs_error += o.new.error_pct().abs();
         self.worst_error = self.worst_error.max(error);
@@ -188,7 +188,7 @@ fn main() -> Result<(), Error> {
         let strict = two_stage_at(&run, &["fit"], 1.0, 1.0)?;
         let rounds = until_met(&run, &["fit"], 1.0, 1.0, 4)?;
         let wide = two_stage_at(&run, &["fit"], 0.5, 1.0)?;
-        let n = wide.iterations as u64;
+        let n = wide.iterations() as u64;
         let flops = two_stage_at(&run, &["flops"], 0.5, 1.0)?;
         let tokens = at_count(&run, &["tokens"], n, 1.0)?;
         let padded = at_count(&run, &["seq_len"], n, 1.0)?;
