@@ -82,6 +82,7 @@ fn compare(seeds: u64, steps: usize) -> Result<(), Error> {
     let (mut both, mut error, mut half_width) = (0, 0.0, 0.0);
     let (mut base_group, mut new_group, mut gap) = (0.0, 0.0, 0.0);
     let (mut errors, mut cv) = (Vec::new(), [0.0; 2]);
+    let (mut base_errors, mut base_held) = (Vec::new(), 0);
     for seed in 1..=seeds {
         let run = PackedSpec {
             seed,
@@ -118,12 +119,18 @@ fn compare(seeds: u64, steps: usize) -> Result<(), Error> {
         new_group += o.key_group_error_pct[1];
         gap += o.attn_gap_pct;
         errors.push(o.new.error_pct());
+        base_errors.push(o.baseline.error_pct());
+        base_held += u32::from(o.baseline.holds());
         cv = [0, 1].map(|c| cv[c] + o.within_key_cv_pct[c]);
     }
-    let mean_error = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
-    let sd = (errors.iter().map(|e| (e - mean_error).powi(2)).sum::<f64>()
-        / (errors.len().max(2) - 1) as f64)
-        .sqrt();
+    let mean_sd = |errors: &[f64]| {
+        let mean = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
+        let var = errors.iter().map(|e| (e - mean).powi(2)).sum::<f64>()
+            / (errors.len().max(2) - 1) as f64;
+        (mean, var.sqrt())
+    };
+    let (_, sd) = mean_sd(&errors);
+    let (base_mean, base_sd) = mean_sd(&base_errors);
     let n = seeds.max(1) as f64;
     println!(
         "\nof {seeds}: said met {met}, within 1% (new total and speedup) {within}, both {both}; \
@@ -142,6 +149,10 @@ fn compare(seeds: u64, steps: usize) -> Result<(), Error> {
         1.96 * sd,
         cv[0] / n,
         cv[1] / n
+    );
+    println!(
+        "the baseline total from the same iterations: error {base_mean:+.3}% (sd {base_sd:.3}% \
+         over seeds), its interval held {base_held}"
     );
     Ok(())
 }

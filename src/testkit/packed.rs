@@ -319,6 +319,8 @@ pub struct CompareOutcome {
     pub seqpoints: usize,
     /// The plan's iterations (the totals are projected from their logged values).
     pub iterations: u64,
+    /// The baseline total projected from the plan's iterations (the log holds the truth).
+    pub baseline: Judged,
     pub new: Judged,
     pub speedup: Judged,
     /// The error (in % of the truth) of each bin's weight times the mean of every step of its
@@ -361,7 +363,7 @@ pub fn select_compare(
         interval: interval.map(|v| v.unwrap_or(f64::NAN)),
         actual,
     };
-    let new = &doc.projection[1];
+    let [base, new] = [&doc.projection[0], &doc.projection[1]];
     let speedup = doc
         .speedup
         .as_ref()
@@ -427,6 +429,11 @@ pub fn select_compare(
         iterations: doc
             .iterations_to_profile
             .unwrap_or(doc.seqpoints.len() as u64),
+        baseline: Judged {
+            value: base.projected,
+            interval: base.interval,
+            actual: truth.baseline,
+        },
         new: Judged {
             value: new.projected,
             interval: new.interval,
