@@ -283,6 +283,25 @@ impl RunArgs {
         if self.key.iter().any(String::is_empty) {
             bail!("--key: an empty column name; expected --key COL or --key COL1,COL2");
         }
+        // The model's shape only counts FLOPs: with any other key it would be read and
+        // silently do nothing, so the user could believe the key was costed by it.
+        let flops = seqpoint::runlog::packed::FLOPS_KEY;
+        if self.model.is_some()
+            && !self
+                .key
+                .iter()
+                .any(|k| k.trim().eq_ignore_ascii_case(flops))
+        {
+            return Err(MODEL
+                .error(
+                    "",
+                    "the model's shape is used only to count a step's FLOPs for the key \
+                     flops, which is not the key here"
+                        .to_string(),
+                )
+                .instead(&KEY, flops)
+                .into());
+        }
         Ok(())
     }
 }

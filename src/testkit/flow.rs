@@ -13,7 +13,7 @@ use crate::output::json::select_file_document;
 use crate::project::document::{project_measurements, ProjectOptions};
 use crate::project::paired::project_paired;
 use crate::runlog::measured::{Identified, Measurements, Sample};
-use crate::runlog::{load_run_bytes, InputFormat, LoadOptions};
+use crate::runlog::{load_run_bytes, InputFormat, LoadOptions, RunLog};
 use crate::select::plan::PlanAsk;
 use crate::select::{answer, BinCount, SelectOptions, SelectRequest};
 use crate::stats::compensated_sum;
@@ -68,6 +68,8 @@ impl Judged {
 /// What the flow ended with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlowOutcome {
+    /// SeqPoints the selection chose.
+    pub seqpoints: usize,
     /// Iterations the first measurements took (the select plan's list).
     pub first: usize,
     /// Iterations the top-ups added, over every round.
@@ -89,6 +91,22 @@ impl FlowOutcome {
     pub fn iterations(&self) -> usize {
         self.first + self.top_up
     }
+
+    /// Every projected figure's interval holds its truth.
+    pub fn holds(&self) -> bool {
+        self.baseline.as_ref().is_none_or(Judged::holds) && self.new.holds() && self.speedup.holds()
+    }
+}
+
+/// The flow on a log already read: what it measures (each iteration's time on either
+/// configuration, the truth) and what it asks.
+pub struct FlowOn<'a> {
+    pub baseline: &'a [f64],
+    pub new: &'a [f64],
+    pub logged: Logged,
+    pub request: &'a SelectRequest,
+    pub target_pct: Option<f64>,
+    pub max_rounds: u32,
 }
 
 /// What `select --target-error PCT` asks: the cheapest plan whose intervals meet it.
@@ -119,7 +137,8 @@ pub fn log_csv(lengths: &[u32], times: Option<&[f64]>) -> String {
     }
 }
 
-/// Run the flow once. Errors are the library's own (a refused selection or projection).
+/// Run the flow once on the run's `seq_len` log (timed or lengths only, as `run.logged`
+/// says). Errors are the library's own (a refused selection or projection).
 pub fn run_flow(run: &FlowRun) -> anyhow::Result<FlowOutcome> {
     let timed = run.logged == Logged::Timed;
     let text = log_csv(run.lengths, timed.then_some(run.baseline));
@@ -129,8 +148,25 @@ pub fn run_flow(run: &FlowRun) -> anyhow::Result<FlowOutcome> {
         InputFormat::Csv,
         &LoadOptions::default(),
     )?;
-    let answer = answer(&log, &run.request)?;
-    let doc = select_file_document(&log, &answer.selection, answer.plan.as_ref(), None, None);
+    run_flow_on(
+        &log,
+        &FlowOn {
+            baseline: run.baseline,
+            new: run.new,
+            logged: run.logged,
+            request: &run.request,
+            target_pct: run.target_pct,
+            max_rounds: run.max_rounds,
+        },
+    )
+}
+
+/// Run the flow once on `log` (read with any key; its rows are the iterations of
+/// `run.baseline` and `run.new`): select, measure the listed iterations, project, top up.
+pub fn run_flow_on(log: &RunLog, run: &FlowOn) -> anyhow::Result<FlowOutcome> {
+    let timed = run.logged == Logged::Timed;
+    let answer = answer(log, run.request)?;
+    let doc = select_file_document(log, &answer.selection, answer.plan.as_ref(), None, None);
     let index: HashMap<usize, usize> = doc
         .seqpoints
         .iter()
@@ -171,6 +207,7 @@ pub fn run_flow(run: &FlowRun) -> anyhow::Result<FlowOutcome> {
     let baseline_actual = compensated_sum(run.baseline.iter().copied());
     let new_actual = compensated_sum(run.new.iter().copied());
     Ok(FlowOutcome {
+        seqpoints: doc.seqpoints.len(),
         first,
         top_up: listed.len() - first,
         rounds,
@@ -203,7 +240,7 @@ fn baseline_judged(metric: &MetricProjection, actual: f64) -> Judged {
 fn project(
     doc: &SelectDoc,
     listed: &[(usize, u64)],
-    run: &FlowRun,
+    run: &FlowOn,
     options: &ProjectOptions,
 ) -> anyhow::Result<ProjectionReport> {
     let new = measurements(doc, listed, run.new, "new.csv");

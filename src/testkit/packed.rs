@@ -6,18 +6,14 @@
 //!
 //! [`two_stage`] runs the flow a user runs on such a log (select on the baseline, measure the
 //! listed iterations on the new configuration, project with a target and measure the top-up,
-//! project again) through the library's own entry points, and [`at_count`] the same count of
+//! project again) through `testkit::flow::run_flow_on`, and [`at_count`] the same count of
 //! iterations chosen on another key, so keys can be compared at equal cost.
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::doc::{MetricProjection, SelectDoc};
+use super::flow::{run_flow_on, target_request, FlowOn, FlowOutcome, Judged, Logged};
 use crate::output::json::select_file_document;
-use crate::project::document::project_measurements;
-use crate::project::merge::merge_measurements;
-use crate::project::request::ProjectOptions;
-use crate::runlog::measured::{parse_measured, MeasuredOptions};
 use crate::runlog::packed::ModelShape;
 use crate::runlog::{load_bytes, packed, InputFormat, LoadOptions, RunLog};
 use crate::select::plan::PlanAsk;
@@ -232,100 +228,39 @@ pub struct Truth {
     pub speedup: f64,
 }
 
-/// One figure projected, its 95% interval and its signed error against the truth.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Judged {
-    pub value: f64,
-    pub interval: [f64; 2],
-    pub truth: f64,
-}
-
-impl Judged {
-    pub fn error_pct(&self) -> f64 {
-        100.0 * (self.value - self.truth) / self.truth
-    }
-
-    pub fn half_width_pct(&self) -> f64 {
-        100.0 * (self.interval[1] - self.interval[0]) / 2.0 / self.value
-    }
-
-    /// The interval holds the truth; a figure known exactly (the baseline total, summed
-    /// from the log) holds it to rounding.
-    pub fn holds(&self) -> bool {
-        let slack = 1e-9 * self.truth.abs();
-        self.interval[0] - slack <= self.truth && self.truth <= self.interval[1] + slack
-    }
-}
-
-/// What a flow ended with: iterations measured on the new configuration, the three figures
-/// against the truth, and whether `project --target-error` called the target met.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    pub seqpoints: usize,
-    pub iterations: usize,
-    /// Of `iterations`, those `project --target-error` listed as the top-up.
-    pub top_up: usize,
-    pub baseline: Judged,
-    pub new: Judged,
-    pub speedup: Judged,
-    pub met: Option<bool>,
-}
-
-impl Outcome {
-    /// Every interval holds its truth.
-    pub fn holds(&self) -> bool {
-        self.baseline.holds() && self.new.holds() && self.speedup.holds()
-    }
-}
-
-fn judged(metric: &MetricProjection, truth: Truth) -> Outcome {
-    let baseline = metric.baseline_total.unwrap_or(f64::NAN);
-    Outcome {
-        seqpoints: 0,
-        iterations: 0,
-        top_up: 0,
-        baseline: Judged {
-            value: baseline,
-            interval: metric.baseline_interval.unwrap_or([baseline, baseline]),
-            truth: truth.baseline,
-        },
-        new: Judged {
-            value: metric.projected_total,
-            interval: metric.interval,
-            truth: truth.new,
-        },
-        speedup: Judged {
-            value: metric.speedup.unwrap_or(f64::NAN),
-            interval: metric.speedup_interval.unwrap_or([f64::NAN; 2]),
-            truth: truth.speedup,
-        },
-        met: None,
-    }
-}
+/// A flow's outcome on a packed run: `testkit::flow`'s, each figure judged against the truth.
+pub type Outcome = FlowOutcome;
 
 type FlowResult = Result<Outcome, Box<dyn std::error::Error + Send + Sync>>;
 
-/// The iterations a SeqPoints file asks to profile: its plan's, else each SeqPoint's own.
-fn listed(doc: &SelectDoc) -> Vec<u64> {
-    match &doc.plan {
-        Some(plan) => plan.profile.iter().map(|r| r.iteration).collect(),
-        None => doc.seqpoints.iter().map(|sp| sp.iteration).collect(),
+impl PackedRun {
+    /// Each step's time on the baseline and on the new configuration as the logs hold them
+    /// (4 decimals), so a measurement is what a profiler's log of that step would read.
+    fn logged_times(&self) -> (Vec<f64>, Vec<f64>) {
+        let logged = |times: &[f64]| times.iter().map(|&t| round4(t)).collect();
+        (logged(&self.baseline_ms), logged(&self.new_ms))
     }
-}
 
-fn measure(
-    run: &PackedRun,
-    doc: &SelectDoc,
-    name: &str,
-    iterations: &[u64],
-) -> Result<crate::runlog::measured::Measurements, crate::runlog::LoadError> {
-    parse_measured(
-        name,
-        run.new_csv(iterations.iter().copied()).as_bytes(),
-        InputFormat::Csv,
-        doc,
-        &MeasuredOptions::default(),
-    )
+    /// `testkit::flow`'s timed flow on this run's log read with `key`.
+    fn flow(
+        &self,
+        key: &[&str],
+        request: &SelectRequest,
+        target_pct: Option<f64>,
+        rounds: u32,
+    ) -> FlowResult {
+        let log = self.load(key)?;
+        let (baseline, new) = self.logged_times();
+        let flow = FlowOn {
+            baseline: &baseline,
+            new: &new,
+            logged: Logged::Timed,
+            request,
+            target_pct,
+            max_rounds: rounds,
+        };
+        Ok(run_flow_on(&log, &flow)?)
+    }
 }
 
 /// `select RUN --key KEY --target-error PCT`, the listed iterations measured on the new
@@ -350,50 +285,12 @@ pub fn until_met(
     target_pct: f64,
     rounds: u32,
 ) -> FlowResult {
-    let log = run.load(key)?;
-    let options = SelectOptions {
-        bins: crate::select::BinCount::Target(select_pct),
-        error_curve: false,
-        ..SelectOptions::default()
-    };
-    let request = SelectRequest::asked(options, PlanAsk::default(), select_pct);
-    let chosen = answer(&log, &request)?;
-    let doc = select_file_document(&log, &chosen.selection, chosen.plan.as_ref(), None, None);
-    let first_list = listed(&doc);
-    let first = measure(run, &doc, "first.csv", &first_list)?;
-    let options = ProjectOptions {
-        target_error_pct: Some(target_pct),
-        ..ProjectOptions::default()
-    };
-    let mut files = vec![first];
-    let mut top_up = 0;
-    let mut report = project_measurements("seqpoints.json", &doc, &files[0], &options)?;
-    for round in 0..rounds {
-        let next: Vec<u64> = report
-            .target
-            .as_ref()
-            .map(|t| t.top_up.iter().map(|r| r.iteration).collect())
-            .unwrap_or_default();
-        if next.is_empty() {
-            break;
-        }
-        top_up += next.len();
-        files.push(measure(run, &doc, &format!("top_up{round}.csv"), &next)?);
-        let all = merge_measurements(files.clone())?;
-        report = project_measurements("seqpoints.json", &doc, &all, &options)?;
-    }
-    let mut outcome = judged(&report.metrics[0], run.truth());
-    outcome.seqpoints = doc.seqpoints.len();
-    outcome.iterations = first_list.len() + top_up;
-    outcome.top_up = top_up;
-    outcome.met = report.target.as_ref().map(|t| t.met);
-    Ok(outcome)
+    run.flow(key, &target_request(select_pct), Some(target_pct), rounds)
 }
 
 /// `select RUN --key KEY --budget N` (N iterations to profile, Neyman-allocated over the bins
 /// `--target-error PCT` chooses), measured on the new configuration and projected.
 pub fn at_count(run: &PackedRun, key: &[&str], count: u64, target_pct: f64) -> FlowResult {
-    let log = run.load(key)?;
     let options = SelectOptions {
         bins: crate::select::BinCount::Target(target_pct),
         error_curve: false,
@@ -403,20 +300,148 @@ pub fn at_count(run: &PackedRun, key: &[&str], count: u64, target_pct: f64) -> F
         budget: Some(count),
         ..PlanAsk::default()
     };
-    let chosen = answer(&log, &SelectRequest::asked(options, ask, target_pct))?;
-    let doc = select_file_document(&log, &chosen.selection, chosen.plan.as_ref(), None, None);
-    let list = listed(&doc);
-    let measured = measure(run, &doc, "measured.csv", &list)?;
-    let report = project_measurements(
-        "seqpoints.json",
-        &doc,
-        &measured,
-        &ProjectOptions::default(),
+    run.flow(
+        key,
+        &SelectRequest::asked(options, ask, target_pct),
+        None,
+        0,
+    )
+}
+
+/// What `select RUN --key KEY --compare NEW --target-error PCT` says when the new
+/// configuration's every step is logged, against the truth, with the error taken apart: how
+/// much of it a bin's whole picked key group would still make on each configuration (the
+/// representative's bias, no sampling left in it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareOutcome {
+    /// `select`'s verdict on its target.
+    pub met: Option<bool>,
+    pub seqpoints: usize,
+    /// The plan's iterations (the totals are projected from their logged values).
+    pub iterations: u64,
+    /// The baseline total projected from the plan's iterations (the log holds the truth).
+    pub baseline: Judged,
+    pub new: Judged,
+    pub speedup: Judged,
+    /// The error (in % of the truth) of each bin's weight times the mean of every step of its
+    /// picked key, on the baseline and on the new configuration.
+    pub key_group_error_pct: [f64; 2],
+    /// How much more (or less, below 0) attention the bins' picked key groups hold than their
+    /// bins, weighted as the projection weighs them, in % of the run's attention.
+    pub attn_gap_pct: f64,
+    /// The sd of one step's time within its key group over its mean, pooled over the picked
+    /// keys' groups (weighted by their bins), on the baseline and on the new configuration:
+    /// the noise each configuration's measurements carry at one key.
+    pub within_key_cv_pct: [f64; 2],
+}
+
+/// `select --compare` on a packed run, the new configuration's whole log as the compare log.
+pub fn select_compare(
+    run: &PackedRun,
+    key: &[&str],
+    target_pct: f64,
+) -> Result<CompareOutcome, Box<dyn std::error::Error + Send + Sync>> {
+    let options = LoadOptions {
+        key: key.iter().map(|k| k.to_string()).collect(),
+        ..LoadOptions::default()
+    };
+    let read =
+        |name: &str, text: String| load_bytes(name, text.as_bytes(), InputFormat::Csv, &options);
+    let steps = run.doc_lens.len() as u64;
+    let mut log = crate::runlog::with_compare(
+        read("packed.csv", run.baseline_csv())?,
+        read("packed_new.csv", run.new_csv(0..steps))?,
     )?;
-    let mut outcome = judged(&report.metrics[0], run.truth());
-    outcome.seqpoints = doc.seqpoints.len();
-    outcome.iterations = list.len();
-    Ok(outcome)
+    if key == [packed::FIT_KEY] {
+        packed::apply_fit(&mut log)?;
+    }
+    let chosen = answer(&log, &target_request(target_pct))?;
+    let doc = select_file_document(&log, &chosen.selection, chosen.plan.as_ref(), None, None);
+    let truth = run.truth();
+    let figure = |value: Option<f64>, interval: [Option<f64>; 2], actual: f64| Judged {
+        value: value.unwrap_or(f64::NAN),
+        interval: interval.map(|v| v.unwrap_or(f64::NAN)),
+        actual,
+    };
+    let [base, new] = [&doc.projection[0], &doc.projection[1]];
+    let speedup = doc
+        .speedup
+        .as_ref()
+        .ok_or("select --compare gave no speedup")?;
+    let times = [&run.baseline_ms, &run.new_ms];
+    let key_group_error_pct = [0, 1].map(|c| {
+        let projected: f64 = chosen
+            .selection
+            .seqpoints
+            .iter()
+            .map(|sp| {
+                let group: Vec<f64> = (0..log.len())
+                    .filter(|&r| log.key(r) == sp.key.as_slice())
+                    .map(|r| round4(times[c][r]))
+                    .collect();
+                sp.weight as f64 * group.iter().sum::<f64>() / group.len() as f64
+            })
+            .sum();
+        let actual = [truth.baseline, truth.new][c];
+        100.0 * (projected - actual) / actual
+    });
+    let mean = |rows: &mut dyn Iterator<Item = usize>| {
+        let (sum, n) = rows.fold((0.0, 0.0), |(s, n), r| (s + run.attn[r] as f64, n + 1.0));
+        sum / n
+    };
+    let gap: f64 = chosen
+        .selection
+        .seqpoints
+        .iter()
+        .map(|sp| {
+            let at_key = mean(&mut (0..log.len()).filter(|&r| log.key(r) == sp.key.as_slice()));
+            let in_bin = mean(
+                &mut (0..log.len())
+                    .filter(|&r| (sp.bin_min[0]..=sp.bin_max[0]).contains(&log.key(r)[0])),
+            );
+            sp.weight as f64 * (at_key - in_bin)
+        })
+        .sum();
+    let within_key_cv_pct = [0, 1].map(|c| {
+        let (mut sum, mut weights) = (0.0, 0.0);
+        for sp in &chosen.selection.seqpoints {
+            let group: Vec<f64> = (0..log.len())
+                .filter(|&r| log.key(r) == sp.key.as_slice())
+                .map(|r| times[c][r])
+                .collect();
+            if group.len() < 2 {
+                continue;
+            }
+            let n = group.len() as f64;
+            let mean = group.iter().sum::<f64>() / n;
+            let var = group.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1.0);
+            sum += sp.weight as f64 * var.sqrt() / mean;
+            weights += sp.weight as f64;
+        }
+        100.0 * sum / weights
+    });
+    let attn_gap_pct = 100.0 * gap / run.attn.iter().map(|&a| a as f64).sum::<f64>();
+    Ok(CompareOutcome {
+        within_key_cv_pct,
+        attn_gap_pct,
+        met: doc.selection.target_met,
+        seqpoints: doc.seqpoints.len(),
+        iterations: doc
+            .iterations_to_profile
+            .unwrap_or(doc.seqpoints.len() as u64),
+        baseline: Judged {
+            value: base.projected,
+            interval: base.interval,
+            actual: truth.baseline,
+        },
+        new: Judged {
+            value: new.projected,
+            interval: new.interval,
+            actual: truth.new,
+        },
+        speedup: figure(speedup.projected, speedup.interval, truth.speedup),
+        key_group_error_pct,
+    })
 }
 
 #[cfg(test)]
@@ -453,6 +478,27 @@ mod tests {
         assert_eq!(spec.generate(), run);
         let other = PackedSpec { seed: 2, ..spec }.generate();
         assert_ne!(other.doc_lens, run.doc_lens);
+    }
+
+    #[test]
+    fn at_one_fit_key_the_new_configuration_varies_more_than_the_baseline() {
+        // The fit is made on the baseline, whose time at one key varies by its 3% noise and
+        // the quantisation; the new configuration's also by the share of attention, which
+        // it speeds up and the key does not see (2.97% against 4.81% over seeds 1-120).
+        let run = PackedSpec {
+            steps: 5_000,
+            ..PackedSpec::default()
+        }
+        .generate();
+        let o = select_compare(&run, &["fit"], 1.0).unwrap();
+        let [base, new] = o.within_key_cv_pct;
+        assert!((2.5..3.6).contains(&base), "{o:?}");
+        assert!(new > base + 1.0, "{o:?}");
+        // Both totals are the runs' own: the baseline's from the log, the new one's from the
+        // compare log, each projected from the plan's iterations.
+        assert_eq!(o.baseline.actual, run.truth().baseline);
+        assert_eq!(o.new.actual, run.truth().new);
+        assert!(o.iterations >= o.seqpoints as u64, "{o:?}");
     }
 
     #[test]

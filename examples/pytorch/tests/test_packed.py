@@ -58,3 +58,43 @@ def test_ranks_documents_make_the_jobs_step():
     assert (merged["seq_len"], merged["batch_size"]) == (8, 3)
     with pytest.raises(ValueError, match="rank 1: doc_lens"):
         seqpoint_log.merge_rank_rows([{"doc_lens": [3]}, {"doc_lens": [0]}])
+
+
+def _packed_train():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parent.parent / "packed_train.py"
+    spec = importlib.util.spec_from_file_location("packed_train", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_packed_rows_keep_documents_whole_within_the_budget():
+    packed_train = _packed_train()
+    text = bytes(range(256)) * 1000  # more than 50 rows take: no wrapping round
+    rows = packed_train.packed_rows(text, 50, seed=3)
+    assert len(rows) == 50
+    for (row, lens), (_, following) in zip(rows, rows[1:]):
+        assert len(row) == sum(lens) <= packed_train.BUDGET and all(n >= 1 for n in lens)
+        # Greedy, in order: the next row's first document did not fit in this one.
+        assert sum(lens) + following[0] > packed_train.BUDGET
+    # The documents are the text cut in order: the rows joined are its start.
+    joined = b"".join(row for row, _ in rows)
+    assert joined == text[:len(joined)]
+
+
+def test_the_packed_run_logs_both_configurations_with_doc_lens(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    packed_train = _packed_train()
+    monkeypatch.setattr("sys.argv", ["packed_train.py", "--out", str(tmp_path), "--steps", "2"])
+    packed_train.main()
+    logs = {}
+    for name in ("written", "fused"):
+        logs[name] = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
+    assert [r["iteration"] for r in logs["written"]] == [0, 1]
+    # The same rows in both, each row's documents within the budget, each step timed.
+    for a, b in zip(logs["written"], logs["fused"]):
+        assert a["doc_lens"] == b["doc_lens"] and sum(a["doc_lens"]) <= a["seq_len"] == 2048
+        assert a["time_ms"] > 0 and b["time_ms"] > 0
