@@ -324,6 +324,12 @@ pub struct App<'a> {
     pub auto_then: isize,
     /// The id of the new session being built off the UI thread (a restart), if any.
     pub building: Option<u64>,
+    /// The session options asked for and not yet in force (their session is being built):
+    /// the next `:` command changes these, so that commands typed while a large run is
+    /// grouped again add up instead of the later one dropping the earlier.
+    pub asked: Option<Options>,
+    /// How far reading the log again (`:metric`) has got, while it runs.
+    pub reading: Option<crate::runlog::LoadProgress>,
     /// The `:` lines entered, the latest last (Up/Down on the `:` line recall them).
     pub commands: Vec<String>,
     /// The last search that found something: what `n` / `N` step through.
@@ -364,6 +370,8 @@ impl<'a> App<'a> {
             fallback: None,
             reverting: false,
             building: None,
+            asked: None,
+            reading: None,
             auto_then: 0,
             commands: Vec::new(),
             search: None,
@@ -407,8 +415,17 @@ impl<'a> App<'a> {
         shared
     }
 
-    /// The session options in force: what `u` goes back to after a restart.
+    /// The session options in force, or those asked for while their session is built: what
+    /// the next `:` command changes, and what `u` goes back to after it.
     pub fn options_now(&self) -> Options {
+        match &self.asked {
+            Some(asked) => asked.clone(),
+            None => self.options_in_force(),
+        }
+    }
+
+    /// The options the session in force was made with.
+    pub fn options_in_force(&self) -> Options {
         Options {
             base: self.session.base.clone(),
             ask: self.session.ask,

@@ -56,6 +56,8 @@ fn prompt_line(app: &App) -> Option<String> {
 /// What the session itself refuses (a method its key cannot use, a K beyond its keys).
 fn check_command(app: &App, command: &Command) -> Result<(), String> {
     let session = app.session;
+    // The exclusions and strata of the options asked for last (a session may be building).
+    let asked = app.options_now().base;
     match command {
         Command::Method(m) if !session.methods().contains(m) => Err(format!(
             ":method {}: needs a one-length key; this run has {}",
@@ -77,8 +79,8 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
             // left with nothing to pick) is the new session's work, on a worker, and its
             // refusal reopens this line with the reason.
             let options = crate::select::SelectOptions {
-                exclude: session.base.exclude.with(*range),
-                ..session.base.clone()
+                exclude: asked.exclude.with(*range),
+                ..asked.clone()
             };
             crate::select::check_options(&session.log, &options)
                 .and_then(|()| {
@@ -109,7 +111,7 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
         Command::Strata(s) => {
             // The strata's rows (an epoch column, phases within the run) here; their key
             // groups are the new session's work, on a worker (see `:exclude`).
-            crate::select::kept_strata_rows(&session.log, *s, &session.base.exclude)
+            crate::select::kept_strata_rows(&session.log, *s, &asked.exclude)
                 .map(|_| ())
                 .map_err(|e| match e {
                     SelectError::Option(_) => e.worded(Surface::Explorer),
@@ -123,8 +125,10 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
 /// Apply a parsed command: a setting changes here; an option fixed for the session asks the
 /// run loop to start the session again with it.
 pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'a>> {
-    let mut base = app.session.base.clone();
-    let mut ask = app.session.ask;
+    // Over the options asked for last: those of a session still being built count.
+    let asked = app.options_now();
+    let mut base = asked.base;
+    let mut ask = asked.ask;
     match command {
         Command::K(k) => return set_k(app, k, k > app.settings.k),
         Command::Target(pct) => {
@@ -175,7 +179,7 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
         Command::Warmup(n) => base.warmup = n,
         Command::Seed(n) => base.seed = n,
         Command::Metric(name) => {
-            let mut load = app.session.load.clone();
+            let mut load = asked.load;
             load.metrics = vec![name];
             app.reload = Some(load);
         }

@@ -111,14 +111,10 @@ pub fn run(session: Session) -> io::Result<Ended> {
             }
             let id = app.next_job_id();
             app.building = Some(id);
-            build_session(
-                Arc::clone(&owner),
-                app.reload.take(),
-                base,
-                ask,
-                id,
-                &sender,
-            );
+            let reload = app.reload.take();
+            let reading = reload.as_ref().map(|_| crate::runlog::LoadProgress::new());
+            app.reading = reading.clone();
+            build_session(Arc::clone(&owner), reload, reading, base, ask, id, &sender);
             dirty = true;
         }
         if let Some(e) = effect.take() {
@@ -130,7 +126,7 @@ pub fn run(session: Session) -> io::Result<Ended> {
         if let Some(built) = received.session {
             // The new session replaces the old: once the old one's workers have stopped (they
             // are cancelled), nothing holds it and its memory goes.
-            let previous = app.options_now();
+            let previous = app.options_in_force();
             let next_owner = Arc::new(built);
             let mut fresh = App::new(lend(&next_owner), app.colour);
             fresh.carry_from(&app);
@@ -139,11 +135,15 @@ pub fn run(session: Session) -> io::Result<Ended> {
                 pending.cancel();
             }
             drop(next);
-            // Everything lent from the old session goes before the old session does.
-            app = fresh;
-            (sender, receiver) = outbox(&next_owner);
-            owner = next_owner;
-            give_back_freed_memory();
+            let (new_sender, new_receiver) = outbox(&next_owner);
+            // The old session goes on another thread: freeing a run's rows (after `:metric`,
+            // 60 ms for 10M rows) and handing the pages back would otherwise hold the keys.
+            bury(Buried {
+                _app: std::mem::replace(&mut app, fresh),
+                _receiver: std::mem::replace(&mut receiver, new_receiver),
+                _sender: std::mem::replace(&mut sender, new_sender),
+                _owner: std::mem::replace(&mut owner, next_owner),
+            });
             effect = update::recompute(&mut app);
             dirty = true;
             continue;
@@ -174,6 +174,8 @@ pub fn run(session: Session) -> io::Result<Ended> {
             guard.screen.clear()?;
             dirty = true;
         }
+        // The log read again (`:metric`) shows how far it has got, a frame a tick.
+        dirty |= app.reading.is_some();
         if dirty {
             guard.screen.draw(|frame| ui::draw(frame, &mut app))?;
             dirty = false;
@@ -221,6 +223,28 @@ fn last_size(
         }
     }
     Ok((size, None))
+}
+
+/// What a restart leaves of the old session, dropped in this order (field order): the state
+/// and the messages borrowing the session before the session itself.
+struct Buried {
+    _app: App<'static>,
+    _receiver: Receiver<Sent>,
+    _sender: Outbox,
+    _owner: Arc<Session>,
+}
+
+/// Drop what is no longer needed off the UI thread, then give the freed memory back. A
+/// session's rows take tens of milliseconds to free on a 10M-row run; with no thread to be
+/// had, they are freed here.
+fn bury<T: Send + 'static>(dead: T) {
+    // When no thread can be had, `spawn` drops the closure, and so what it holds, here.
+    let _ = std::thread::Builder::new()
+        .name(WORKER_THREAD.into())
+        .spawn(move || {
+            drop(dead);
+            give_back_freed_memory();
+        });
 }
 
 /// Hand the memory freed by old sessions back to the system. The allocator keeps freed
@@ -285,6 +309,7 @@ fn outbox(owner: &Arc<Session>) -> (Outbox, Receiver<Sent>) {
 fn build_session(
     old: Arc<Session>,
     reload: Option<crate::runlog::LoadOptions>,
+    reading: Option<crate::runlog::LoadProgress>,
     base: crate::select::SelectOptions,
     ask: crate::select::plan::PlanAsk,
     id: u64,
@@ -293,7 +318,7 @@ fn build_session(
     let out = outbox.clone();
     let work = move || {
         let made = caught(|| match reload {
-            Some(load) => old.reloaded(load, base, ask),
+            Some(load) => old.reloaded(load, base, ask, &reading.unwrap_or_default()),
             None => old
                 .with_options(base, ask)
                 .map_err(|e| e.worded(crate::options::Surface::Explorer)),
@@ -447,9 +472,12 @@ fn receive(
             Message::Filled => {}
             Message::Built { id, next: built } => {
                 if app.building != Some(id) {
+                    // Superseded by newer options while it was built: freed elsewhere.
+                    bury(built);
                     continue;
                 }
                 app.building = None;
+                app.reading = None;
                 match *built {
                     Ok(session) => {
                         // The swap happens in the run loop; what else came is the old session's.

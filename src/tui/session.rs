@@ -130,13 +130,16 @@ impl Session {
 
     /// The run read again with other load options (`:metric NAME`), then these options.
     /// Errors read as the command line's would (a missing column is named with the file's).
+    /// How far it has got is told through `progress` (the footer's bar).
     pub fn reloaded(
         &self,
         load: LoadOptions,
         base: SelectOptions,
         ask: PlanAsk,
+        progress: &crate::runlog::LoadProgress,
     ) -> Result<Session, String> {
-        let log = crate::runlog::load_run(&self.run, &load).map_err(|e| e.to_string())?;
+        let log = crate::runlog::load_run_with_progress(&self.run, &load, progress)
+            .map_err(|e| e.to_string())?;
         Session::new(self.run.clone(), load, log, base)
             .map(|s| s.asking(ask))
             .map_err(|e| e.worded(crate::options::Surface::Explorer))

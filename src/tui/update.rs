@@ -48,6 +48,11 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
             }
         };
     }
+    if action == Action::Back && app.building.is_some() && app.view == View::Overview {
+        // Esc while new session options are built: back to the session in force (this is
+        // an undo of its own, not a change to undo).
+        return super::recompute::cancel_restart(app);
+    }
     let before = app.settings;
     let options = app.options_now();
     let effect = apply(app, action);

@@ -302,3 +302,75 @@ fn the_details_medians_are_worked_out_after_the_first_result_not_on_opening_one(
     let _app = started(&session);
     assert!(groups.iter().all(|g| g.has_medians(0, 0)));
 }
+
+/// What the run loop does when it takes a restart: the new session is now being built.
+fn building(app: &mut App, id: u64) -> (SelectOptions, PlanAsk) {
+    let taken = app.restart.take().expect("a restart");
+    app.building = Some(id);
+    taken
+}
+
+#[test]
+fn commands_typed_while_a_session_is_built_add_up() {
+    let session = sample_session(fixed(6));
+    let mut app = started(&session);
+    command(&mut app, "seed 9");
+    building(&mut app, 1);
+    // Typed before the seed's session lands: it keeps the seed asked for.
+    command(&mut app, "samples 2");
+    let (base, ask) = building(&mut app, 2);
+    assert_eq!((base.seed, base.samples, ask.samples), (9, 2, Some(2)));
+    command(&mut app, "metric energy_j");
+    assert_eq!(app.reload.as_ref().unwrap().metrics, ["energy_j"]);
+    let (base, _) = building(&mut app, 3);
+    assert_eq!((base.seed, base.samples), (9, 2));
+    // And a command after `:metric` still reads the log again with its metric.
+    command(&mut app, "warmup 3");
+    assert_eq!(app.reload.as_ref().unwrap().metrics, ["energy_j"]);
+    let (base, _) = building(&mut app, 4);
+    assert_eq!((base.seed, base.warmup), (9, 3));
+    // `u` steps back one command, to the options asked before it (not the session's).
+    seqpoint::tui::press(&mut app, crate::common::ch('u'));
+    let (base, _) = app.restart.clone().expect("a restart back");
+    assert_eq!((base.seed, base.samples, base.warmup), (9, 2, 0));
+}
+
+#[test]
+fn esc_while_a_session_is_built_keeps_the_options_in_force() {
+    let session = sample_session(fixed(6));
+    let mut app = started(&session);
+    command(&mut app, "seed 9");
+    building(&mut app, 1);
+    command(&mut app, "samples 2");
+    building(&mut app, 2);
+    seqpoint::tui::press(
+        &mut app,
+        crate::common::key(ratatui::crossterm::event::KeyCode::Esc),
+    );
+    assert_eq!(app.building, None);
+    assert!(
+        app.restart.is_none() && app.history.is_empty(),
+        "{:?}",
+        app.history
+    );
+    assert_eq!(app.options_now().base.seed, session.base.seed);
+    assert!(app.status.as_ref().unwrap().text.contains("cancelled"));
+    // The session in force gets its result back (the restart had cancelled its job).
+    assert!(app.current().is_some() || app.pending.is_some());
+}
+
+#[test]
+fn a_refused_restart_keeps_the_options_typed_before_it() {
+    let session = sample_session(fixed(6));
+    let mut app = started(&session);
+    command(&mut app, "seed 9");
+    building(&mut app, 1);
+    command(&mut app, "metric no_such_column");
+    building(&mut app, 2);
+    seqpoint::tui::update::refused_restart(&mut app, "no column no_such_column".into());
+    // The seed's session is built again, without the refused metric.
+    let (base, _) = app.restart.clone().expect("the seed's session again");
+    assert_eq!(base.seed, 9);
+    assert!(app.reload.is_none());
+    assert_eq!(app.history.len(), 1);
+}
