@@ -388,6 +388,12 @@ impl<'a> App<'a> {
             k: old.settings.k.clamp(1, self.session.max_k()),
             ..old.settings
         };
+        if !self.session.methods().contains(&old.settings.method) {
+            // A key of two lengths now (`:key tokens,attn`): its own default method and pick,
+            // as `select` resolves them, instead of one it cannot use.
+            let initial = Settings::initial(self.session);
+            (self.settings.method, self.settings.pick) = (initial.method, initial.pick);
+        }
         self.view = old.view;
         // A popup open while the new session was built stays open over it.
         self.overlay = old.overlay.clone();
@@ -408,7 +414,7 @@ impl<'a> App<'a> {
         let shared = Arc::ptr_eq(&self.session.strata, &old.session.strata)
             && Arc::ptr_eq(&self.session.log, &old.session.log)
             && super::session::same_key_groups(&self.session.base, &old.session.base)
-            && self.session.load.metrics == old.session.load.metrics;
+            && super::session::same_reading(&self.session.load, &old.session.load);
         if shared {
             self.prepared = old.prepared.clone();
         }

@@ -4,7 +4,7 @@
 
 use crate::binning::Method;
 use crate::options::{
-    Opt, Surface, BINS, BUDGET, EXCLUDE, MAX_BINS, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED,
+    Opt, Surface, BINS, BUDGET, EXCLUDE, KEY, MAX_BINS, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED,
     STRATA, TARGET_ERROR, WARMUP,
 };
 use crate::pick::Pick;
@@ -37,6 +37,9 @@ pub enum Command {
     Budget(u64),
     /// Another metric column: the log is read again with `--metric NAME`.
     Metric(String),
+    /// Other key columns (a derived one such as `fit`, or `tokens,attn`): the log is read
+    /// again with `--key NAMES`, and the distribution shows that key.
+    Key(Vec<String>),
 }
 
 /// `auto`, the one command that is the explorer's own rather than an option of `select`.
@@ -64,6 +67,7 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     entry(WARMUP),
     entry(SEED),
     entry(METRIC),
+    entry(KEY),
     entry(PLAN),
     entry(BUDGET),
     entry(EXCLUDE),
@@ -82,6 +86,7 @@ fn option_of(command: &str) -> Option<Opt> {
         WARMUP,
         SEED,
         METRIC,
+        KEY,
         PLAN,
         BUDGET,
         EXCLUDE,
@@ -97,6 +102,12 @@ fn values(command: &str) -> Vec<&'static str> {
         "pick" => Pick::ALL.iter().map(|p| p.name()).collect(),
         "strata" => vec!["none", "epoch", "phases:"],
         "exclude" => vec!["none"],
+        // The keys a packed run derives (`doc_lens`); a log's own columns are typed out.
+        "key" => vec![
+            crate::runlog::packed::FIT_KEY,
+            crate::runlog::packed::FLOPS_KEY,
+            "tokens,attn",
+        ],
         _ => Vec::new(),
     }
 }
@@ -238,6 +249,9 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
         "warmup" => Command::Warmup(count(arg, WARMUP)?),
         "seed" => Command::Seed(count(arg, SEED)?),
         "metric" => Command::Metric(need(arg)?.to_string()),
+        "key" => Command::Key(
+            crate::options::key_columns(need(arg)?).map_err(|e| e.worded(Surface::Explorer))?,
+        ),
         "plan" => Command::Plan,
         "exclude" if need(arg)? == "none" => Command::IncludeAll,
         "exclude" => Command::Exclude(

@@ -73,6 +73,11 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
             ":metric {name}: the log came from standard input and cannot be read again; \
              start the explorer again with --metric {name}"
         )),
+        Command::Key(names) if session.run == "-" => Err(format!(
+            ":key {0}: the log came from standard input and cannot be read again; \
+             start the explorer again with --key {0}",
+            names.join(",")
+        )),
         Command::Exclude(range) => {
             // Leaving everything out, or the strata's own rows wrong, is said in place. Only
             // what is quick to check here: grouping a large run again (which finds a stratum
@@ -181,6 +186,11 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
         Command::Metric(name) => {
             let mut load = asked.load;
             load.metrics = vec![name];
+            app.reload = Some(load);
+        }
+        Command::Key(names) => {
+            let mut load = asked.load;
+            load.key = names;
             app.reload = Some(load);
         }
     }

@@ -130,6 +130,13 @@ pub fn run(session: Session) -> io::Result<Ended> {
             let next_owner = Arc::new(built);
             let mut fresh = App::new(lend(&next_owner), app.colour);
             fresh.carry_from(&app);
+            if !next_owner.notes.is_empty() {
+                // What the new reading says of itself (`:key fit`: its fitted formula).
+                fresh.status = Some(app::Status {
+                    text: next_owner.notes.join("; "),
+                    error: false,
+                });
+            }
             fresh.fallback = (!std::mem::take(&mut app.reverting)).then_some(previous);
             if let Some(pending) = app.pending.take() {
                 pending.cancel();

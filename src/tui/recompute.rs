@@ -247,7 +247,7 @@ pub(super) fn restart<'a>(
     // The new session is built from the one in force: it reads the log again whenever the
     // options asked for read it otherwise (this `:metric`, or one still being built).
     let load = app.reload.take().unwrap_or_else(|| app.options_now().load);
-    app.reload = (load.metrics != app.session.load.metrics).then(|| load.clone());
+    app.reload = (!super::session::same_reading(&load, &app.session.load)).then(|| load.clone());
     app.asked = Some(Options {
         base: base.clone(),
         ask,
@@ -267,7 +267,9 @@ pub(super) fn restart_with<'a>(app: &mut App<'a>, options: Options) -> Option<Ef
 /// Whether these options are the ones the session in force was made with.
 fn in_force(app: &App, options: &Options) -> bool {
     let now = app.options_in_force();
-    options.base == now.base && options.ask == now.ask && options.load.metrics == now.load.metrics
+    options.base == now.base
+        && options.ask == now.ask
+        && super::session::same_reading(&options.load, &now.load)
 }
 
 /// Esc while new session options are built: the build is dropped (its result, when it

@@ -374,3 +374,96 @@ fn a_refused_restart_keeps_the_options_typed_before_it() {
     assert!(app.reload.is_none());
     assert_eq!(app.history.len(), 1);
 }
+
+/// The session the run loop builds for the restart asked for, reading the log again when
+/// the options read it otherwise (`:key`, `:metric`), as `build_session` does.
+fn rebuilt(app: &App) -> seqpoint::tui::Session {
+    let (base, ask) = app.restart.clone().expect("a restart");
+    match app.reload.clone() {
+        Some(load) => app
+            .session
+            .reloaded(load, base, ask, &Default::default())
+            .unwrap(),
+        None => app.session.with_options(base, ask).unwrap(),
+    }
+}
+
+/// The app over a rebuilt session, carrying what the user had, its result settled.
+fn swapped<'a>(app: &App<'a>, next: &'a seqpoint::tui::Session) -> App<'a> {
+    let mut fresh = App::new(next, false);
+    fresh.carry_from(app);
+    let effect = seqpoint::tui::update::recompute(&mut fresh);
+    seqpoint::tui::settle(&mut fresh, effect);
+    fresh
+}
+
+#[test]
+fn key_switches_the_distribution_to_a_derived_key_and_u_switches_it_back() {
+    use seqpoint::testkit::packed::PackedSpec;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("packed.csv");
+    let run = PackedSpec {
+        steps: 2_000,
+        ..PackedSpec::default()
+    }
+    .generate();
+    std::fs::write(&path, run.baseline_csv()).unwrap();
+    let load = seqpoint::LoadOptions {
+        key: vec!["tokens".into()],
+        ..seqpoint::LoadOptions::default()
+    };
+    let name = path.to_str().unwrap().to_string();
+    let log = seqpoint::load_run(&name, &load).unwrap();
+    let session = seqpoint::tui::Session::new(name.clone(), load, log, fixed(8)).unwrap();
+    let mut app = started(&session);
+    assert_eq!(app.session.log.dims(), 1);
+
+    // Bad key lists are refused in place by the option's own check, and change nothing.
+    for (bad, why) in [
+        ("a,b,c", "one or two key columns"),
+        ("attn,attn", "the same column twice"),
+        ("tokens,", "an empty column name"),
+    ] {
+        command(&mut app, &format!("key {bad}"));
+        let error = in_place(&app).expect("said in place");
+        assert!(
+            error.starts_with(&format!(":key {bad}: ")) && error.contains(why),
+            "{error}"
+        );
+        assert!(app.restart.is_none() && app.history.is_empty());
+        seqpoint::tui::press(
+            &mut app,
+            crate::common::key(ratatui::crossterm::event::KeyCode::Esc),
+        );
+    }
+
+    // `:key fit`: the log is read again keyed on the fitted cost, a 1-D histogram.
+    command(&mut app, "key fit");
+    assert_eq!(app.reload.as_ref().unwrap().key, ["fit"]);
+    let fitted = rebuilt(&app);
+    assert_eq!(fitted.log.key_names, ["fit"]);
+    assert!(
+        fitted.notes.iter().any(|n| n.contains("explains")),
+        "the fit's note: {:?}",
+        fitted.notes
+    );
+    let mut app = swapped(&app, &fitted);
+    assert_eq!(app.session.log.dims(), 1);
+    assert!(app.current().is_some(), "a result keyed on the fit");
+    // The copied command keys `select` the same way.
+    assert!(app.session.command(&app.settings).contains("--key fit"));
+
+    // `:key tokens,attn`: two keys, the heat map, and a method two keys can take.
+    command(&mut app, "key tokens,attn");
+    let two = rebuilt(&app);
+    let mut app = swapped(&app, &two);
+    assert_eq!(app.session.log.dims(), 2);
+    assert!(app.session.methods().contains(&app.settings.method));
+    assert!(app.current().is_some(), "a result keyed on tokens and attn");
+
+    // `u` goes back to the fit, reading the log again.
+    seqpoint::tui::press(&mut app, crate::common::ch('u'));
+    assert_eq!(app.reload.as_ref().unwrap().key, ["fit"]);
+    let back = rebuilt(&app);
+    assert_eq!(back.log.key_names, ["fit"]);
+}
