@@ -361,6 +361,29 @@ pub const KEY: Opt = Opt {
     help: "Key column(s): one length, or two for translation (src_len,tgt_len)",
 };
 
+/// `project`'s measurements of the listed iterations, as the explorer's `:measured` reads
+/// them (the two-stage flow: the target judged on the new configuration).
+pub const MEASURED: Opt = Opt {
+    flag: "measured",
+    command: Some("measured"),
+    value_name: "FILE",
+    values: Values::Word,
+    example: "measured.csv",
+    summary: "judge the target on measurements of the iterations listed",
+    help: "Measurements of the listed iterations on the new configuration",
+};
+
+/// `project --top-up`: the iterations still to measure, written as a SeqPoints file.
+pub const TOP_UP: Opt = Opt {
+    flag: "top-up",
+    command: Some("top-up"),
+    value_name: "FILE",
+    values: Values::Word,
+    example: "next.json",
+    summary: "write what :measured says to measure next (JSON and CSV)",
+    help: "Write the iterations still to measure as a SeqPoints file",
+};
+
 /// The key columns a `--key` / `:key` value names: one, or two for translation, each named
 /// once and none empty.
 pub fn key_columns(text: &str) -> Result<Vec<String>, OptionError> {

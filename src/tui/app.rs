@@ -330,6 +330,10 @@ pub struct App<'a> {
     pub asked: Option<Options>,
     /// How far reading the log again (`:metric`) has got, while it runs.
     pub reading: Option<crate::runlog::LoadProgress>,
+    /// The `:measured` job running, by id.
+    pub measuring: Option<u64>,
+    /// What `:measured` said of the last measurements (shown by `i`; `:top-up` writes its list).
+    pub judged: Option<super::measured::Judged>,
     /// The `:` lines entered, the latest last (Up/Down on the `:` line recall them).
     pub commands: Vec<String>,
     /// The last search that found something: what `n` / `N` step through.
@@ -372,6 +376,8 @@ impl<'a> App<'a> {
             building: None,
             asked: None,
             reading: None,
+            measuring: None,
+            judged: None,
             auto_then: 0,
             commands: Vec::new(),
             search: None,
@@ -405,6 +411,7 @@ impl<'a> App<'a> {
         self.history = old.history.clone();
         self.commands = old.commands.clone();
         self.search = old.search.clone();
+        self.judged = old.judged.clone();
         self.size = old.size;
         self.page_rows = old.page_rows;
         self.next_job = old.next_job;

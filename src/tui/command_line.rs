@@ -4,8 +4,8 @@
 
 use crate::binning::Method;
 use crate::options::{
-    Opt, Surface, BINS, BUDGET, EXCLUDE, KEY, MAX_BINS, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED,
-    STRATA, TARGET_ERROR, WARMUP,
+    Opt, Surface, BINS, BUDGET, EXCLUDE, KEY, MAX_BINS, MEASURED, METHOD, METRIC, PICK, PLAN,
+    SAMPLES, SEED, STRATA, TARGET_ERROR, TOP_UP, WARMUP,
 };
 use crate::pick::Pick;
 use crate::select::{parse_iteration_range, IterationRange, Strata};
@@ -40,6 +40,11 @@ pub enum Command {
     /// Other key columns (a derived one such as `fit`, or `tokens,attn`): the log is read
     /// again with `--key NAMES`, and the distribution shows that key.
     Key(Vec<String>),
+    /// Measurements of the listed iterations on the new configuration: the target judged
+    /// on them, as `project --target-error` judges it.
+    Measured(String),
+    /// Write the iterations `:measured` says to measure next (`project --top-up FILE`).
+    TopUp(String),
 }
 
 /// `auto`, the one command that is the explorer's own rather than an option of `select`.
@@ -71,6 +76,8 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     entry(PLAN),
     entry(BUDGET),
     entry(EXCLUDE),
+    entry(MEASURED),
+    entry(TOP_UP),
 ];
 
 /// The option a command sets (none for `auto`).
@@ -90,6 +97,8 @@ fn option_of(command: &str) -> Option<Opt> {
         PLAN,
         BUDGET,
         EXCLUDE,
+        MEASURED,
+        TOP_UP,
     ]
     .into_iter()
     .find(|o| o.command == Some(command))
@@ -252,6 +261,8 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
         "key" => Command::Key(
             crate::options::key_columns(need(arg)?).map_err(|e| e.worded(Surface::Explorer))?,
         ),
+        "measured" => Command::Measured(need(arg)?.to_string()),
+        "top-up" => Command::TopUp(need(arg)?.to_string()),
         "plan" => Command::Plan,
         "exclude" if need(arg)? == "none" => Command::IncludeAll,
         "exclude" => Command::Exclude(

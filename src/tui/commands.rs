@@ -193,6 +193,65 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
             load.key = names;
             app.reload = Some(load);
         }
+        Command::Measured(path) => return measure(app, path),
+        Command::TopUp(path) => return top_up(app, &path),
     }
     restart(app, base, ask)
+}
+
+/// `:measured FILE`: judge the measurements against the result on screen, on a worker.
+fn measure<'a>(app: &mut App<'a>, path: String) -> Option<Effect<'a>> {
+    let Some(shown) = app.current_shown() else {
+        super::recompute::say_error(app, "still computing: judge once the new result is shown");
+        return None;
+    };
+    let export = super::save::ExportJob {
+        id: 0,
+        json_path: Default::default(),
+        csv_path: Default::default(),
+        selection: shown.selection.clone(),
+        plan: shown.plan.clone(),
+        command: app.session.command(&app.settings),
+        judged_by: (!app.settings.auto).then_some(app.settings.target_pct),
+    };
+    let id = app.next_job_id();
+    app.measuring = Some(id);
+    Some(Effect::Measure(Box::new(super::measured::MeasureJob {
+        id,
+        path,
+        export,
+        target_pct: app.settings.target_pct,
+    })))
+}
+
+/// `:top-up FILE`: write the iterations `:measured` says to measure next, as an export is
+/// written (JSON and CSV, named as `select -o` names them, never over a loaded log).
+fn top_up<'a>(app: &mut App<'a>, path: &str) -> Option<Effect<'a>> {
+    let doc = match &app.judged {
+        Some(judged) => match &judged.top_up {
+            Some(doc) => doc.clone(),
+            None => {
+                super::recompute::say_error(app, ":top-up: the target is met; nothing to add");
+                return None;
+            }
+        },
+        None => {
+            super::recompute::say_error(app, ":top-up: judge measurements first (:measured FILE)");
+            return None;
+        }
+    };
+    let inputs = app.inputs();
+    let paths = super::export_prompt::export_paths(path).and_then(|(json, csv)| {
+        for p in [&json, &csv] {
+            crate::output::protect::refuse_input_target(p, &inputs).map_err(|e| e.to_string())?;
+        }
+        Ok((json, csv))
+    });
+    match paths {
+        Ok((json, csv)) => Some(Effect::Export(super::save::plan_of(&doc, json, csv))),
+        Err(e) => {
+            super::recompute::say_error(app, &format!(":top-up {path}: {e}"));
+            None
+        }
+    }
 }

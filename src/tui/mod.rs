@@ -16,6 +16,7 @@ pub mod compute;
 pub mod export_prompt;
 pub mod input;
 pub mod keymap;
+pub mod measured;
 pub mod palette;
 pub mod recompute;
 pub mod save;
@@ -82,6 +83,11 @@ enum Message<'a> {
     Built {
         id: u64,
         next: Box<Result<Session, String>>,
+    },
+    /// `:measured`'s judgement (or why there is none).
+    Judged {
+        id: u64,
+        judged: Box<Result<measured::Judged, String>>,
     },
     /// An export's documents, ready to write (or why not).
     ExportMade {
@@ -389,6 +395,11 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
                 next = update::export_made(app, id, made);
             }
             Effect::Export(plan) => update::exported(app, save::write_export(plan)),
+            Effect::Measure(job) => {
+                let id = job.id;
+                let judged = job.judge(app.session);
+                update::measured(app, id, judged);
+            }
             // No terminal here: the popup shows the command.
             Effect::Clipboard(_) => {}
             Effect::FillBaselines(budgets) => {
@@ -404,6 +415,23 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Outbox) {
     match effect {
         Effect::Compute(job) => spawn(job, app.session, sender.clone()),
         Effect::MakeExport(job) => spawn_export(job, app.session, sender.clone()),
+        Effect::Measure(job) => {
+            let (id, session, out) = (job.id, app.session, sender.clone());
+            start_worker(
+                sender,
+                move || {
+                    let judged = caught(|| job.judge(session)).and_then(|j| j);
+                    out.send(Message::Judged {
+                        id,
+                        judged: Box::new(judged),
+                    });
+                },
+                |reason| Message::Judged {
+                    id,
+                    judged: Box::new(Err(reason)),
+                },
+            );
+        }
         Effect::FillBaselines(budgets) => {
             let cancel = Arc::new(AtomicBool::new(false));
             if let Some(filling) = app.filling.replace(cancel.clone()) {
@@ -494,6 +522,7 @@ fn receive(
                     Err(e) => next = update::refused_restart(app, e),
                 }
             }
+            Message::Judged { id, judged } => update::measured(app, id, *judged),
             Message::ExportMade { id, made } => {
                 if let Some(effect) = update::export_made(app, id, *made) {
                     next = Some(effect);

@@ -19,6 +19,8 @@ pub enum Effect<'a> {
     /// Make the export's documents off the UI thread; they come back through `export_made`.
     /// Boxed: it carries a selection, and effects are moved around often.
     MakeExport(Box<ExportJob>),
+    /// Judge measurements off the UI thread; the result comes back through `measured`.
+    Measure(Box<super::measured::MeasureJob>),
     /// Write the export; the outcome comes back through `exported`.
     Export(ExportPlan),
     /// Put this text on the terminal's clipboard (OSC 52).
@@ -328,4 +330,29 @@ pub fn refused_restart<'a>(app: &mut App<'a>, error: String) -> Option<Effect<'a
     }
     // The job the restart cancelled is started again for the session that stays.
     recompute(app)
+}
+
+/// `:measured`'s judgement came back: shown in full (`i`), or its error said.
+pub fn measured(app: &mut App, id: u64, judged: Result<super::measured::Judged, String>) {
+    if app.measuring != Some(id) {
+        return;
+    }
+    app.measuring = None;
+    match judged {
+        Ok(judged) => {
+            let text = match (&judged.top_up, judged.met) {
+                (_, true) => format!("{}: the target is met on these measurements", judged.path),
+                (Some(doc), false) => format!(
+                    "{}: not met yet; {} more iterations to measure (:top-up FILE writes them)",
+                    judged.path,
+                    doc.plan_rows().count()
+                ),
+                (None, false) => format!("{}: the target is not met", judged.path),
+            };
+            app.judged = Some(judged);
+            app.status = Some(Status { text, error: false });
+            app.overlay = Overlay::About { scroll: 0 };
+        }
+        Err(e) => say_error(app, &e),
+    }
 }

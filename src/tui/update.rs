@@ -14,7 +14,7 @@ use crate::pick::Pick;
 pub use super::commands::apply_command;
 pub use super::export_prompt::{export_made, export_paths, exported};
 pub use super::recompute::{
-    finished, interim, progressed, recompute, refused_restart, set_k, Effect,
+    finished, interim, measured, progressed, recompute, refused_restart, set_k, Effect,
 };
 
 /// Rows a page key moves before the table has been drawn (then: its visible height).

@@ -467,3 +467,104 @@ fn key_switches_the_distribution_to_a_derived_key_and_u_switches_it_back() {
     let back = rebuilt(&app);
     assert_eq!(back.log.key_names, ["fit"]);
 }
+
+/// `seqpoint` run in `dir` with `args`, its standard output.
+fn seqpoint_in(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "seqpoint {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn measured_judges_the_target_as_project_does_and_top_up_writes_its_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let load = seqpoint::LoadOptions::default();
+    let run = assets.join("speech_t1.csv").to_str().unwrap().to_string();
+    let log = seqpoint::load_run(&run, &load).unwrap();
+    let session = seqpoint::tui::Session::new(run.clone(), load, log, fixed(3)).unwrap();
+    let mut app = started(&session);
+    // The first stage: the 3 SeqPoints alone measured on the new configuration (their rows
+    // of its timed log), against a target they cannot meet: `project` lists a top-up.
+    let chosen: Vec<String> = app
+        .current()
+        .unwrap()
+        .seqpoints
+        .iter()
+        .map(|sp| format!("{},", sp.iteration))
+        .collect();
+    let new_log = std::fs::read_to_string(assets.join("speech_t2.csv")).unwrap();
+    let mut first_stage: Vec<&str> = new_log.lines().take(1).collect();
+    first_stage.extend(
+        new_log
+            .lines()
+            .filter(|l| chosen.iter().any(|c| l.starts_with(c.as_str()))),
+    );
+    assert_eq!(first_stage.len(), 1 + chosen.len());
+    let measured = dir.path().join("measured.csv");
+    std::fs::write(&measured, first_stage.join("\n") + "\n").unwrap();
+    let measured = measured.to_str().unwrap();
+    command(&mut app, "target 0.3");
+    command(&mut app, &format!("measured {measured}"));
+    let judged = app.judged.clone().expect("judged");
+    assert!(!judged.met && judged.top_up.is_some(), "{}", judged.table);
+
+    // The same through the command line: export what is on screen, then `project`.
+    let json = dir.path().join("sp.json");
+    press_export(&mut app, &json);
+    let cli = seqpoint_in(
+        dir.path(),
+        &[
+            "project",
+            "sp.json",
+            measured,
+            "--target-error",
+            "0.3",
+            "--top-up",
+            "next.json",
+        ],
+    );
+    // Its table, less what only a file has (its name, the notes on reading it).
+    let body = |t: &str| -> Vec<String> {
+        t.lines()
+            .skip(1)
+            .filter(|l| !l.starts_with("note: "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(body(&judged.table), body(&cli));
+    // `:top-up` writes the list `project --top-up` writes.
+    command(
+        &mut app,
+        &format!("top-up {}", dir.path().join("mine.json").display()),
+    );
+    let mine = std::fs::read_to_string(dir.path().join("mine.json")).expect("written");
+    let theirs = std::fs::read_to_string(dir.path().join("next.json")).unwrap();
+    assert_eq!(mine, theirs);
+    assert!(dir.path().join("mine.csv").exists());
+    // Never over a loaded log.
+    command(&mut app, &format!("top-up {run}"));
+    let status = app.status.clone().unwrap();
+    assert!(status.error, "{status:?}");
+}
+
+/// Export what is on screen to `path` (both files), as `e` and Enter do.
+fn press_export(app: &mut App, path: &std::path::Path) {
+    use seqpoint::tui::keymap::Action;
+    let effect = seqpoint::tui::update::update(app, Action::Export);
+    seqpoint::tui::settle(app, effect);
+    if let seqpoint::tui::app::Overlay::Export(prompt) = &mut app.overlay {
+        prompt.input = path.display().to_string();
+    }
+    let effect = seqpoint::tui::update::update(app, Action::Submit);
+    seqpoint::tui::settle(app, effect);
+    assert!(path.exists(), "exported to {}", path.display());
+}
