@@ -449,6 +449,12 @@ fn key_switches_the_distribution_to_a_derived_key_and_u_switches_it_back() {
     );
     let mut app = swapped(&app, &fitted);
     assert_eq!(app.session.log.dims(), 1);
+    // Drawn as the fitted cost's histogram, named as a key (it is no sequence length).
+    let screen = crate::common::frame(&mut app, 100, 30);
+    assert!(
+        screen.contains("Key distribution: iterations per fit"),
+        "{screen}"
+    );
     assert!(app.current().is_some(), "a result keyed on the fit");
     // The copied command keys `select` the same way.
     assert!(app.session.command(&app.settings).contains("--key fit"));

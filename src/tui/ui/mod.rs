@@ -276,8 +276,14 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             log.key_names.join(", ")
         )
     } else {
+        // A packed run's key (`fit`, `tokens` …) is a cost or a count, not a sequence length.
+        let kind = if crate::runlog::packed::mentions_packed(&log.key_names) {
+            "Key"
+        } else {
+            "SL"
+        };
         format!(
-            " SL distribution: {measure} per {}{left_out} ",
+            " {kind} distribution: {measure} per {}{left_out} ",
             log.key_names[0]
         )
     };
