@@ -353,13 +353,66 @@ pub const COMPARE: Opt = Opt {
 
 pub const KEY: Opt = Opt {
     flag: "key",
-    command: None,
+    command: Some("key"),
     value_name: "COL[,COL2]",
     values: Values::Word,
     example: "src_len,tgt_len",
-    summary: "key column(s)",
+    summary: "key column(s), derived too: fit, tokens,attn (reloads)",
     help: "Key column(s): one length, or two for translation (src_len,tgt_len)",
 };
+
+/// `project`'s measurements of the listed iterations, as the explorer's `:measured` reads
+/// them (the two-stage flow: the target judged on the new configuration).
+pub const MEASURED: Opt = Opt {
+    flag: "measured",
+    command: Some("measured"),
+    value_name: "FILE",
+    values: Values::Word,
+    example: "measured.csv",
+    summary: "judge the target on measurements of the iterations listed",
+    help: "Measurements of the listed iterations on the new configuration",
+};
+
+/// `project --top-up`: the iterations still to measure, written as a SeqPoints file.
+pub const TOP_UP: Opt = Opt {
+    flag: "top-up",
+    command: Some("top-up"),
+    value_name: "FILE",
+    values: Values::Word,
+    example: "next.json",
+    summary: "write what :measured says to measure next (JSON and CSV)",
+    help: "Write the iterations still to measure as a SeqPoints file",
+};
+
+/// The key columns a `--key` / `:key` value names: one, or two for translation, each named
+/// once and none empty.
+pub fn key_columns(text: &str) -> Result<Vec<String>, OptionError> {
+    let names: Vec<String> = text.split(',').map(|n| n.trim().to_string()).collect();
+    if names.len() > 2 {
+        return Err(KEY.error(
+            text,
+            format!(
+                "one or two key columns (a length, or src_len,tgt_len), not {}",
+                names.len()
+            ),
+        ));
+    }
+    if names.iter().any(String::is_empty) {
+        return Err(KEY.error(
+            text,
+            "an empty column name; expected COL or COL1,COL2".into(),
+        ));
+    }
+    if let [a, b] = names.as_slice() {
+        if a == b {
+            return Err(KEY.error(
+                text,
+                "names the same column twice; give it once, or two different columns".into(),
+            ));
+        }
+    }
+    Ok(names)
+}
 
 pub const INPUT_FORMAT: Opt = Opt {
     flag: "input-format",

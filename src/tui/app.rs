@@ -324,6 +324,16 @@ pub struct App<'a> {
     pub auto_then: isize,
     /// The id of the new session being built off the UI thread (a restart), if any.
     pub building: Option<u64>,
+    /// The session options asked for and not yet in force (their session is being built):
+    /// the next `:` command changes these, so that commands typed while a large run is
+    /// grouped again add up instead of the later one dropping the earlier.
+    pub asked: Option<Options>,
+    /// How far reading the log again (`:metric`) has got, while it runs.
+    pub reading: Option<crate::runlog::LoadProgress>,
+    /// The `:measured` job running, by id.
+    pub measuring: Option<u64>,
+    /// What `:measured` said of the last measurements (shown by `i`; `:top-up` writes its list).
+    pub judged: Option<super::measured::Judged>,
     /// The `:` lines entered, the latest last (Up/Down on the `:` line recall them).
     pub commands: Vec<String>,
     /// The last search that found something: what `n` / `N` step through.
@@ -364,6 +374,10 @@ impl<'a> App<'a> {
             fallback: None,
             reverting: false,
             building: None,
+            asked: None,
+            reading: None,
+            measuring: None,
+            judged: None,
             auto_then: 0,
             commands: Vec::new(),
             search: None,
@@ -380,6 +394,12 @@ impl<'a> App<'a> {
             k: old.settings.k.clamp(1, self.session.max_k()),
             ..old.settings
         };
+        if !self.session.methods().contains(&old.settings.method) {
+            // A key of two lengths now (`:key tokens,attn`): its own default method and pick,
+            // as `select` resolves them, instead of one it cannot use.
+            let initial = Settings::initial(self.session);
+            (self.settings.method, self.settings.pick) = (initial.method, initial.pick);
+        }
         self.view = old.view;
         // A popup open while the new session was built stays open over it.
         self.overlay = old.overlay.clone();
@@ -391,6 +411,7 @@ impl<'a> App<'a> {
         self.history = old.history.clone();
         self.commands = old.commands.clone();
         self.search = old.search.clone();
+        self.judged = old.judged.clone();
         self.size = old.size;
         self.page_rows = old.page_rows;
         self.next_job = old.next_job;
@@ -400,15 +421,24 @@ impl<'a> App<'a> {
         let shared = Arc::ptr_eq(&self.session.strata, &old.session.strata)
             && Arc::ptr_eq(&self.session.log, &old.session.log)
             && super::session::same_key_groups(&self.session.base, &old.session.base)
-            && self.session.load.metrics == old.session.load.metrics;
+            && super::session::same_reading(&self.session.load, &old.session.load);
         if shared {
             self.prepared = old.prepared.clone();
         }
         shared
     }
 
-    /// The session options in force: what `u` goes back to after a restart.
+    /// The session options in force, or those asked for while their session is built: what
+    /// the next `:` command changes, and what `u` goes back to after it.
     pub fn options_now(&self) -> Options {
+        match &self.asked {
+            Some(asked) => asked.clone(),
+            None => self.options_in_force(),
+        }
+    }
+
+    /// The options the session in force was made with.
+    pub fn options_in_force(&self) -> Options {
         Options {
             base: self.session.base.clone(),
             ask: self.session.ask,

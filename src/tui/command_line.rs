@@ -4,8 +4,8 @@
 
 use crate::binning::Method;
 use crate::options::{
-    Opt, Surface, BINS, BUDGET, EXCLUDE, MAX_BINS, METHOD, METRIC, PICK, PLAN, SAMPLES, SEED,
-    STRATA, TARGET_ERROR, WARMUP,
+    Opt, Surface, BINS, BUDGET, EXCLUDE, KEY, MAX_BINS, MEASURED, METHOD, METRIC, PICK, PLAN,
+    SAMPLES, SEED, STRATA, TARGET_ERROR, TOP_UP, WARMUP,
 };
 use crate::pick::Pick;
 use crate::select::{parse_iteration_range, IterationRange, Strata};
@@ -37,6 +37,14 @@ pub enum Command {
     Budget(u64),
     /// Another metric column: the log is read again with `--metric NAME`.
     Metric(String),
+    /// Other key columns (a derived one such as `fit`, or `tokens,attn`): the log is read
+    /// again with `--key NAMES`, and the distribution shows that key.
+    Key(Vec<String>),
+    /// Measurements of the listed iterations on the new configuration: the target judged
+    /// on them, as `project --target-error` judges it.
+    Measured(String),
+    /// Write the iterations `:measured` says to measure next (`project --top-up FILE`).
+    TopUp(String),
 }
 
 /// `auto`, the one command that is the explorer's own rather than an option of `select`.
@@ -64,9 +72,12 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
     entry(WARMUP),
     entry(SEED),
     entry(METRIC),
+    entry(KEY),
     entry(PLAN),
     entry(BUDGET),
     entry(EXCLUDE),
+    entry(MEASURED),
+    entry(TOP_UP),
 ];
 
 /// The option a command sets (none for `auto`).
@@ -82,9 +93,12 @@ fn option_of(command: &str) -> Option<Opt> {
         WARMUP,
         SEED,
         METRIC,
+        KEY,
         PLAN,
         BUDGET,
         EXCLUDE,
+        MEASURED,
+        TOP_UP,
     ]
     .into_iter()
     .find(|o| o.command == Some(command))
@@ -97,6 +111,12 @@ fn values(command: &str) -> Vec<&'static str> {
         "pick" => Pick::ALL.iter().map(|p| p.name()).collect(),
         "strata" => vec!["none", "epoch", "phases:"],
         "exclude" => vec!["none"],
+        // The keys a packed run derives (`doc_lens`); a log's own columns are typed out.
+        "key" => vec![
+            crate::runlog::packed::FIT_KEY,
+            crate::runlog::packed::FLOPS_KEY,
+            "tokens,attn",
+        ],
         _ => Vec::new(),
     }
 }
@@ -238,6 +258,11 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
         "warmup" => Command::Warmup(count(arg, WARMUP)?),
         "seed" => Command::Seed(count(arg, SEED)?),
         "metric" => Command::Metric(need(arg)?.to_string()),
+        "key" => Command::Key(
+            crate::options::key_columns(need(arg)?).map_err(|e| e.worded(Surface::Explorer))?,
+        ),
+        "measured" => Command::Measured(need(arg)?.to_string()),
+        "top-up" => Command::TopUp(need(arg)?.to_string()),
         "plan" => Command::Plan,
         "exclude" if need(arg)? == "none" => Command::IncludeAll,
         "exclude" => Command::Exclude(

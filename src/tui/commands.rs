@@ -56,6 +56,8 @@ fn prompt_line(app: &App) -> Option<String> {
 /// What the session itself refuses (a method its key cannot use, a K beyond its keys).
 fn check_command(app: &App, command: &Command) -> Result<(), String> {
     let session = app.session;
+    // The exclusions and strata of the options asked for last (a session may be building).
+    let asked = app.options_now().base;
     match command {
         Command::Method(m) if !session.methods().contains(m) => Err(format!(
             ":method {}: needs a one-length key; this run has {}",
@@ -71,14 +73,19 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
             ":metric {name}: the log came from standard input and cannot be read again; \
              start the explorer again with --metric {name}"
         )),
+        Command::Key(names) if session.run == "-" => Err(format!(
+            ":key {0}: the log came from standard input and cannot be read again; \
+             start the explorer again with --key {0}",
+            names.join(",")
+        )),
         Command::Exclude(range) => {
             // Leaving everything out, or the strata's own rows wrong, is said in place. Only
             // what is quick to check here: grouping a large run again (which finds a stratum
             // left with nothing to pick) is the new session's work, on a worker, and its
             // refusal reopens this line with the reason.
             let options = crate::select::SelectOptions {
-                exclude: session.base.exclude.with(*range),
-                ..session.base.clone()
+                exclude: asked.exclude.with(*range),
+                ..asked.clone()
             };
             crate::select::check_options(&session.log, &options)
                 .and_then(|()| {
@@ -109,7 +116,7 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
         Command::Strata(s) => {
             // The strata's rows (an epoch column, phases within the run) here; their key
             // groups are the new session's work, on a worker (see `:exclude`).
-            crate::select::kept_strata_rows(&session.log, *s, &session.base.exclude)
+            crate::select::kept_strata_rows(&session.log, *s, &asked.exclude)
                 .map(|_| ())
                 .map_err(|e| match e {
                     SelectError::Option(_) => e.worded(Surface::Explorer),
@@ -123,8 +130,10 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
 /// Apply a parsed command: a setting changes here; an option fixed for the session asks the
 /// run loop to start the session again with it.
 pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'a>> {
-    let mut base = app.session.base.clone();
-    let mut ask = app.session.ask;
+    // Over the options asked for last: those of a session still being built count.
+    let asked = app.options_now();
+    let mut base = asked.base;
+    let mut ask = asked.ask;
     match command {
         Command::K(k) => return set_k(app, k, k > app.settings.k),
         Command::Target(pct) => {
@@ -175,10 +184,74 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
         Command::Warmup(n) => base.warmup = n,
         Command::Seed(n) => base.seed = n,
         Command::Metric(name) => {
-            let mut load = app.session.load.clone();
+            let mut load = asked.load;
             load.metrics = vec![name];
             app.reload = Some(load);
         }
+        Command::Key(names) => {
+            let mut load = asked.load;
+            load.key = names;
+            app.reload = Some(load);
+        }
+        Command::Measured(path) => return measure(app, path),
+        Command::TopUp(path) => return top_up(app, &path),
     }
     restart(app, base, ask)
+}
+
+/// `:measured FILE`: judge the measurements against the result on screen, on a worker.
+fn measure<'a>(app: &mut App<'a>, path: String) -> Option<Effect<'a>> {
+    let Some(shown) = app.current_shown() else {
+        super::recompute::say_error(app, "still computing: judge once the new result is shown");
+        return None;
+    };
+    let export = super::save::ExportJob {
+        id: 0,
+        json_path: Default::default(),
+        csv_path: Default::default(),
+        selection: shown.selection.clone(),
+        plan: shown.plan.clone(),
+        command: app.session.command(&app.settings),
+        judged_by: (!app.settings.auto).then_some(app.settings.target_pct),
+    };
+    let id = app.next_job_id();
+    app.measuring = Some(id);
+    Some(Effect::Measure(Box::new(super::measured::MeasureJob {
+        id,
+        path,
+        export,
+        target_pct: app.settings.target_pct,
+    })))
+}
+
+/// `:top-up FILE`: write the iterations `:measured` says to measure next, as an export is
+/// written (JSON and CSV, named as `select -o` names them, never over a loaded log).
+fn top_up<'a>(app: &mut App<'a>, path: &str) -> Option<Effect<'a>> {
+    let doc = match &app.judged {
+        Some(judged) => match &judged.top_up {
+            Some(doc) => doc.clone(),
+            None => {
+                super::recompute::say_error(app, ":top-up: the target is met; nothing to add");
+                return None;
+            }
+        },
+        None => {
+            super::recompute::say_error(app, ":top-up: judge measurements first (:measured FILE)");
+            return None;
+        }
+    };
+    let inputs = app.inputs();
+    let paths = super::export_prompt::export_paths(path).and_then(|(json, csv)| {
+        for p in [&json, &csv] {
+            crate::output::protect::refuse_input_target(p, &inputs).map_err(|e| e.to_string())?;
+        }
+        Ok((json, csv))
+    });
+    match paths {
+        Ok((json, csv)) => Some(Effect::Export(super::save::plan_of(&doc, json, csv))),
+        Err(e) => {
+            super::recompute::say_error(app, &format!(":top-up {path}: {e}"));
+            None
+        }
+    }
 }

@@ -86,6 +86,16 @@ pub fn exported(app: &mut App, outcome: ExportOutcome) {
         ExportOutcome::Exists { plan, existing } => {
             if let Overlay::Export(prompt) = &mut app.overlay {
                 prompt.confirm = Some(Overwrite { plan, existing });
+            } else {
+                // Written without a prompt (`:top-up`): nothing to confirm in, so no overwrite.
+                let named: Vec<String> = existing.iter().map(|p| p.display().to_string()).collect();
+                say_error(
+                    app,
+                    &format!(
+                        "{} exists; nothing written: give another name",
+                        named.join(", ")
+                    ),
+                );
             }
         }
         ExportOutcome::Failed(e) => say_error(app, &e),

@@ -16,6 +16,7 @@ pub mod compute;
 pub mod export_prompt;
 pub mod input;
 pub mod keymap;
+pub mod measured;
 pub mod palette;
 pub mod recompute;
 pub mod save;
@@ -83,6 +84,11 @@ enum Message<'a> {
         id: u64,
         next: Box<Result<Session, String>>,
     },
+    /// `:measured`'s judgement (or why there is none).
+    Judged {
+        id: u64,
+        judged: Box<Result<measured::Judged, String>>,
+    },
     /// An export's documents, ready to write (or why not).
     ExportMade {
         id: u64,
@@ -111,14 +117,10 @@ pub fn run(session: Session) -> io::Result<Ended> {
             }
             let id = app.next_job_id();
             app.building = Some(id);
-            build_session(
-                Arc::clone(&owner),
-                app.reload.take(),
-                base,
-                ask,
-                id,
-                &sender,
-            );
+            let reload = app.reload.take();
+            let reading = reload.as_ref().map(|_| crate::runlog::LoadProgress::new());
+            app.reading = reading.clone();
+            build_session(Arc::clone(&owner), reload, reading, base, ask, id, &sender);
             dirty = true;
         }
         if let Some(e) = effect.take() {
@@ -130,20 +132,31 @@ pub fn run(session: Session) -> io::Result<Ended> {
         if let Some(built) = received.session {
             // The new session replaces the old: once the old one's workers have stopped (they
             // are cancelled), nothing holds it and its memory goes.
-            let previous = app.options_now();
+            let previous = app.options_in_force();
             let next_owner = Arc::new(built);
             let mut fresh = App::new(lend(&next_owner), app.colour);
             fresh.carry_from(&app);
+            if !next_owner.notes.is_empty() {
+                // What the new reading says of itself (`:key fit`: its fitted formula).
+                fresh.status = Some(app::Status {
+                    text: next_owner.notes.join("; "),
+                    error: false,
+                });
+            }
             fresh.fallback = (!std::mem::take(&mut app.reverting)).then_some(previous);
             if let Some(pending) = app.pending.take() {
                 pending.cancel();
             }
             drop(next);
-            // Everything lent from the old session goes before the old session does.
-            app = fresh;
-            (sender, receiver) = outbox(&next_owner);
-            owner = next_owner;
-            give_back_freed_memory();
+            let (new_sender, new_receiver) = outbox(&next_owner);
+            // The old session goes on another thread: freeing a run's rows (after `:metric`,
+            // 60 ms for 10M rows) and handing the pages back would otherwise hold the keys.
+            bury(Buried {
+                _app: std::mem::replace(&mut app, fresh),
+                _receiver: std::mem::replace(&mut receiver, new_receiver),
+                _sender: std::mem::replace(&mut sender, new_sender),
+                _owner: std::mem::replace(&mut owner, next_owner),
+            });
             effect = update::recompute(&mut app);
             dirty = true;
             continue;
@@ -174,6 +187,8 @@ pub fn run(session: Session) -> io::Result<Ended> {
             guard.screen.clear()?;
             dirty = true;
         }
+        // The log read again (`:metric`) shows how far it has got, a frame a tick.
+        dirty |= app.reading.is_some();
         if dirty {
             guard.screen.draw(|frame| ui::draw(frame, &mut app))?;
             dirty = false;
@@ -221,6 +236,28 @@ fn last_size(
         }
     }
     Ok((size, None))
+}
+
+/// What a restart leaves of the old session, dropped in this order (field order): the state
+/// and the messages borrowing the session before the session itself.
+struct Buried {
+    _app: App<'static>,
+    _receiver: Receiver<Sent>,
+    _sender: Outbox,
+    _owner: Arc<Session>,
+}
+
+/// Drop what is no longer needed off the UI thread, then give the freed memory back. A
+/// session's rows take tens of milliseconds to free on a 10M-row run; with no thread to be
+/// had, they are freed here.
+fn bury<T: Send + 'static>(dead: T) {
+    // When no thread can be had, `spawn` drops the closure, and so what it holds, here.
+    let _ = std::thread::Builder::new()
+        .name(WORKER_THREAD.into())
+        .spawn(move || {
+            drop(dead);
+            give_back_freed_memory();
+        });
 }
 
 /// Hand the memory freed by old sessions back to the system. The allocator keeps freed
@@ -285,6 +322,7 @@ fn outbox(owner: &Arc<Session>) -> (Outbox, Receiver<Sent>) {
 fn build_session(
     old: Arc<Session>,
     reload: Option<crate::runlog::LoadOptions>,
+    reading: Option<crate::runlog::LoadProgress>,
     base: crate::select::SelectOptions,
     ask: crate::select::plan::PlanAsk,
     id: u64,
@@ -293,7 +331,7 @@ fn build_session(
     let out = outbox.clone();
     let work = move || {
         let made = caught(|| match reload {
-            Some(load) => old.reloaded(load, base, ask),
+            Some(load) => old.reloaded(load, base, ask, &reading.unwrap_or_default()),
             None => old
                 .with_options(base, ask)
                 .map_err(|e| e.worded(crate::options::Surface::Explorer)),
@@ -357,6 +395,11 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
                 next = update::export_made(app, id, made);
             }
             Effect::Export(plan) => update::exported(app, save::write_export(plan)),
+            Effect::Measure(job) => {
+                let id = job.id;
+                let judged = job.judge(app.session);
+                update::measured(app, id, judged);
+            }
             // No terminal here: the popup shows the command.
             Effect::Clipboard(_) => {}
             Effect::FillBaselines(budgets) => {
@@ -372,6 +415,23 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Outbox) {
     match effect {
         Effect::Compute(job) => spawn(job, app.session, sender.clone()),
         Effect::MakeExport(job) => spawn_export(job, app.session, sender.clone()),
+        Effect::Measure(job) => {
+            let (id, session, out) = (job.id, app.session, sender.clone());
+            start_worker(
+                sender,
+                move || {
+                    let judged = caught(|| job.judge(session)).and_then(|j| j);
+                    out.send(Message::Judged {
+                        id,
+                        judged: Box::new(judged),
+                    });
+                },
+                |reason| Message::Judged {
+                    id,
+                    judged: Box::new(Err(reason)),
+                },
+            );
+        }
         Effect::FillBaselines(budgets) => {
             let cancel = Arc::new(AtomicBool::new(false));
             if let Some(filling) = app.filling.replace(cancel.clone()) {
@@ -447,9 +507,12 @@ fn receive(
             Message::Filled => {}
             Message::Built { id, next: built } => {
                 if app.building != Some(id) {
+                    // Superseded by newer options while it was built: freed elsewhere.
+                    bury(built);
                     continue;
                 }
                 app.building = None;
+                app.reading = None;
                 match *built {
                     Ok(session) => {
                         // The swap happens in the run loop; what else came is the old session's.
@@ -459,6 +522,7 @@ fn receive(
                     Err(e) => next = update::refused_restart(app, e),
                 }
             }
+            Message::Judged { id, judged } => update::measured(app, id, *judged),
             Message::ExportMade { id, made } => {
                 if let Some(effect) = update::export_made(app, id, *made) {
                     next = Some(effect);

@@ -19,6 +19,8 @@ pub enum Effect<'a> {
     /// Make the export's documents off the UI thread; they come back through `export_made`.
     /// Boxed: it carries a selection, and effects are moved around often.
     MakeExport(Box<ExportJob>),
+    /// Judge measurements off the UI thread; the result comes back through `measured`.
+    Measure(Box<super::measured::MeasureJob>),
     /// Write the export; the outcome comes back through `exported`.
     Export(ExportPlan),
     /// Put this text on the terminal's clipboard (OSC 52).
@@ -36,11 +38,12 @@ pub fn recompute<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     if !settings.auto && app.session.ask.plan {
         // `--plan` chooses K itself: a K set by hand (h/l, :k, a, u) leaves it, as `--bins`
         // conflicts with `--plan`; the session starts again without it.
+        let asked = app.options_now();
         let ask = PlanAsk {
             plan: false,
-            ..app.session.ask
+            ..asked.ask
         };
-        return restart(app, app.session.base.clone(), ask);
+        return restart(app, asked.base, ask);
     }
     let prepared = app.prepared(settings.method, settings.pick).cloned();
     let wanted = Some((settings.method, settings.pick));
@@ -243,6 +246,15 @@ pub(super) fn restart<'a>(
     if let Some(pending) = app.pending.take() {
         pending.cancel();
     }
+    // The new session is built from the one in force: it reads the log again whenever the
+    // options asked for read it otherwise (this `:metric`, or one still being built).
+    let load = app.reload.take().unwrap_or_else(|| app.options_now().load);
+    app.reload = (!super::session::same_reading(&load, &app.session.load)).then(|| load.clone());
+    app.asked = Some(Options {
+        base: base.clone(),
+        ask,
+        load,
+    });
     app.restart = Some((base, ask));
     None
 }
@@ -250,17 +262,53 @@ pub(super) fn restart<'a>(
 /// Start the session again with these options, reading the log again when they read it
 /// otherwise (`u` after `:metric`, or a fallback after a refused option).
 pub(super) fn restart_with<'a>(app: &mut App<'a>, options: Options) -> Option<Effect<'a>> {
-    if options.load.metrics != app.session.load.metrics {
-        app.reload = Some(options.load);
-    }
+    app.reload = Some(options.load);
     restart(app, options.base, options.ask)
+}
+
+/// Whether these options are the ones the session in force was made with.
+fn in_force(app: &App, options: &Options) -> bool {
+    let now = app.options_in_force();
+    options.base == now.base
+        && options.ask == now.ask
+        && super::session::same_reading(&options.load, &now.load)
+}
+
+/// Esc while new session options are built: the build is dropped (its result, when it
+/// comes, is freed unseen) and every option asked for since the session in force goes,
+/// with its undo entry; the settings go back to those before the first of them.
+pub fn cancel_restart<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
+    app.building = None;
+    app.reading = None;
+    app.asked = None;
+    app.restart_line = None;
+    while let Some(super::app::Undo::Options(entry)) = app.history.last() {
+        let back_to_force = in_force(app, &entry.0);
+        app.settings = entry.1;
+        app.history.pop();
+        if back_to_force {
+            break;
+        }
+    }
+    app.status = Some(Status {
+        text: "new session options cancelled; the options in force are kept".into(),
+        error: false,
+    });
+    // The restart cancelled the job of the session that stays: it starts again.
+    recompute(app)
 }
 
 /// A restart's new session could not be made (a `:metric` column missing, …): the session
 /// goes on with the options it had, and the error is said; the refused change is not undone
 /// by `u`, it never happened.
 pub fn refused_restart<'a>(app: &mut App<'a>, error: String) -> Option<Effect<'a>> {
-    if let Some(super::app::Undo::Options(_)) = app.history.last() {
+    app.asked = None;
+    app.reading = None;
+    let mut earlier = None;
+    if let Some(super::app::Undo::Options(entry)) = app.history.last() {
+        // Options asked for before the refused one, still not in force (typed while their
+        // session was built), are built again without it.
+        earlier = (!in_force(app, &entry.0)).then(|| entry.0.clone());
         app.history.pop();
     }
     match app.restart_line.take() {
@@ -277,6 +325,34 @@ pub fn refused_restart<'a>(app: &mut App<'a>, error: String) -> Option<Effect<'a
         }
         _ => say_error(app, &error),
     }
+    if let Some(options) = earlier {
+        return restart_with(app, options);
+    }
     // The job the restart cancelled is started again for the session that stays.
     recompute(app)
+}
+
+/// `:measured`'s judgement came back: shown in full (`i`), or its error said.
+pub fn measured(app: &mut App, id: u64, judged: Result<super::measured::Judged, String>) {
+    if app.measuring != Some(id) {
+        return;
+    }
+    app.measuring = None;
+    match judged {
+        Ok(judged) => {
+            let text = match (&judged.top_up, judged.met) {
+                (_, true) => format!("{}: the target is met on these measurements", judged.path),
+                (Some(doc), false) => format!(
+                    "{}: not met yet; {} more iterations to measure (:top-up FILE writes them)",
+                    judged.path,
+                    doc.plan_rows().count()
+                ),
+                (None, false) => format!("{}: the target is not met", judged.path),
+            };
+            app.judged = Some(judged);
+            app.status = Some(Status { text, error: false });
+            app.overlay = Overlay::About { scroll: 0 };
+        }
+        Err(e) => say_error(app, &e),
+    }
 }

@@ -46,19 +46,7 @@ pub struct ExportJob {
 impl ExportJob {
     /// Both documents, as `select` writes them; nothing is written yet.
     pub fn make(self, session: &Session) -> Result<ExportPlan, String> {
-        let log = &session.log;
-        // What is shown is written: the plan lists every iteration to profile.
-        let mut doc = select_file_document(
-            log,
-            &self.selection,
-            self.plan.as_ref(),
-            Some(self.command),
-            Some(&session.baselines()),
-        );
-        // The target the screen judges by, when the document records none.
-        if doc.selection.target_error_pct.is_none() {
-            doc.selection.target_error_pct = self.judged_by;
-        }
+        let doc = self.document(session);
         Ok(ExportPlan {
             json: document_text(&doc),
             csv: select_csv(&doc),
@@ -66,6 +54,36 @@ impl ExportJob {
             csv_path: self.csv_path,
             overwrite: false,
         })
+    }
+}
+
+impl ExportJob {
+    /// The JSON document, as `select` makes it (`:measured` judges measurements against it).
+    pub fn document(&self, session: &Session) -> crate::doc::SelectDoc {
+        // What is shown is written: the plan lists every iteration to profile.
+        let mut doc = select_file_document(
+            &session.log,
+            &self.selection,
+            self.plan.as_ref(),
+            Some(self.command.clone()),
+            Some(&session.baselines()),
+        );
+        // The target the screen judges by, when the document records none.
+        if doc.selection.target_error_pct.is_none() {
+            doc.selection.target_error_pct = self.judged_by;
+        }
+        doc
+    }
+}
+
+/// An export plan for a document already made (`:top-up`'s list).
+pub fn plan_of(doc: &crate::doc::SelectDoc, json_path: PathBuf, csv_path: PathBuf) -> ExportPlan {
+    ExportPlan {
+        json: document_text(doc),
+        csv: select_csv(doc),
+        json_path,
+        csv_path,
+        overwrite: false,
     }
 }
 

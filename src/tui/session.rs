@@ -41,6 +41,9 @@ pub struct Session {
     pub baselines_by_budget: std::sync::Mutex<std::collections::HashMap<usize, (f64, f64)>>,
     /// The most iterations a baseline can profile: every larger budget gives its baselines.
     baseline_cap: usize,
+    /// What reading the log again noted (`:key fit`: the fitted formula), said once the
+    /// session is shown.
+    pub notes: Vec<String>,
 }
 
 /// The naive baselines as `select` makes them: over the kept iterations when some are left
@@ -95,6 +98,7 @@ impl Session {
             base,
             export_dir,
             baselines_by_budget: Default::default(),
+            notes: Vec::new(),
         })
     }
 
@@ -117,6 +121,7 @@ impl Session {
                 // Kept per session: a session makes its own (filled after its first result).
                 baselines_by_budget: Default::default(),
                 baseline_cap: self.baseline_cap,
+                notes: Vec::new(),
             });
         }
         Ok(Session::new(
@@ -130,15 +135,24 @@ impl Session {
 
     /// The run read again with other load options (`:metric NAME`), then these options.
     /// Errors read as the command line's would (a missing column is named with the file's).
+    /// How far it has got is told through `progress` (the footer's bar).
     pub fn reloaded(
         &self,
         load: LoadOptions,
         base: SelectOptions,
         ask: PlanAsk,
+        progress: &crate::runlog::LoadProgress,
     ) -> Result<Session, String> {
-        let log = crate::runlog::load_run(&self.run, &load).map_err(|e| e.to_string())?;
+        // Notes are kept per thread: those of an earlier load on this worker go first.
+        crate::runlog::packed::take_notes();
+        let log = crate::runlog::load_run_with_progress(&self.run, &load, progress)
+            .map_err(|e| e.to_string())?;
+        let notes = crate::runlog::packed::take_notes();
         Session::new(self.run.clone(), load, log, base)
-            .map(|s| s.asking(ask))
+            .map(|s| Session {
+                notes,
+                ..s.asking(ask)
+            })
             .map_err(|e| e.worded(crate::options::Surface::Explorer))
     }
 
@@ -291,6 +305,12 @@ pub fn same_key_groups(a: &SelectOptions, b: &SelectOptions) -> bool {
         ..o.clone()
     };
     bins_aside(a) == bins_aside(b)
+}
+
+/// Whether two load options read the same columns (the ones a `:` command changes: `:metric`,
+/// `:key`), so that a restart shares the log instead of reading it again.
+pub fn same_reading(a: &LoadOptions, b: &LoadOptions) -> bool {
+    a.metrics == b.metrics && a.key == b.key
 }
 
 /// What the user tunes; every change recomputes the selection from the key groups.

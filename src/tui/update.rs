@@ -14,7 +14,7 @@ use crate::pick::Pick;
 pub use super::commands::apply_command;
 pub use super::export_prompt::{export_made, export_paths, exported};
 pub use super::recompute::{
-    finished, interim, progressed, recompute, refused_restart, set_k, Effect,
+    finished, interim, measured, progressed, recompute, refused_restart, set_k, Effect,
 };
 
 /// Rows a page key moves before the table has been drawn (then: its visible height).
@@ -47,6 +47,11 @@ pub fn update<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
                 super::recompute::restart_with(app, options)
             }
         };
+    }
+    if action == Action::Back && app.building.is_some() && app.view == View::Overview {
+        // Esc while new session options are built: back to the session in force (this is
+        // an undo of its own, not a change to undo).
+        return super::recompute::cancel_restart(app);
     }
     let before = app.settings;
     let options = app.options_now();

@@ -4,6 +4,7 @@
 //! memory. The pane and its waits are `tui_tmux`'s; without tmux each test says it skips.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use super::tui_tmux::{proc_available, tmux_available, Pane, BIN};
 
@@ -90,10 +91,16 @@ fn ctrl_and_a_letter_never_act_as_the_letter_and_ctrl_l_redraws() {
 
 /// A generated run of `rows` iterations, as `examples/gen_run.rs` writes it.
 fn generated_log(dir: &Path, rows: u64) -> std::path::PathBuf {
+    generated_log_with(dir, rows, false)
+}
+
+/// The same, with a second metric (`energy_j`) when `energy`.
+fn generated_log_with(dir: &Path, rows: u64, energy: bool) -> std::path::PathBuf {
     use seqpoint::testkit::scale::{write_log, GenFormat, GenSpec};
     let path = dir.join("run.csv");
     let spec = GenSpec {
         rows,
+        energy,
         ..GenSpec::default()
     };
     let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
@@ -158,6 +165,85 @@ fn restarting_the_session_does_not_grow_resident_memory() {
     assert!(
         after * 4 < before * 5,
         "8 restarts grew resident memory from {before} kB to {after} kB (25% allowed)"
+    );
+    pane.keys(&["q"]);
+    pane.assert_restored();
+}
+
+/// Rows of the run `a_key_is_answered_while_metric_reads_a_large_run_again` reads: enough
+/// that reading it again takes several times a key's answer, few enough for CI. Set
+/// `SEQPOINT_TUI_ROWS=10000000` for the 10M-row figure.
+const METRIC_ROWS: u64 = 2_000_000;
+/// Presses timed; the median is judged.
+const METRIC_PRESSES: usize = 5;
+/// What a key's answer should take at most (the figure noted beside the median).
+const ANSWER_GOAL: Duration = Duration::from_millis(100);
+/// The median answer allowed: ten times the goal, for a loaded 2-core machine. A key held
+/// until the run is read again (the bug) takes the whole reading, and fails the other check.
+const ANSWER_BOUND: Duration = Duration::from_millis(1000);
+
+#[test]
+fn a_key_is_answered_while_metric_reads_a_large_run_again() {
+    let test = "a_key_is_answered_while_metric_reads_a_large_run_again";
+    if !tmux_available(test) {
+        return;
+    }
+    let rows = std::env::var("SEQPOINT_TUI_ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(METRIC_ROWS);
+    let dir = tempfile::tempdir().unwrap();
+    let log = generated_log_with(dir.path(), rows, true);
+    let pane = Pane::start(120, 40, dir.path());
+    pane.run(&format!("{BIN} {} --bins 8", log.display()));
+    let idle = |s: &str| s.contains("K = 8 ·") && !s.contains("⟳");
+    pane.wait_for("the explorer", idle);
+    let mut answers = Vec::new();
+    let mut during = 0;
+    for press in 0..METRIC_PRESSES {
+        let metric = ["energy_j", "time_ms"][press % 2];
+        command(&pane, &format!("metric {metric}"));
+        let shown = format!("metrics {metric}");
+        // The footer's bar shows for as long as the reading takes (or, on a machine fast
+        // enough to read it between two looks, the new metric is on screen already: that
+        // press is then not counted as during it).
+        pane.wait_for("the log read again", |s| {
+            s.contains("reading the log again") || s.contains(&shown)
+        });
+        // Tab: the SeqPoints table (or back to the overview), drawn at once when keys are
+        // answered while the log is read.
+        let table = press % 2 == 0;
+        let start = Instant::now();
+        pane.keys(&["Tab"]);
+        let screen =
+            pane.wait_for_quickly("the other view", |s| s.contains(" SeqPoints: ") == table);
+        answers.push(start.elapsed());
+        // Answered while the run was still being read: the build is off the UI thread.
+        during += usize::from(screen.contains("reading the log again"));
+        pane.wait_for("the new metric", |s| s.contains(&shown) && !s.contains("⟳"));
+    }
+    answers.sort();
+    let median = answers[METRIC_PRESSES / 2];
+    let ms = |d: &Duration| format!("{:.0}", d.as_secs_f64() * 1e3);
+    crate::common::note(&format!(
+        "a key during :metric on {rows} rows: answered in {} ms (median {} ms; goal {} ms); \
+         {during} of {METRIC_PRESSES} while the log was still read",
+        answers.iter().map(ms).collect::<Vec<_>>().join(", "),
+        ms(&median),
+        ms(&ANSWER_GOAL),
+    ));
+    // The median of five fails only when three presses do: each is a few ms against a read
+    // of hundreds, so a pass by luck needs the UI thread freed and a fail needs three
+    // stalls of a full second.
+    assert!(
+        during > METRIC_PRESSES / 2,
+        "a key waited for the log to be read again: {during} of {METRIC_PRESSES} answered during it"
+    );
+    assert!(
+        median < ANSWER_BOUND,
+        "a key during :metric took {} ms (median; goal {} ms)",
+        ms(&median),
+        ms(&ANSWER_GOAL)
     );
     pane.keys(&["q"]);
     pane.assert_restored();

@@ -1556,7 +1556,10 @@ fn metric_reads_the_log_again_with_that_column() {
     let load = app.reload.clone().expect("the log is read again");
     assert_eq!(load.metrics, ["energy_j"]);
     let (base, ask) = app.restart.clone().unwrap();
-    let next = app.session.reloaded(load, base, ask).unwrap();
+    let next = app
+        .session
+        .reloaded(load, base, ask, &Default::default())
+        .unwrap();
     let app = follow(&app, &next);
     assert_eq!(app.session.log.metric_names(), ["energy_j"]);
     assert!(app
@@ -1568,7 +1571,11 @@ fn metric_reads_the_log_again_with_that_column() {
     let mut load = app.session.load.clone();
     load.metrics = vec!["watts".into()];
     let (base, ask) = (app.session.base.clone(), app.session.ask);
-    let e = app.session.reloaded(load, base, ask).err().unwrap();
+    let e = app
+        .session
+        .reloaded(load, base, ask, &Default::default())
+        .err()
+        .unwrap();
     assert!(e.contains("watts"), "{e}");
 }
 
@@ -1728,7 +1735,11 @@ fn a_metric_the_log_lacks_is_said_on_the_command_line() {
     // The log is read again off the UI thread (as the run loop does), and refuses.
     let load = app.reload.take().expect("the log is read again");
     let (base, ask) = app.restart.take().unwrap();
-    let error = app.session.reloaded(load, base, ask).err().unwrap();
+    let error = app
+        .session
+        .reloaded(load, base, ask, &Default::default())
+        .err()
+        .unwrap();
     let effect = tui::update::refused_restart(&mut app, error.clone());
     tui::settle(&mut app, effect);
     // The line opens again with the loader's reason under it, to be corrected in place.

@@ -302,3 +302,275 @@ fn the_details_medians_are_worked_out_after_the_first_result_not_on_opening_one(
     let _app = started(&session);
     assert!(groups.iter().all(|g| g.has_medians(0, 0)));
 }
+
+/// What the run loop does when it takes a restart: the new session is now being built.
+fn building(app: &mut App, id: u64) -> (SelectOptions, PlanAsk) {
+    let taken = app.restart.take().expect("a restart");
+    app.building = Some(id);
+    taken
+}
+
+#[test]
+fn commands_typed_while_a_session_is_built_add_up() {
+    let session = sample_session(fixed(6));
+    let mut app = started(&session);
+    command(&mut app, "seed 9");
+    building(&mut app, 1);
+    // Typed before the seed's session lands: it keeps the seed asked for.
+    command(&mut app, "samples 2");
+    let (base, ask) = building(&mut app, 2);
+    assert_eq!((base.seed, base.samples, ask.samples), (9, 2, Some(2)));
+    command(&mut app, "metric energy_j");
+    assert_eq!(app.reload.as_ref().unwrap().metrics, ["energy_j"]);
+    let (base, _) = building(&mut app, 3);
+    assert_eq!((base.seed, base.samples), (9, 2));
+    // And a command after `:metric` still reads the log again with its metric.
+    command(&mut app, "warmup 3");
+    assert_eq!(app.reload.as_ref().unwrap().metrics, ["energy_j"]);
+    let (base, _) = building(&mut app, 4);
+    assert_eq!((base.seed, base.warmup), (9, 3));
+    // `u` steps back one command, to the options asked before it (not the session's).
+    seqpoint::tui::press(&mut app, crate::common::ch('u'));
+    let (base, _) = app.restart.clone().expect("a restart back");
+    assert_eq!((base.seed, base.samples, base.warmup), (9, 2, 0));
+}
+
+#[test]
+fn esc_while_a_session_is_built_keeps_the_options_in_force() {
+    let session = sample_session(fixed(6));
+    let mut app = started(&session);
+    command(&mut app, "seed 9");
+    building(&mut app, 1);
+    command(&mut app, "samples 2");
+    building(&mut app, 2);
+    seqpoint::tui::press(
+        &mut app,
+        crate::common::key(ratatui::crossterm::event::KeyCode::Esc),
+    );
+    assert_eq!(app.building, None);
+    assert!(
+        app.restart.is_none() && app.history.is_empty(),
+        "{:?}",
+        app.history
+    );
+    assert_eq!(app.options_now().base.seed, session.base.seed);
+    assert!(app.status.as_ref().unwrap().text.contains("cancelled"));
+    // The session in force gets its result back (the restart had cancelled its job).
+    assert!(app.current().is_some() || app.pending.is_some());
+}
+
+#[test]
+fn a_refused_restart_keeps_the_options_typed_before_it() {
+    let session = sample_session(fixed(6));
+    let mut app = started(&session);
+    command(&mut app, "seed 9");
+    building(&mut app, 1);
+    command(&mut app, "metric no_such_column");
+    building(&mut app, 2);
+    seqpoint::tui::update::refused_restart(&mut app, "no column no_such_column".into());
+    // The seed's session is built again, without the refused metric.
+    let (base, _) = app.restart.clone().expect("the seed's session again");
+    assert_eq!(base.seed, 9);
+    assert!(app.reload.is_none());
+    assert_eq!(app.history.len(), 1);
+}
+
+/// The session the run loop builds for the restart asked for, reading the log again when
+/// the options read it otherwise (`:key`, `:metric`), as `build_session` does.
+fn rebuilt(app: &App) -> seqpoint::tui::Session {
+    let (base, ask) = app.restart.clone().expect("a restart");
+    match app.reload.clone() {
+        Some(load) => app
+            .session
+            .reloaded(load, base, ask, &Default::default())
+            .unwrap(),
+        None => app.session.with_options(base, ask).unwrap(),
+    }
+}
+
+/// The app over a rebuilt session, carrying what the user had, its result settled.
+fn swapped<'a>(app: &App<'a>, next: &'a seqpoint::tui::Session) -> App<'a> {
+    let mut fresh = App::new(next, false);
+    fresh.carry_from(app);
+    let effect = seqpoint::tui::update::recompute(&mut fresh);
+    seqpoint::tui::settle(&mut fresh, effect);
+    fresh
+}
+
+#[test]
+fn key_switches_the_distribution_to_a_derived_key_and_u_switches_it_back() {
+    use seqpoint::testkit::packed::PackedSpec;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("packed.csv");
+    let run = PackedSpec {
+        steps: 2_000,
+        ..PackedSpec::default()
+    }
+    .generate();
+    std::fs::write(&path, run.baseline_csv()).unwrap();
+    let load = seqpoint::LoadOptions {
+        key: vec!["tokens".into()],
+        ..seqpoint::LoadOptions::default()
+    };
+    let name = path.to_str().unwrap().to_string();
+    let log = seqpoint::load_run(&name, &load).unwrap();
+    let session = seqpoint::tui::Session::new(name.clone(), load, log, fixed(8)).unwrap();
+    let mut app = started(&session);
+    assert_eq!(app.session.log.dims(), 1);
+
+    // Bad key lists are refused in place by the option's own check, and change nothing.
+    for (bad, why) in [
+        ("a,b,c", "one or two key columns"),
+        ("attn,attn", "the same column twice"),
+        ("tokens,", "an empty column name"),
+    ] {
+        command(&mut app, &format!("key {bad}"));
+        let error = in_place(&app).expect("said in place");
+        assert!(
+            error.starts_with(&format!(":key {bad}: ")) && error.contains(why),
+            "{error}"
+        );
+        assert!(app.restart.is_none() && app.history.is_empty());
+        seqpoint::tui::press(
+            &mut app,
+            crate::common::key(ratatui::crossterm::event::KeyCode::Esc),
+        );
+    }
+
+    // `:key fit`: the log is read again keyed on the fitted cost, a 1-D histogram.
+    command(&mut app, "key fit");
+    assert_eq!(app.reload.as_ref().unwrap().key, ["fit"]);
+    let fitted = rebuilt(&app);
+    assert_eq!(fitted.log.key_names, ["fit"]);
+    assert!(
+        fitted.notes.iter().any(|n| n.contains("explains")),
+        "the fit's note: {:?}",
+        fitted.notes
+    );
+    let mut app = swapped(&app, &fitted);
+    assert_eq!(app.session.log.dims(), 1);
+    // Drawn as the fitted cost's histogram, named as a key (it is no sequence length).
+    let screen = crate::common::frame(&mut app, 100, 30);
+    assert!(
+        screen.contains("Key distribution: iterations per fit"),
+        "{screen}"
+    );
+    assert!(app.current().is_some(), "a result keyed on the fit");
+    // The copied command keys `select` the same way.
+    assert!(app.session.command(&app.settings).contains("--key fit"));
+
+    // `:key tokens,attn`: two keys, the heat map, and a method two keys can take.
+    command(&mut app, "key tokens,attn");
+    let two = rebuilt(&app);
+    let mut app = swapped(&app, &two);
+    assert_eq!(app.session.log.dims(), 2);
+    assert!(app.session.methods().contains(&app.settings.method));
+    assert!(app.current().is_some(), "a result keyed on tokens and attn");
+
+    // `u` goes back to the fit, reading the log again.
+    seqpoint::tui::press(&mut app, crate::common::ch('u'));
+    assert_eq!(app.reload.as_ref().unwrap().key, ["fit"]);
+    let back = rebuilt(&app);
+    assert_eq!(back.log.key_names, ["fit"]);
+}
+
+/// `seqpoint` run in `dir` with `args`, its standard output.
+fn seqpoint_in(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "seqpoint {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn measured_judges_the_target_as_project_does_and_top_up_writes_its_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let load = seqpoint::LoadOptions::default();
+    let run = assets.join("speech_t1.csv").to_str().unwrap().to_string();
+    let log = seqpoint::load_run(&run, &load).unwrap();
+    let session = seqpoint::tui::Session::new(run.clone(), load, log, fixed(3)).unwrap();
+    let mut app = started(&session);
+    // The first stage: the 3 SeqPoints alone measured on the new configuration (their rows
+    // of its timed log), against a target they cannot meet: `project` lists a top-up.
+    let chosen: Vec<String> = app
+        .current()
+        .unwrap()
+        .seqpoints
+        .iter()
+        .map(|sp| format!("{},", sp.iteration))
+        .collect();
+    let new_log = std::fs::read_to_string(assets.join("speech_t2.csv")).unwrap();
+    let mut first_stage: Vec<&str> = new_log.lines().take(1).collect();
+    first_stage.extend(
+        new_log
+            .lines()
+            .filter(|l| chosen.iter().any(|c| l.starts_with(c.as_str()))),
+    );
+    assert_eq!(first_stage.len(), 1 + chosen.len());
+    let measured = dir.path().join("measured.csv");
+    std::fs::write(&measured, first_stage.join("\n") + "\n").unwrap();
+    let measured = measured.to_str().unwrap();
+    command(&mut app, "target 0.3");
+    command(&mut app, &format!("measured {measured}"));
+    let judged = app.judged.clone().expect("judged");
+    assert!(!judged.met && judged.top_up.is_some(), "{}", judged.table);
+
+    // The same through the command line: export what is on screen, then `project`.
+    let json = dir.path().join("sp.json");
+    press_export(&mut app, &json);
+    let cli = seqpoint_in(
+        dir.path(),
+        &[
+            "project",
+            "sp.json",
+            measured,
+            "--target-error",
+            "0.3",
+            "--top-up",
+            "next.json",
+        ],
+    );
+    // Its table, less what only a file has (its name, the notes on reading it).
+    let body = |t: &str| -> Vec<String> {
+        t.lines()
+            .skip(1)
+            .filter(|l| !l.starts_with("note: "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(body(&judged.table), body(&cli));
+    // `:top-up` writes the list `project --top-up` writes.
+    command(
+        &mut app,
+        &format!("top-up {}", dir.path().join("mine.json").display()),
+    );
+    let mine = std::fs::read_to_string(dir.path().join("mine.json")).expect("written");
+    let theirs = std::fs::read_to_string(dir.path().join("next.json")).unwrap();
+    assert_eq!(mine, theirs);
+    assert!(dir.path().join("mine.csv").exists());
+    // Never over a loaded log.
+    command(&mut app, &format!("top-up {run}"));
+    let status = app.status.clone().unwrap();
+    assert!(status.error, "{status:?}");
+}
+
+/// Export what is on screen to `path` (both files), as `e` and Enter do.
+fn press_export(app: &mut App, path: &std::path::Path) {
+    use seqpoint::tui::keymap::Action;
+    let effect = seqpoint::tui::update::update(app, Action::Export);
+    seqpoint::tui::settle(app, effect);
+    if let seqpoint::tui::app::Overlay::Export(prompt) = &mut app.overlay {
+        prompt.input = path.display().to_string();
+    }
+    let effect = seqpoint::tui::update::update(app, Action::Submit);
+    seqpoint::tui::settle(app, effect);
+    assert!(path.exists(), "exported to {}", path.display());
+}

@@ -126,6 +126,21 @@ impl Pane {
         }
     }
 
+    /// `wait_for`, reading the screen as often as tmux answers: for timing an answer.
+    pub(crate) fn wait_for_quickly(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "waited for {what}; the screen is:\n{screen}"
+            );
+        }
+    }
+
     /// Wait until the program in the pane has read every byte typed so far (the terminal's
     /// input queue is empty): what it does with them comes after, in order, before anything
     /// sent later, such as a resize.

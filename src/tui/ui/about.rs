@@ -45,6 +45,21 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
             Span::raw(legend),
         ]));
     }
+    if let Some(judged) = &app.judged {
+        // `:measured`: `project`'s own table, the target judged on the new configuration.
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!("Measured: {}", judged.path),
+            t.strong(),
+        ));
+        lines.extend(judged.table.lines().map(|l| Line::raw(l.to_string())));
+        if judged.top_up.is_some() {
+            lines.push(Line::styled(
+                ":top-up FILE writes the iterations to measure next",
+                t.dim(),
+            ));
+        }
+    }
     if let Some(status) = &app.last_message {
         lines.push(Line::raw(""));
         lines.push(Line::from(vec![

@@ -3,7 +3,7 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Block, Clear, Paragraph, Row, Table};
 use ratatui::Frame;
 
 use super::table::bin_text;
@@ -134,7 +134,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let about_height = 6u16.min(inner.height);
     let [about_area, groups_area] =
         Layout::vertical([Constraint::Length(about_height), Constraint::Fill(1)]).areas(inner);
-    frame.render_widget(Paragraph::new(about).wrap(Wrap { trim: true }), about_area);
+    // A narrow popup cannot wrap them all into its rows: each is then cut with `…`.
+    let about = super::fit_rows(about, about_area.width as usize, about_area.height as usize);
+    frame.render_widget(Paragraph::new(about), about_area);
 
     let rows = sp.bin.groups.iter().skip(scroll).take(visible).map(|&g| {
         let m = &groups.moments[0][0][g];

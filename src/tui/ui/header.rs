@@ -191,10 +191,21 @@ pub fn render_footer(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             Span::styled("  Esc cancels", t.dim()),
         ])
     } else if app.building.is_some() {
-        Line::from(vec![
-            Span::styled(" ⟳ new session options", t.key()),
-            Span::styled("  last result shown meanwhile", t.dim()),
-        ])
+        // Reading the log again (`:metric`) has a measure of its progress; grouping has not.
+        match &app.reading {
+            Some(reading) => {
+                let permille = (reading.fraction() * 1000.0) as usize;
+                Line::from(vec![
+                    Span::styled(" ⟳ reading the log again ", t.key()),
+                    Span::styled(bar(permille, 1000, 16), t.dim()),
+                    Span::styled("  Esc cancels", t.dim()),
+                ])
+            }
+            None => Line::from(vec![
+                Span::styled(" ⟳ new session options", t.key()),
+                Span::styled("  Esc cancels · last result shown meanwhile", t.dim()),
+            ]),
+        }
     } else if let Some(pending) = &app.pending {
         let count = if pending.total > 0 {
             format!(" {}/{} ", pending.done, pending.total)

@@ -141,6 +141,41 @@ pub fn wrap_line(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
     rows
 }
 
+/// Lines in at most `height` rows of `width`, wrapped, each line keeping a row of its own:
+/// a line with fewer rows than it needs ends its last row with `…` (a cut is always marked,
+/// never silent), as does the last row when lines are left out.
+pub fn fit_rows(lines: Vec<Line<'static>>, width: usize, height: usize) -> Vec<Line<'static>> {
+    let n = lines.len();
+    let mut out: Vec<Line<'static>> = Vec::new();
+    for (i, line) in lines.into_iter().enumerate() {
+        let left = height.saturating_sub(out.len());
+        if left == 0 {
+            if let Some(last) = out.pop() {
+                out.push(marked(last, width));
+            }
+            break;
+        }
+        // One row for each line after this one, while there are rows for them.
+        let room = left.saturating_sub(n - i - 1).max(1);
+        let mut rows = wrap_line(&line, width);
+        if rows.len() > room {
+            rows.truncate(room);
+            let last = rows.pop().expect("room is at least 1");
+            rows.push(marked(last, width));
+        }
+        out.extend(rows);
+    }
+    out
+}
+
+/// A row ending with `…`, within `width`.
+fn marked(row: Line<'static>, width: usize) -> Line<'static> {
+    let style = row.style;
+    let mut spans = row.spans;
+    spans.push(Span::raw("…"));
+    cut_line(Line::from(spans).style(style), width)
+}
+
 /// A styled line in at most `width` characters, ending with `…` when cut.
 pub fn cut_line(line: Line<'static>, width: usize) -> Line<'static> {
     let total: usize = line.spans.iter().map(|s| s.content.chars().count()).sum();
@@ -241,8 +276,14 @@ fn distribution(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
             log.key_names.join(", ")
         )
     } else {
+        // A packed run's key (`fit`, `tokens` …) is a cost or a count, not a sequence length.
+        let kind = if crate::runlog::packed::mentions_packed(&log.key_names) {
+            "Key"
+        } else {
+            "SL"
+        };
         format!(
-            " SL distribution: {measure} per {}{left_out} ",
+            " {kind} distribution: {measure} per {}{left_out} ",
             log.key_names[0]
         )
     };
@@ -435,6 +476,39 @@ mod tests {
 
     fn text(line: &Line) -> String {
         line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn detail_rows_wrap_when_they_fit_else_each_line_is_cut_with_an_ellipsis() {
+        let lines = || {
+            vec![
+                Line::raw("profile iteration 111 (epoch 0)"),
+                Line::raw("alternates: none (no other iteration in this bin)"),
+                Line::raw("the bin's key groups"),
+            ]
+        };
+        // Wide enough: wrapped, every word kept.
+        let rows = fit_rows(lines(), 40, 6);
+        assert_eq!(rows.len(), 4);
+        assert!(
+            text(&rows[2]).ends_with("this bin)"),
+            "{:?}",
+            text(&rows[2])
+        );
+        // Too few rows to wrap: one row each, the long ones ending with `…`.
+        let rows = fit_rows(lines(), 24, 3);
+        let texts: Vec<String> = rows.iter().map(text).collect();
+        assert_eq!(texts.len(), 3);
+        assert!(texts.iter().all(|t| t.chars().count() <= 24), "{texts:?}");
+        assert!(
+            texts[0].ends_with('…') && texts[1].ends_with('…'),
+            "{texts:?}"
+        );
+        assert_eq!(texts[2], "the bin's key groups");
+        // Fewer rows than lines: the last row shown says more follows.
+        let rows = fit_rows(lines(), 60, 2);
+        assert_eq!(rows.len(), 2);
+        assert!(text(&rows[1]).ends_with('…'), "{:?}", text(&rows[1]));
     }
 
     #[test]

@@ -1,0 +1,72 @@
+//! The two-stage flow in the explorer: `:measured FILE` reads measurements of the listed
+//! iterations on the new configuration and judges the target on them, and `:top-up FILE`
+//! writes the iterations still to measure. Each step is `seqpoint project`'s own library
+//! call on the document an export of the screen would write, so the figures are its figures.
+
+use super::app::Session;
+use super::save::ExportJob;
+use crate::doc::SelectDoc;
+use crate::output::table::projection_table;
+use crate::project::document::{project_measurements, ProjectOptions, RunLength};
+use crate::project::merge::{merge_measurements, top_up_document};
+use crate::runlog::measured::{read_measured_noted, MeasuredOptions};
+
+/// What the projection table calls the SeqPoints it projects from (no file: the screen's).
+pub const ON_SCREEN: &str = "the SeqPoints on screen";
+
+/// Measurements to judge, with the result on screen they measure (as its export).
+pub struct MeasureJob {
+    pub id: u64,
+    pub path: String,
+    /// The document of what is shown, made as an export makes it.
+    pub export: ExportJob,
+    /// The target the screen judges by.
+    pub target_pct: f64,
+}
+
+/// What `project --target-error` says of the measurements.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub path: String,
+    /// `project`'s table: totals, speedup, intervals and the verdict.
+    pub table: String,
+    /// Met on the measurements given.
+    pub met: bool,
+    /// The iterations to measure next, as a SeqPoints file (none when met).
+    pub top_up: Option<SelectDoc>,
+}
+
+impl MeasureJob {
+    /// Read and judge the measurements; an error reads as `project`'s would.
+    pub fn judge(self, session: &Session) -> Result<Judged, String> {
+        let doc = self.export.document(session);
+        let options = MeasuredOptions {
+            metrics: Vec::new(),
+            format: None,
+            limits: session.load.limits,
+        };
+        let (file, _) =
+            read_measured_noted(&self.path, &doc, &options).map_err(|e| e.to_string())?;
+        let measured = merge_measurements(vec![file]).map_err(|e| e.to_string())?;
+        let options = ProjectOptions {
+            allow_missing: false,
+            run_length: RunLength::Logged,
+            target_error_pct: Some(self.target_pct),
+        };
+        // No SeqPoints file: the document is the screen's, named as such in the table.
+        let report = project_measurements(ON_SCREEN, &doc, &measured, &options)
+            .map_err(|e| e.to_string())?;
+        let met = report.target.as_ref().is_some_and(|t| t.met);
+        let top_up = report
+            .target
+            .as_ref()
+            .filter(|t| !t.top_up.is_empty())
+            .map(|t| top_up_document(&doc, &t.top_up, t.target_error_pct));
+        Ok(Judged {
+            path: self.path,
+            table: projection_table(&report),
+            met,
+            top_up,
+        })
+    }
+}
