@@ -268,21 +268,7 @@ impl RunArgs {
 
     /// One key column, or two for translation, each named once.
     fn check_key(&self) -> anyhow::Result<()> {
-        if self.key.len() > 2 {
-            bail!(
-                "--key {}: one or two key columns (a length, or src_len,tgt_len), not {}",
-                self.key.join(","),
-                self.key.len()
-            );
-        }
-        if let [a, b] = self.key.as_slice() {
-            if a == b {
-                bail!("--key {a},{b}: names the same column twice; give it once, or two different columns");
-            }
-        }
-        if self.key.iter().any(String::is_empty) {
-            bail!("--key: an empty column name; expected --key COL or --key COL1,COL2");
-        }
+        seqpoint::options::key_columns(&self.key.join(","))?;
         // The model's shape only counts FLOPs: with any other key it would be read and
         // silently do nothing, so the user could believe the key was costed by it.
         let flops = seqpoint::runlog::packed::FLOPS_KEY;
