@@ -59,14 +59,16 @@ fn verdicts_are_the_intervals(outcomes: &[FlowOutcome]) {
     }
 }
 
-/// Coverage over 40 seeds: at a true 95% (or 93%) fewer than 31 of 40 intervals hold with
-/// probability 2e-5 (7e-5). The mean signed error over 40 seeds has a standard deviation of
-/// about 0.5% / sqrt(40) = 0.08% (the final half-widths are about 1%, so one run's error has
-/// an sd near 0.5%): a bias of 0.35% stands four of them away (3e-5 by chance).
+/// Coverage over 40 seeds: at a true 95% (or 93%) fewer than 30 of 40 intervals hold with
+/// probability 2.9e-6 (6.8e-5); the lowest final coverage measured over 200 seeds is 93.5%
+/// (the lengths-only speedup: 3.5e-5). At 31 (the bound before) a true 93% failed 3.4e-4.
+/// The mean signed error over 40 seeds has a standard deviation of about 0.5% / sqrt(40) =
+/// 0.08% (the final half-widths are about 1%, so one run's error has an sd near 0.5%): a
+/// bias of 0.35% stands four of them away (3e-5 by chance).
 fn intervals_hold_without_bias(name: &str, figure: &FigureRedraws) {
     let held = (figure.coverage_pct() / 100.0 * f64::from(SEEDS)).round() as u32;
     assert!(
-        held >= 31,
+        held >= 30,
         "{name}: {held} of {SEEDS} final 95% intervals hold the truth"
     );
     let bias = figure.mean_error_pct();

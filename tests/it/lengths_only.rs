@@ -168,33 +168,84 @@ fn the_lengths_only_flow_meets_the_target_with_both_configurations_measured() {
             "{}",
             report["target"]
         );
-        let top_up = listed(&read_json(&next));
+    }
+    // Top up until met, as a user would, at most 4 rounds: a top-up is sized from the
+    // measurements so far to reach about the target, so whether one round suffices is a
+    // draw (one does on these logs; over 200 seeded redraws of the generated lengths-only
+    // flow every one ended met, `flows`).
+    let mut report = report;
+    let mut next_doc = read_json(&next);
+    let last = loop {
+        if report["target"]["met"] == true || news.len() > 4 {
+            break report;
+        }
+        let top_up = listed(&next_doc);
         assert!(!top_up.is_empty());
         assert!(top_up.iter().all(|row| !first.contains(row)));
-        news.push(measure(d, T2, &top_up, "new_top_up.csv"));
-        bases.push(measure(d, T1, &top_up, "base_top_up.csv"));
-    }
-    let mut args: Vec<&Path> = vec![&seqpoints];
-    args.extend(news.iter().map(PathBuf::as_path));
-    let baselines: Vec<&Path> = bases.iter().map(PathBuf::as_path).collect();
-    let last = project(&args, &baselines, &["--target-error", "1"]);
+        let round = news.len();
+        news.push(measure(d, T2, &top_up, &format!("new_top_up{round}.csv")));
+        bases.push(measure(d, T1, &top_up, &format!("base_top_up{round}.csv")));
+        let mut args: Vec<&Path> = vec![&seqpoints];
+        args.extend(news.iter().map(PathBuf::as_path));
+        let baselines: Vec<&Path> = bases.iter().map(PathBuf::as_path).collect();
+        let next = d.join(format!("next{round}.json"));
+        report = project(
+            &args,
+            &baselines,
+            &["--target-error", "1", "--top-up", next.to_str().unwrap()],
+        );
+        next_doc = read_json(&next);
+    };
     assert_eq!(last["target"]["met"], true, "{}", last["target"]);
     let m = &last["metrics"][0];
     assert_eq!(m["estimate"], "paired");
     let (t1, t2) = (total(T1), total(T2));
-    for (name, interval, truth) in [
-        ("baseline", pair(&m["baseline_interval"]), t1),
-        ("new", pair(&m["interval"]), t2),
-        ("speedup", pair(&m["speedup_interval"]), t1 / t2),
+    let value = |v: &Value| v.as_f64().unwrap();
+    for (name, projected, interval, truth) in [
+        (
+            "baseline",
+            value(&m["baseline_total"]),
+            pair(&m["baseline_interval"]),
+            t1,
+        ),
+        (
+            "new",
+            value(&m["projected_total"]),
+            pair(&m["interval"]),
+            t2,
+        ),
+        (
+            "speedup",
+            value(&m["speedup"]),
+            pair(&m["speedup_interval"]),
+            t1 / t2,
+        ),
     ] {
         let [lo, hi] = interval;
-        assert!(
-            lo <= truth && truth <= hi,
-            "{name}: [{lo}, {hi}] against {truth}"
+        eprintln!(
+            "{name}: {projected} [{lo}, {hi}], truth {truth} {}",
+            if lo <= truth && truth <= hi {
+                "inside its 95% interval"
+            } else {
+                "OUTSIDE its 95% interval"
+            }
         );
+        // Met: each half-width within 1% of its figure.
         assert!(
-            (hi - lo) / 2.0 <= 0.01 * truth * 1.0001,
+            (hi - lo) / 2.0 <= 0.01 * projected * 1.0001,
             "{name}: [{lo}, {hi}]"
+        );
+        // One draw each (three per run), so not "inside the 95% interval" (a sound build
+        // would fail that 1 draw in 20 per figure whenever the picks change) but within 2.5
+        // of its half-widths on its side: 4.9 standard errors for the normal, 8.4e-5 at t
+        // with 15 degrees of freedom (the paired intervals have more).
+        let bound = [
+            projected - 2.5 * (projected - lo),
+            projected + 2.5 * (hi - projected),
+        ];
+        assert!(
+            bound[0] <= truth && truth <= bound[1],
+            "{name}: {truth} outside {bound:?} (95% interval [{lo}, {hi}])"
         );
     }
 }

@@ -183,11 +183,12 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
     let dir = tempfile::tempdir().unwrap();
     let (_, doc) = select(dir.path(), &[]);
     let metric = reproduces_t2(&[]);
-    // The default profile list beats the old cheapest plan (63 iterations) and lands within
-    // 1% of the 2-thread total.
+    // The default profile list beats the old cheapest plan (63 iterations). How near the
+    // 2-thread total it lands is `reproduces_t2`'s designed bound: "within 1%" of one
+    // projection whose 95% half-width is about 1% would fail about one draw in 20 (0.26% off
+    // on these logs today).
     assert!(doc["iterations_to_profile"].as_u64().unwrap() < 63);
     let projected = metric["projected_total"].as_f64().unwrap();
-    assert!((projected - total(T2)).abs() < 0.01 * total(T2));
     // The speedup by hand: the known baseline total over the ratio estimate of the new one,
     // sum_b w_b X_b (sum y / sum a), with X_b the bin's baseline mean (its `bin_stats`), a
     // the auxiliary at each SeqPoint's profiled iterations, z + beta (x - z) from the
@@ -285,6 +286,10 @@ fn project_and_select_compare_give_the_same_speedup() {
         value(&doc["speedup"]["projected"]),
         b,
     );
+    // The logs are fixed, so this holds or fails on every run alike; it is no coin toss for
+    // a new pick either: the ratio interval is 0.57 times the width of the design's on the
+    // same rows, and each width, estimated from about 60 degrees of freedom, varies by about
+    // 9% (1 / sqrt(2 x 60)), so the order turns 4.4 standard deviations out.
     assert!(a[1] - a[0] < b[1] - b[0], "{a:?} {b:?}");
     let row = &doc["projection"][1];
     let (a, b) = (pair(&metric["interval"]), pair(&row["interval"]));
@@ -309,6 +314,10 @@ fn project_reproduces_it_with_repeated_samples_and_budgets() {
     };
     assert!(metric["interval_samples"].is_array());
     let one = reproduces_t2(&["--bins", "16", "--samples", "1"]);
+    // Fixed logs: the same verdict every run. Three samples per SeqPoint give 0.45 times the
+    // width of one here (1 / sqrt(3) = 0.58 expected); the widths, from about 32 and 15
+    // degrees of freedom, vary by 13% and 18%, so a new pick would reverse the order about
+    // 3.6 standard deviations out.
     assert!(width(&metric["interval"]) < width(&one["interval"]));
     assert_eq!(metric["samples"], 48);
     reproduces_t2(&["--bins", "16", "--budget", "80"]);
@@ -713,19 +722,39 @@ fn the_two_stage_flow_meets_the_target_on_the_new_configuration() {
     assert_eq!(target["expected_met"], true, "{target}");
     assert!(!top_up.is_empty(), "{target}");
     assert!(figures(&report).iter().any(|&h| h > 0.7));
-    let second = measure_listed(dir.path(), &next_doc, "second.csv");
-    let out = seqpoint()
-        .arg("project")
-        .arg(&seqpoints)
-        .arg(&first)
-        .arg(&second)
-        .args(["--target-error", "0.7", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let final_report: Value = serde_json::from_slice(&out).unwrap();
+    // Then top up until met: the first top-up meets the target on these logs, but whether
+    // one is enough is itself a draw (a top-up is sized from the first measurements' noise,
+    // to about the target and no further), so the flow is followed as a user would, up to 4
+    // rounds; over 200 seeded redraws of the generated flows every one ended met within 4
+    // (`flows`); on these logs one round does it.
+    let mut files = vec![first];
+    let mut next_doc = next_doc;
+    let final_report = loop {
+        let round = files.len();
+        files.push(measure_listed(
+            dir.path(),
+            &next_doc,
+            &format!("round{round}.csv"),
+        ));
+        let next = dir.path().join(format!("next{round}.json"));
+        let out = seqpoint()
+            .arg("project")
+            .arg(&seqpoints)
+            .args(&files)
+            .args(["--target-error", "0.7", "--format", "json", "--top-up"])
+            .arg(&next)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let report: Value = serde_json::from_slice(&out).unwrap();
+        eprintln!("round {round}: {}", report["target"]);
+        if report["target"]["met"] == true || round == 4 {
+            break report;
+        }
+        next_doc = serde_json::from_slice(&std::fs::read(&next).unwrap()).unwrap();
+    };
     assert_eq!(
         final_report["target"]["met"], true,
         "{}",
@@ -748,7 +777,10 @@ fn the_two_stage_flow_meets_the_target_on_the_new_configuration() {
         value(&metric["speedup"]),
         pair(&metric["speedup_interval"]),
     );
-    assert_eq!(final_report["measured_files"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        final_report["measured_files"].as_array().unwrap().len(),
+        files.len()
+    );
 }
 
 #[test]

@@ -413,18 +413,31 @@ fn a_slow_window_is_found_named_and_costed_within_tolerance() {
 #[test]
 fn clean_generated_runs_raise_no_alarm() {
     // 40 seeds each of a steady design and of one whose savings grow over training (drift,
-    // which the drift check owns): no window is reported on any.
+    // which the drift check owns): 80 runs with no window. The check promises at most a 1%
+    // false alarm per run; "none of 80" against that promise fails a sound detector 55% of
+    // the time whenever the draws change. Measured: 0 alarms in 10,000 such runs (seeds
+    // 1-5,000 of each), so below 3e-4 per run (95% upper bound); at that rate 3 or more of
+    // 80 happen 2e-6 of the time, while a detector alarming on 10% of clean runs gives 2 or
+    // fewer 1% of the time. Seeded, so each build gives the same verdict every run.
+    let mut alarms = Vec::new();
     for seed in 1..=40u64 {
         let steady_run = drift_run(&steady(seed));
-        let f = neighbours_of(&steady_run);
-        assert_eq!(f.verdict, Verdict::Ok, "steady seed {seed}: {}", f.figure);
         let drifting = drift_run(&DriftSpec {
             seed,
             ..DriftSpec::default()
         });
-        let f = neighbours_of(&drifting);
-        assert_eq!(f.verdict, Verdict::Ok, "drifting seed {seed}: {}", f.figure);
+        for (name, run) in [("steady", steady_run), ("drifting", drifting)] {
+            let f = neighbours_of(&run);
+            if f.verdict != Verdict::Ok {
+                alarms.push(format!("{name} seed {seed}: {}", f.figure));
+            }
+        }
     }
+    assert!(
+        alarms.len() <= 2,
+        "{} of 80 clean runs alarmed: {alarms:?}",
+        alarms.len()
+    );
 }
 
 #[test]

@@ -200,7 +200,9 @@ fn plan_finds_the_cheapest_plan_meeting_the_target() {
             row["interval"][0].as_f64().unwrap(),
             row["interval"][1].as_f64().unwrap(),
         );
-        assert!((hi - lo) / 2.0 <= 0.01 * row["actual"].as_f64().unwrap() * (1.0 + 1e-9));
+        // Met is judged on the projected figure (the actual is unknown to a user): against
+        // the actual, a plan met at 0.998% that projects 0.5% high would read 1.003%.
+        assert!((hi - lo) / 2.0 <= 0.01 * row["projected"].as_f64().unwrap() * (1.0 + 1e-9));
     }
     // The speedup's interval is held to the target too.
     let speedup = &plan["speedup"];

@@ -11,6 +11,11 @@ use seqpoint::{run_selection, BinCount, LoadOptions, RunLog, SelectOptions, Sele
 
 const TARGET: f64 = 1.0;
 
+/// How far one projection's error may reach, in its own 95% half-widths (`t95(dof)`
+/// standard errors): 2.5 half-widths are 4.9 standard errors for the normal (1e-6 per
+/// figure), 1.7e-5 at t with 30 degrees of freedom, 8.4e-5 at 15 (`project_cli`'s bound).
+const ERROR_BOUND_IN_HALF_WIDTHS: f64 = 2.5;
+
 fn pair(seed: u64) -> SynthPair {
     drift_run(&DriftSpec {
         seed,
@@ -99,8 +104,9 @@ fn the_error_target_is_met_with_strata_on_every_metric_and_not_without() {
     let log = pair(1).load(&LoadOptions::default()).unwrap();
     // Not met without strata, in each of 200 seeds. Its speedup errors themselves are one
     // draw each: both above 1% in 94% of those seeds (seed 1 is one), neither in 1%: no claim
-    // to hold a test to. With strata every error was within 1% in all 200 (largest 0.998%):
-    // the target is met on the errors themselves.
+    // to hold a test to. With strata every error was within 1% in all 200 (largest 0.998%),
+    // but an error within the target is one draw too (0 of 200 bounds its rate by 1.5% only),
+    // so each error is held to `ERROR_BOUND_IN_HALF_WIDTHS` of its own 95% half-width.
     let sl_only = select(&log, Strata::None, BinCount::Target(TARGET));
     assert!(!sl_only.target.as_ref().unwrap().met);
 
@@ -110,10 +116,22 @@ fn the_error_target_is_met_with_strata_on_every_metric_and_not_without() {
     // by error and by 95% interval; so do both speedups.
     assert_eq!(strata.projection.totals.len(), 4);
     for row in &strata.projection.totals {
-        assert!(row.error_pct.unwrap() <= TARGET, "{row:?}");
         assert!(row.half_width_pct <= TARGET, "{row:?}");
+        assert!(
+            row.error_pct.unwrap() <= ERROR_BOUND_IN_HALF_WIDTHS * row.half_width_pct,
+            "{row:?}"
+        );
     }
-    assert!(speedup_errors(&strata).iter().all(|&e| e <= TARGET));
+    for (error, half_width) in speedup_errors(&strata)
+        .iter()
+        .zip(speedup_half_widths(&strata))
+    {
+        assert!(half_width <= TARGET, "{half_width}");
+        assert!(
+            error <= &(ERROR_BOUND_IN_HALF_WIDTHS * half_width),
+            "{error}"
+        );
+    }
     // K per stratum, weights per stratum, projections summed over strata.
     assert_eq!(strata.strata.len(), 10);
     assert_eq!(
@@ -252,15 +270,26 @@ fn write_pair(dir: &std::path::Path) -> (String, String) {
     )
 }
 
-/// The worst speedup error over the metrics (time and energy) of a `seqpoint/1` document.
-fn cli_speedup_error(doc: &Value) -> f64 {
+/// A figure of a `seqpoint/1` document (a speedup or a projection row) whose error lies
+/// within `ERROR_BOUND_IN_HALF_WIDTHS` of its 95% half-width: one draw, held to a designed
+/// bound rather than to the target (per epoch at 4 bins the half-widths reach 1.65%, so an
+/// error within 1% would be a coin with a bias, not a claim).
+fn error_within_bound(figure: &Value) {
+    let [lo, hi] = [0, 1].map(|i| figure["interval"][i].as_f64().unwrap());
+    let half_width_pct = 100.0 * (hi - lo) / 2.0 / figure["projected"].as_f64().unwrap();
+    let error = figure["error_pct"].as_f64().unwrap();
+    assert!(
+        error <= ERROR_BOUND_IN_HALF_WIDTHS * half_width_pct,
+        "{error}% off, 95% half-width {half_width_pct}%: {figure}"
+    );
+}
+
+/// The speedups (time and energy) of a `seqpoint/1` document.
+fn cli_speedups(doc: &Value) -> &Vec<Value> {
     let speedups = doc["speedups"].as_array().unwrap();
     assert_eq!(speedups.len(), 2);
     assert_eq!(speedups[0], doc["speedup"]);
     speedups
-        .iter()
-        .map(|s| s["error_pct"].as_f64().unwrap())
-        .fold(0.0, f64::max)
 }
 
 #[test]
@@ -288,7 +317,7 @@ fn through_the_cli_report_warns_and_strata_fix_the_speedup() {
         let [lo, hi] = [0, 1].map(|i| s["interval"][i].as_f64().unwrap());
         (hi - lo) / 2.0 > TARGET / 100.0 * s["projected"].as_f64().unwrap()
     }));
-    assert!(cli_speedup_error(&strata) <= TARGET);
+    cli_speedups(&strata).iter().for_each(error_within_bound);
     // Every SeqPoint carries its stratum, and the epoch it comes from is that stratum.
     let points = strata["seqpoints"].as_array().unwrap();
     assert_eq!(points.len(), 40);
@@ -306,8 +335,9 @@ fn through_the_cli_report_warns_and_strata_fix_the_speedup() {
     let k_sum: u64 = per_stratum.iter().map(|s| s["k"].as_u64().unwrap()).sum();
     assert_eq!(k_sum, target["seqpoints"].as_array().unwrap().len() as u64);
     for row in target["projection"].as_array().unwrap() {
-        assert!(row["error_pct"].as_f64().unwrap() <= TARGET, "{row}");
+        error_within_bound(row);
     }
+    cli_speedups(&target).iter().for_each(error_within_bound);
     let sl_target = json_output(&[&common[..], &["--target-error", "1"]].concat());
     assert_eq!(sl_target["selection"]["target_met"], false);
     assert!(sl_target["selection"]["advice"]
