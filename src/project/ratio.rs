@@ -559,9 +559,10 @@ mod tests {
     /// time about linear in the length with a curve, 4% noise on the baseline, the new
     /// configuration 1.3-1.7x faster by length with noise correlated 0.6 with the
     /// baseline's), measured at 2 or 3 iterations drawn at random within each bin. Over
-    /// 10,000 seeded redraws each 95% interval holds its known total 94-96.5% of the time
+    /// 10,000 seeded redraws each 95% interval holds its known total 93.5-96.5% of the time
     /// (measured over 20,000: 94.5%, 94.8% and 95.4%): at those rates (sd 0.22%) the band
-    /// fails with probability below 1e-6. It catches what it is for: measured on the same
+    /// fails with probability about 9e-6 for another seed (the lowest rate stands 4.5 sd
+    /// above 93.5%). It catches what it is for: measured on the same
     /// redraws, the intervals without the t widening hold 91.1% (new total) and 91.7%
     /// (speedup), and a speedup interval that treats its two totals as independent 99.7%.
     #[test]
@@ -628,7 +629,7 @@ mod tests {
         for (name, held) in ["baseline total", "new total", "speedup"].iter().zip(held) {
             let coverage = held as f64 / draws as f64;
             assert!(
-                (0.94..=0.965).contains(&coverage),
+                (0.935..=0.965).contains(&coverage),
                 "{name}: {coverage:.4} of {draws} redraws inside their 95% interval"
             );
         }
