@@ -333,7 +333,7 @@ pub struct App<'a> {
     /// The `:measured` job running, by id.
     pub measuring: Option<u64>,
     /// What `:measured` said of the last measurements (shown by `i`; `:top-up` writes its list).
-    pub judged: Option<super::measured::Judged>,
+    pub judged: Option<Judged>,
     /// The `:` lines entered, the latest last (Up/Down on the `:` line recall them).
     pub commands: Vec<String>,
     /// The last search that found something: what `n` / `N` step through.
@@ -776,4 +776,16 @@ mod tests {
             assert_eq!(app.too_small(), small, "{size:?}");
         }
     }
+}
+
+/// What `project --target-error` says of the measurements.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub path: String,
+    /// `project`'s table: totals, speedup, intervals and the verdict.
+    pub table: String,
+    /// Met on the measurements given.
+    pub met: bool,
+    /// The iterations to measure next, as a SeqPoints file (none when met).
+    pub top_up: Option<crate::doc::SelectDoc>,
 }

@@ -3,9 +3,8 @@
 //! writes the iterations still to measure. Each step is `seqpoint project`'s own library
 //! call on the document an export of the screen would write, so the figures are its figures.
 
-use super::app::Session;
+use super::app::{Judged, Session};
 use super::save::ExportJob;
-use crate::doc::SelectDoc;
 use crate::output::table::projection_table;
 use crate::project::document::{project_measurements, ProjectOptions, RunLength};
 use crate::project::merge::{merge_measurements, top_up_document};
@@ -22,18 +21,6 @@ pub struct MeasureJob {
     pub export: ExportJob,
     /// The target the screen judges by.
     pub target_pct: f64,
-}
-
-/// What `project --target-error` says of the measurements.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Judged {
-    pub path: String,
-    /// `project`'s table: totals, speedup, intervals and the verdict.
-    pub table: String,
-    /// Met on the measurements given.
-    pub met: bool,
-    /// The iterations to measure next, as a SeqPoints file (none when met).
-    pub top_up: Option<SelectDoc>,
 }
 
 impl MeasureJob {

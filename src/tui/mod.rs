@@ -87,7 +87,7 @@ enum Message<'a> {
     /// `:measured`'s judgement (or why there is none).
     Judged {
         id: u64,
-        judged: Box<Result<measured::Judged, String>>,
+        judged: Box<Result<app::Judged, String>>,
     },
     /// An export's documents, ready to write (or why not).
     ExportMade {

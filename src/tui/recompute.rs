@@ -333,7 +333,7 @@ pub fn refused_restart<'a>(app: &mut App<'a>, error: String) -> Option<Effect<'a
 }
 
 /// `:measured`'s judgement came back: shown in full (`i`), or its error said.
-pub fn measured(app: &mut App, id: u64, judged: Result<super::measured::Judged, String>) {
+pub fn measured(app: &mut App, id: u64, judged: Result<super::app::Judged, String>) {
     if app.measuring != Some(id) {
         return;
     }
