@@ -268,7 +268,9 @@ impl RunArgs {
 
     /// One key column, or two for translation, each named once.
     fn check_key(&self) -> anyhow::Result<()> {
-        seqpoint::options::key_columns(&self.key.join(","))?;
+        if !self.key.is_empty() {
+            seqpoint::options::key_columns(&self.key.join(","))?;
+        }
         // The model's shape only counts FLOPs: with any other key it would be read and
         // silently do nothing, so the user could believe the key was costed by it.
         let flops = seqpoint::runlog::packed::FLOPS_KEY;

@@ -154,6 +154,10 @@ pub fn blended(bins: Vec<MeasuredBin>) -> (Vec<PairedBin>, Blend) {
                 .iter()
                 .map(|m| (auxiliary(m, beta), m.value))
                 .collect(),
+            // The share `beta` of the baseline's noise that the blend takes out is no longer
+            // the new configuration's to carry: on a key that misses part of the cost (steps
+            // of one `tokens` count whose attention differs), both configurations follow it.
+            noise_floor: b.bin.noise_floor * (1.0 - beta * beta),
             ..b.bin
         })
         .collect();
@@ -372,9 +376,7 @@ pub fn paired_bins(
                     // The new configuration is taken to be at least as noisy as the baseline
                     // (as `select` plans it): the baseline's within-key noise, known from the
                     // whole log, keeps a few lucky pairs from narrowing the interval below
-                    // what that noise allows, and so from ending a top-up too early. It is
-                    // not lowered by the blend: a `beta` fitted by chance on a few pairs of
-                    // independent noises would lower it where the error grows.
+                    // what that noise allows, and so from ending a top-up too early.
                     noise_floor: stats.key_cv.map_or(0.0, |cv| cv * cv),
                 };
                 MeasuredBin {
@@ -450,9 +452,8 @@ mod tests {
             blended(bins)
         };
         // A new configuration that follows each iteration's noise in full (half the logged
-        // time): beta = 1, the pairs are the logged ones and nothing is left over, so the
-        // variance is the floor's alone: per bin (10 x 15 x 0.5)^2 x 0.01 x (1/2 - 1/10) = 22.5.
-        // (The floor stays whole: a beta fitted on a few pairs by chance must not lower it.)
+        // time): beta = 1, the pairs are the logged ones, nothing is left over, and the floor
+        // has nothing of the baseline's noise left to carry.
         let (bins, blend) = run(&|x, _| 0.5 * x);
         assert_eq!(
             blend,
@@ -466,11 +467,14 @@ mod tests {
                 b.pairs,
                 vec![(pair[0].0, 0.5 * pair[0].0), (pair[1].0, 0.5 * pair[1].0)]
             );
+            assert_eq!(b.noise_floor, 0.0);
         }
-        let variance = ratio_total(&bins, blend.fitted).unwrap().variance(&[2, 2]);
-        assert!((variance - 2.0 * 22.5).abs() < 1e-9, "{variance}");
+        let variance = ratio_total(&bins, blend.fitted)
+            .unwrap()
+            .variance(&[2, 2]);
+        assert!(variance.abs() < 1e-12, "{variance}");
         // One that follows the keys only (half the expected time): beta = 0, the pairs divide
-        // by the expected values.
+        // by the expected values, and the floor stands whole.
         let (bins, blend) = run(&|_, z| 0.5 * z);
         assert_eq!(
             blend,
@@ -484,6 +488,7 @@ mod tests {
                 b.pairs,
                 vec![(pair[0].1, 0.5 * pair[0].1), (pair[1].1, 0.5 * pair[1].1)]
             );
+            assert_eq!(b.noise_floor, 0.01);
         }
         // Without expected values (older files) the blend changes nothing and fits nothing.
         let plain = logged
