@@ -7,18 +7,18 @@
 //! twice the iterations a known cost curve would. The curve removes that noise, using every
 //! iteration of the bin rather than the few measured.
 //!
-//! How: per metric, a line through the keys' baseline means (least squares weighted by each
-//! key's iterations, with an intercept; one slope per key dimension), and each key's own mean
-//! pulled towards the line as far as its iterations cannot tell them apart (empirical Bayes):
-//! `z = f + lambda (mean - f)`, `lambda = tau^2 / (tau^2 + s^2 / n)`, with `s^2` the pooled
-//! within-key variance and `tau^2` the keys' spread about the line beyond what that noise
-//! explains. A smooth cost leaves `tau^2` near 0 and the curve is the line; a stepwise one (a
-//! kernel switching tile sizes inside the bin) makes `tau^2` large and the keys keep their
-//! own means. The curve is scaled so that it sums to the bin's baseline total over its
+//! How: per metric, a curve `f` through the keys' baseline means (least squares weighted by
+//! each key's iterations, with an intercept: a quadratic in a one-column key, a plane in a
+//! two-column one), and each key's own mean pulled towards it as far as its iterations cannot
+//! tell them apart (empirical Bayes): `z = f + lambda (mean - f)`, `lambda = tau^2 / (tau^2 +
+//! s^2 / n)`, with `s^2` the pooled within-key variance and `tau^2` the keys' spread about the
+//! curve beyond what that noise explains. A smooth cost leaves `tau^2` near 0 and `z` is the
+//! fitted curve; a stepwise one (a kernel switching tile sizes inside the bin) makes `tau^2`
+//! large and the keys keep their own means. The curve is scaled so that it sums to the bin's baseline total over its
 //! iterations, as the ratio estimate's population total requires.
 //!
 //! Where the bin cannot separate a key's cost from its noise (every key seen once, or no
-//! more keys than the line has parameters), each key keeps its own mean: with one iteration
+//! more keys than the curve has parameters), each key keeps its own mean: with one iteration
 //! per key that is the iteration's logged value, the estimate as it was without a curve.
 
 use crate::groups::KeyGroups;
@@ -139,7 +139,7 @@ fn expected_means(keys: &[KeyMean<'_>]) -> Vec<f64> {
         .collect();
     let sum_expected: f64 = keys.iter().zip(&expected).map(|(k, e)| k.count * e).sum();
     let sum_own: f64 = keys.iter().map(|k| k.count * k.mean).sum();
-    // A line that dips to zero or below at the bin's edge cannot divide; keys' own means can.
+    // A curve that dips to zero or below at the bin's edge cannot divide; keys' own means can.
     let positive = |v: f64| v > 0.0;
     if !positive(sum_expected) || !expected.iter().all(|&e| positive(e)) {
         return own;

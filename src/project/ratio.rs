@@ -136,13 +136,23 @@ pub fn blended(bins: Vec<MeasuredBin>) -> (Vec<PairedBin>, Blend) {
     let shows_noise = twice
         .iter()
         .any(|b| b.measured.iter().any(|m| m.logged != m.expected));
+    let residuals = |beta: f64| twice.iter().map(|b| b.residuals(beta)).sum::<f64>();
     // One parameter on a grid of 0.01, finer than its own sampling error.
-    let beta = if shows_noise {
+    let (beta, left) = if shows_noise {
         (0..=100)
             .map(|i| f64::from(i) / 100.0)
-            .map(|beta| (beta, twice.iter().map(|b| b.residuals(beta)).sum::<f64>()))
+            .map(|beta| (beta, residuals(beta)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map_or(0.0, |(beta, _)| beta)
+            .unwrap_or((0.0, 0.0))
+    } else {
+        (0.0, 0.0)
+    };
+    // The share of the residuals the blend explains (its R^2): near 0 where a beta was found
+    // by chance in independent noises, near 1 where the new values follow the baseline's
+    // deviations from its curve (the part of the cost a key misses).
+    let without = residuals(0.0);
+    let explained = if shows_noise && without > 0.0 {
+        (1.0 - left / without).clamp(0.0, 1.0)
     } else {
         0.0
     };
@@ -154,10 +164,10 @@ pub fn blended(bins: Vec<MeasuredBin>) -> (Vec<PairedBin>, Blend) {
                 .iter()
                 .map(|m| (auxiliary(m, beta), m.value))
                 .collect(),
-            // The share `beta` of the baseline's noise that the blend takes out is no longer
-            // the new configuration's to carry: on a key that misses part of the cost (steps
-            // of one `tokens` count whose attention differs), both configurations follow it.
-            noise_floor: b.bin.noise_floor * (1.0 - beta * beta),
+            // What the blend explains of the baseline's within-key noise is no longer noise
+            // for the new configuration to carry: on a key that misses part of the cost
+            // (steps of one `tokens` count whose attention differs), both follow it.
+            noise_floor: b.bin.noise_floor * (1.0 - explained),
             ..b.bin
         })
         .collect();
@@ -469,9 +479,7 @@ mod tests {
             );
             assert_eq!(b.noise_floor, 0.0);
         }
-        let variance = ratio_total(&bins, blend.fitted)
-            .unwrap()
-            .variance(&[2, 2]);
+        let variance = ratio_total(&bins, blend.fitted).unwrap().variance(&[2, 2]);
         assert!(variance.abs() < 1e-12, "{variance}");
         // One that follows the keys only (half the expected time): beta = 0, the pairs divide
         // by the expected values, and the floor stands whole.
