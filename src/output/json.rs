@@ -120,27 +120,19 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                 })
                 .filter(|(_, values): &(String, Vec<f64>)| !values.is_empty())
                 .collect(),
-            alternate_expected: {
-                let rows: Vec<usize> = sp
-                    .alternates
-                    .iter()
-                    .filter_map(|&it| log.iterations.row_of(it))
-                    .collect();
-                let each: Vec<BTreeMap<String, f64>> = rows
-                    .iter()
-                    .map(|&row| expected_map(log, &names, sp, row))
-                    .collect();
-                names
-                    .iter()
-                    .filter_map(|name| {
-                        let values: Option<Vec<f64>> =
-                            each.iter().map(|e| e.get(name).copied()).collect();
-                        values
-                            .filter(|v| !v.is_empty() && v.len() == sp.alternates.len())
-                            .map(|v| (name.clone(), v))
-                    })
-                    .collect()
-            },
+            alternate_expected: names
+                .iter()
+                .enumerate()
+                .filter(|_| log.proxy.is_none())
+                .filter_map(|(m, name)| {
+                    let values: Option<Vec<f64>> = sp
+                        .alternates
+                        .iter()
+                        .map(|&it| sp.bin.curve.at(log.key(log.iterations.row_of(it)?), m))
+                        .collect();
+                    values.filter(|v| !v.is_empty()).map(|v| (name.clone(), v))
+                })
+                .collect(),
             metrics: metric_map(&names, &sp.values[0]),
             expected: expected_map(log, &names, sp, sp.row),
             compare_metrics: sp.values.get(1).map(|v| metric_map(&names, v)),
