@@ -33,6 +33,9 @@ pub struct StratumOutcome {
     pub met: bool,
     /// This stratum's own worst error and 95% half-width, against its own totals, in percent.
     pub worst_error_pct: f64,
+    /// Infinite where the data cannot bound a figure (`estimate::CANNOT_BOUND`): written as
+    /// `null`, read back as infinity.
+    #[serde(deserialize_with = "null_as_infinity")]
     pub worst_half_width_pct: f64,
 }
 
@@ -445,6 +448,9 @@ pub struct TargetDoc {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetFigureDoc {
     pub figure: String,
+    /// Infinite where the measurements cannot bound the figure: written as `null`, read back
+    /// as infinity.
+    #[serde(deserialize_with = "null_as_infinity")]
     pub half_width_pct: f64,
 }
 

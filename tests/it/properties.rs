@@ -291,6 +291,37 @@ proptest! {
 
 }
 
+/// A run the data cannot bound (one length, no noise, a second configuration measured once):
+/// the stratum's half-width is infinite, written `null`, and the document still reads back.
+/// (The property above found it once in CI.)
+#[test]
+fn a_document_with_an_unbounded_stratum_reads_back() {
+    let run = RandomRun {
+        keys: vec![(1, 1); 32],
+        noise: vec![0.0; 32],
+        two_lengths: false,
+        epochs: false,
+        compare: true,
+        exponent: 0.5,
+    };
+    let log = run.log();
+    let options = SelectOptions {
+        bins: BinCount::Fixed(1),
+        samples: 1,
+        // One phase: a per-stratum outcome to write.
+        strata: Strata::Phases(1),
+        ..SelectOptions::default()
+    };
+    let selection = run_selection(&log, &options).expect("one bin of one length");
+    let doc = select_document(&log, &selection, None);
+    let outcome = &doc.selection.per_stratum[0];
+    assert!(outcome.worst_half_width_pct.is_infinite(), "{outcome:?}");
+    let text = serde_json::to_string_pretty(&doc).unwrap();
+    assert!(text.contains("\"worst_half_width_pct\": null"), "{text}");
+    let back: SelectDoc = serde_json::from_str(&text).expect("reads back");
+    assert_eq!(back, doc);
+}
+
 proptest! {
     /// One bin per key and a metric that is a function of the key: the projection is exact.
     #[test]
