@@ -20,7 +20,8 @@
 //!
 //! Goal per case: coverage of every figure in 93-97%, a mean half-width at most 1.5x the
 //! 95th-percentile error; the flows meet 1% at no more than 1.2x the limit's iterations.
-//! Run: `cargo run --release --example redraw_intervals [TRIALS [FLOW_TRIALS]]`.
+//! Run: `cargo run --release --example redraw_intervals [TRIALS [FLOW_TRIALS]]`, or
+//! `cargo run --release --example redraw_intervals flows [FLOW_TRIALS]` for tables 3 and 4 alone.
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -64,6 +65,12 @@ fn main() -> anyhow::Result<()> {
             .transpose()?
             .unwrap_or(default))
     };
+    if std::env::args().nth(1).as_deref() == Some("flows") {
+        // The flows' tables alone (the slowest part to re-measure after a change to `project`).
+        let flow_trials = arg(2, 200)?;
+        flows(flow_trials, Logged::Timed)?;
+        return flows(flow_trials, Logged::LengthsOnly);
+    }
     let (trials, flow_trials) = (arg(1, 400)?, arg(2, 200)?);
     println!(
         "{:<18} {:>3} {:>8} {:>7} {:>7} {:>6} {:>8} {:>7} {:>7} {:>6}",

@@ -11,7 +11,7 @@ use crate::doc::{
 };
 use crate::estimate::{new_parts, speedup_parts};
 use crate::options::{Surface, ALLOW_MISSING, BINS, RUN_EPOCHS, RUN_ITERATIONS};
-use crate::project::ratio::{paired_bins, ratio_speedup, ratio_total};
+use crate::project::ratio::{paired_bins, ratio_noise};
 use crate::project::run_bins::{excluded_baseline, logged_iterations, placed_excluded, run_bin};
 use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::target::{judge, next_unmeasured, Figure};
@@ -262,16 +262,16 @@ pub fn project_measurements(
         let mut blend = None;
         let ratio = paired_bins(doc, name, measured, m, scale).and_then(|(paired, fit)| {
             blend = Some(fit).filter(|b| b.fitted > 0);
-            ratio_total(&paired, fit.fitted).map(|parts| (parts, paired))
+            ratio_noise(&paired, fit.fitted).map(|noise| (noise, paired))
         });
         let ratio_used = ratio.is_some();
         let estimate = match &ratio {
             // Every measured iteration paired with its baseline value: the ratio estimate.
-            Some((parts, paired)) => {
+            Some((noise, paired)) => {
                 let distinct: Vec<u64> = paired.iter().map(|b| b.pairs.len() as u64).collect();
                 Estimate {
-                    value: parts.value,
-                    variance: parts.variance(&distinct),
+                    value: noise.value,
+                    variance: noise.parts(0.0).variance(&distinct),
                 }
             }
             None => Estimate {
@@ -355,9 +355,10 @@ pub fn project_measurements(
         let (speedup, speedup_interval) = match baseline {
             // The known baseline total over the ratio estimate of the new one.
             Some((b, _, "actual")) if ratio.is_some() && estimate.value > 0.0 => {
-                let (parts, paired) = ratio.as_ref().expect("matched");
+                let (noise, paired) = ratio.as_ref().expect("matched");
                 let distinct: Vec<u64> = paired.iter().map(|b| b.pairs.len() as u64).collect();
-                let parts = ratio_speedup(b, parts);
+                let noise = noise.speedup(b);
+                let parts = noise.parts(0.0);
                 let s = Estimate {
                     value: parts.value,
                     variance: parts.variance(&distinct),
@@ -366,6 +367,7 @@ pub fn project_measurements(
                     name: format!("{name} speedup"),
                     parts,
                     half_width_pct: s.half_width_pct(),
+                    noise: Some(noise),
                 });
                 (Some(s.value), Some(s.interval()))
             }
@@ -376,6 +378,7 @@ pub fn project_measurements(
                     name: format!("{name} speedup"),
                     parts: speedup_parts(&picked),
                     half_width_pct: s.half_width_pct(),
+                    noise: None,
                 });
                 (Some(s.value), Some(s.interval()))
             }
@@ -388,10 +391,14 @@ pub fn project_measurements(
             }
             _ => (None, None),
         };
+        let noise = ratio.map(|(noise, _)| noise);
         figures.push(Figure {
             name: format!("{name} total"),
-            parts: ratio.map_or_else(|| new_parts(&picked), |(parts, _)| parts),
+            parts: noise
+                .as_ref()
+                .map_or_else(|| new_parts(&picked), |noise| noise.parts(0.0)),
             half_width_pct: estimate.half_width_pct(),
+            noise,
         });
         figures.extend(speedup_figure);
         metrics.push(MetricProjection {

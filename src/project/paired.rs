@@ -11,9 +11,10 @@
 use std::collections::BTreeMap;
 
 use crate::doc::{MetricProjection, ProjectionReport, SelectDoc, PROJECTION_SCHEMA};
-use crate::estimate::VarianceParts;
 use crate::project::document::ProjectOptions;
-use crate::project::ratio::{known_baseline, paired_ratio_speedup, ratio_total, PairedBin};
+use crate::project::ratio::{
+    known_baseline, paired_speedup_noise, ratio_noise, PairedBin, RatioNoise,
+};
 use crate::project::request::ProjectError;
 use crate::project::run_bins::{logged_iterations, placed_excluded, run_bin};
 use crate::project::target::{judge, next_unmeasured, Figure};
@@ -110,12 +111,14 @@ fn bins_of(
         .collect()
 }
 
-fn figure(name: String, parts: VarianceParts, distinct: &[u64]) -> Figure {
+fn figure(name: String, noise: RatioNoise, distinct: &[u64]) -> Figure {
+    let parts = noise.parts(0.0);
     let variance = parts.variance(distinct);
     Figure {
         name,
         half_width_pct: half_width_pct(parts.value, variance),
         parts,
+        noise: Some(noise),
     }
 }
 
@@ -182,9 +185,9 @@ pub fn project_paired(
                 baseline.source, new.source
             )),
         };
-        let base_parts = ratio_total(&base_bins, 0).ok_or_else(no_spread)?;
-        let new_parts = ratio_total(&new_bins, 0).ok_or_else(no_spread)?;
-        let speedup_parts = paired_ratio_speedup(&base_bins, &new_bins).ok_or_else(no_spread)?;
+        let base_parts = ratio_noise(&base_bins, 0).ok_or_else(no_spread)?;
+        let new_parts = ratio_noise(&new_bins, 0).ok_or_else(no_spread)?;
+        let speedup_parts = paired_speedup_noise(&base_bins, &new_bins).ok_or_else(no_spread)?;
         let base = figure(format!("{name} baseline total"), base_parts, &distinct);
         let total = figure(format!("{name} total"), new_parts, &distinct);
         let speedup = figure(format!("{name} speedup"), speedup_parts, &distinct);

@@ -183,11 +183,64 @@ pub struct Blend {
     pub fitted: usize,
 }
 
-/// The projected new total and the variance parts of its interval (per bin `a_b / s_b` plus
-/// the finite-population part), already widened for Student's t; `None` without degrees of
-/// freedom or with a baseline value that is not positive. `fitted` parameters were fitted
-/// on the same pairs (`blended`), each a degree of freedom fewer.
-pub fn ratio_total(bins: &[PairedBin], fitted: usize) -> Option<VarianceParts> {
+/// A ratio figure's noise as the pairs measured it, kept apart from Student's t so that its
+/// variance parts can be given again at more degrees of freedom: each iteration a top-up
+/// adds brings one, and t narrows with them (`target::fewest_more` sizes with the t the
+/// measurements will have, not the t they have now).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatioNoise {
+    pub value: f64,
+    /// The pooled squared relative residual, before Student's t, and its degrees of freedom.
+    pub q: f64,
+    pub dof: f64,
+    /// Per bin: what multiplies `q` in its part (`(w X r)^2`, times the speedup's scale for
+    /// a speedup), the least `q` it takes (`PairedBin::noise_floor`), its population.
+    pub scale: Vec<f64>,
+    pub floor: Vec<f64>,
+    pub population: Vec<f64>,
+}
+
+impl RatioNoise {
+    /// The variance parts (per bin `a_b / s_b` plus the finite-population part) with Student's
+    /// t at `extra` degrees of freedom more than measured.
+    pub fn parts(&self, extra: f64) -> VarianceParts {
+        let q = self.q * (t95(self.dof + extra) / Z95).powi(2);
+        let per_sample: Vec<f64> = self
+            .scale
+            .iter()
+            .zip(&self.floor)
+            .map(|(scale, floor)| scale * q.max(*floor))
+            .collect();
+        let rest = -per_sample
+            .iter()
+            .zip(&self.population)
+            .map(|(a, population)| a / population.max(1.0))
+            .sum::<f64>();
+        VarianceParts {
+            value: self.value,
+            per_sample,
+            rest,
+            bias: 0.0,
+        }
+    }
+
+    /// The speedup `baseline / new` over this new total (delta method: the baseline total is
+    /// known, so the speedup's relative error is the new total's).
+    pub fn speedup(&self, baseline_total: f64) -> RatioNoise {
+        let speedup = baseline_total / self.value;
+        let scale = (speedup / self.value).powi(2);
+        RatioNoise {
+            value: speedup,
+            scale: self.scale.iter().map(|a| a * scale).collect(),
+            ..self.clone()
+        }
+    }
+}
+
+/// The projected new total and its noise (`RatioNoise`); `None` without degrees of freedom or
+/// with a baseline value that is not positive. `fitted` parameters were fitted on the same
+/// pairs (`blended`), each a degree of freedom fewer.
+pub fn ratio_noise(bins: &[PairedBin], fitted: usize) -> Option<RatioNoise> {
     if bins
         .iter()
         .any(|b| b.pairs.is_empty() || b.pairs.iter().any(|p| p.0.is_nan() || p.0 <= 0.0))
@@ -202,49 +255,33 @@ pub fn ratio_total(bins: &[PairedBin], fitted: usize) -> Option<VarianceParts> {
     if dof <= 0.0 {
         return None;
     }
-    let q = squares / dof * (t95(dof) / Z95).powi(2);
-    let per_sample: Vec<f64> = bins
-        .iter()
-        .map(|b| b.total().powi(2) * q.max(b.noise_floor))
-        .collect();
-    let rest = -bins
-        .iter()
-        .zip(&per_sample)
-        .map(|(b, a)| a / b.population.max(1.0))
-        .sum::<f64>();
-    Some(VarianceParts {
+    Some(RatioNoise {
         value: compensated_sum(bins.iter().map(PairedBin::total)),
-        per_sample,
-        rest,
-        bias: 0.0,
+        q: squares / dof,
+        dof,
+        scale: bins.iter().map(|b| b.total().powi(2)).collect(),
+        floor: bins.iter().map(|b| b.noise_floor).collect(),
+        population: bins.iter().map(|b| b.population).collect(),
     })
 }
 
-/// The speedup `baseline / new` and its variance parts, from the new total's (delta method:
-/// the baseline total is known, so the speedup's relative error is the new total's).
-pub fn ratio_speedup(baseline_total: f64, new: &VarianceParts) -> VarianceParts {
-    let speedup = baseline_total / new.value;
-    let scale = (speedup / new.value).powi(2);
-    VarianceParts {
-        value: speedup,
-        per_sample: new.per_sample.iter().map(|a| a * scale).collect(),
-        rest: new.rest * scale,
-        bias: 0.0,
-    }
+/// `ratio_noise`'s variance parts at the degrees of freedom measured.
+pub fn ratio_total(bins: &[PairedBin], fitted: usize) -> Option<VarianceParts> {
+    ratio_noise(bins, fitted).map(|noise| noise.parts(0.0))
 }
 
 /// The speedup `B / N` of two ratio estimates over the same iterations (`baseline[b]` and
 /// `new[b]` pair the same `x` with each configuration's value, as `project --baseline`
-/// measures them), and its variance parts. Linearised, `B - S N` is one ratio estimate of
-/// the per-iteration difference `z = y_B - S y_N`: per bin its residual is
+/// measures them), and its noise. Linearised, `B - S N` is one ratio estimate of the
+/// per-iteration difference `z = y_B - S y_N`: per bin its residual is
 /// `d = (y_B - r_B x) - S (y_N - r_N x)`, pooled relative to the bin's `r_B xbar` as the
 /// totals pool theirs, so a bin's part is `(B_b / N)^2 q` over its distinct iterations. The
 /// two configurations' noise at one iteration co-varies (a slow iteration is slow on both),
 /// which this keeps: the speedup is tighter than its two totals. `None` without degrees of
-/// freedom, as `ratio_total`.
-pub fn paired_ratio_speedup(baseline: &[PairedBin], new: &[PairedBin]) -> Option<VarianceParts> {
-    let base_total = ratio_total(baseline, 0)?.value;
-    let new_total = ratio_total(new, 0)?.value;
+/// freedom, as `ratio_noise`.
+pub fn paired_speedup_noise(baseline: &[PairedBin], new: &[PairedBin]) -> Option<RatioNoise> {
+    let base_total = ratio_noise(baseline, 0)?.value;
+    let new_total = ratio_noise(new, 0)?.value;
     if !(new_total > 0.0 && base_total > 0.0) {
         return None;
     }
@@ -274,22 +311,22 @@ pub fn paired_ratio_speedup(baseline: &[PairedBin], new: &[PairedBin]) -> Option
     if dof <= 0.0 {
         return None;
     }
-    let q = squares / dof * (t95(dof) / Z95).powi(2);
-    let per_sample: Vec<f64> = baseline
-        .iter()
-        .map(|b| (b.total() / new_total).powi(2) * q)
-        .collect();
-    let rest = -baseline
-        .iter()
-        .zip(&per_sample)
-        .map(|(b, a)| a / b.population.max(1.0))
-        .sum::<f64>();
-    Some(VarianceParts {
+    Some(RatioNoise {
         value: speedup,
-        per_sample,
-        rest,
-        bias: 0.0,
+        q: squares / dof,
+        dof,
+        scale: baseline
+            .iter()
+            .map(|b| (b.total() / new_total).powi(2))
+            .collect(),
+        floor: vec![0.0; baseline.len()],
+        population: baseline.iter().map(|b| b.population).collect(),
     })
+}
+
+/// `paired_speedup_noise`'s variance parts at the degrees of freedom measured.
+pub fn paired_ratio_speedup(baseline: &[PairedBin], new: &[PairedBin]) -> Option<VarianceParts> {
+    paired_speedup_noise(baseline, new).map(|noise| noise.parts(0.0))
 }
 
 /// The baseline's logged value of `metric` at every iteration the SeqPoints file names: each
@@ -424,7 +461,7 @@ mod tests {
         let parts = ratio_total(&bins, 0).unwrap();
         assert!((parts.value - (500.0 + 500.0)).abs() < 1e-9);
         assert!(parts.variance(&[2, 2]).abs() < 1e-9);
-        let speedup = ratio_speedup(2000.0 + 0.0, &parts);
+        let speedup = ratio_noise(&bins, 0).unwrap().speedup(2000.0).parts(0.0);
         assert!((speedup.value - 2.0).abs() < 1e-12);
     }
 
