@@ -96,15 +96,17 @@ fn the_two_stage_flow_meets_its_target_with_intervals_that_hold() {
     let met = outcomes.iter().filter(|o| o.met == Some(true)).count();
     assert!(met >= 35, "{met} of {SEEDS} flows ended met");
     // And at little more than the statistical limit: the ratio divides by the baseline's
-    // curve, so it carries the new configuration's noise alone. Measured over 200 seeds,
-    // 1.25x the limit (43.2 iterations where 34.6 would do); dividing by the iterations' own
-    // logged values took 2.15x. The seeds are fixed, so this is deterministic; 1.4x leaves
-    // room for these 40 seeds' own mean.
+    // curve, so it carries the new configuration's noise alone, and a top-up is sized at the
+    // degrees of freedom its iterations bring. Measured over 200 seeds, 1.24x the limit (43.0
+    // iterations where 34.6 would do; these 40 seeds: 1.22x); dividing by the iterations' own
+    // logged values took 2.15x, sizing top-ups at the first stage's Student's t 1.28x. The
+    // seeds are fixed, so this is deterministic; 1.35x is three spreads of a 40-seed mean
+    // (about 0.04x) above the 200 seeds' figure.
     let case = &GENERATED_CASES[0];
     let limit = case.noise_limit(&case.lengths(7), 1, TARGET);
     let mean = outcomes.iter().map(|o| o.iterations() as f64).sum::<f64>() / f64::from(SEEDS);
     assert!(
-        mean <= 1.4 * limit,
+        mean <= 1.35 * limit,
         "{mean:.1} iterations on average, {:.2}x the limit of {limit:.1}",
         mean / limit
     );
