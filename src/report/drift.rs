@@ -528,10 +528,7 @@ mod tests {
             beyond_noise(&[(0.02, 0.003), (0.0, 0.0), (0.0, 1.0)], 0.01, 0.01),
             (true, 0.003)
         );
-        assert_eq!(
-            beyond_noise(&[(0.02, 0.004), (0.0, 0.0), (0.0, 1.0)], 0.01, 0.01).0,
-            false
-        );
+        assert!(!beyond_noise(&[(0.02, 0.004), (0.0, 0.0), (0.0, 1.0)], 0.01, 0.01).0);
         // Significant but small: below the threshold, nothing to act on.
         assert_eq!(beyond_noise(&[(0.005, 0.0)], 0.01, 0.01), (false, 1.0));
         // No strata to compare, or no noise and no drift.
@@ -541,7 +538,7 @@ mod tests {
             drift: 0.0,
             noise: 0.0,
         };
-        assert_eq!(drift_p_value(&[flat.clone()]), 1.0);
+        assert_eq!(drift_p_value(std::slice::from_ref(&flat)), 1.0);
         assert!(drift_p_value(&[flat.clone(), flat.clone()]) > 1.0 - 1e-6);
         // Three strata (two degrees): exp(-Q/2); z = 1 in each gives Q = 3.
         let unit = StratumDrift {
