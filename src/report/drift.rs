@@ -155,6 +155,34 @@ pub fn beyond_noise(tested: &[(f64, f64)], drift_max: f64, false_alarm: f64) -> 
     (p < false_alarm / tested.len().max(1) as f64, p)
 }
 
+/// Whether the run drifts from one stratum to the next beyond noise, as the `drift` check
+/// decides it (`beyond_noise` over every configuration, metric and speedup): what the `noise`
+/// check asks before it reads a spread as drift.
+pub(crate) fn drifts_beyond_noise(ctx: &Context, strata: &DriftStrata) -> bool {
+    let per_series: Vec<Vec<StratumDrift>> = ctx
+        .series
+        .iter()
+        .map(|s| stratum_drifts(s.values, &ctx.group_of_row, ctx.groups.len(), strata))
+        .collect();
+    let mut tested: Vec<(f64, f64)> = per_series
+        .iter()
+        .map(|d| (weighted_drift(d), drift_p_value(d)))
+        .collect();
+    if ctx.log.configs.len() > 1 {
+        let metrics = ctx.log.configs[0].metrics.len();
+        for m in 0..metrics {
+            let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
+            tested.push((weighted_drift(&speedup), drift_p_value(&speedup)));
+        }
+    }
+    beyond_noise(
+        &tested,
+        ctx.options.drift_max,
+        ctx.options.drift_false_alarm,
+    )
+    .0
+}
+
 /// The run's weighted drift: `sum_s rows_s |D_s| / sum_s rows_s`.
 pub fn weighted_drift(drifts: &[StratumDrift]) -> f64 {
     let rows: u64 = drifts.iter().map(|d| d.rows).sum();

@@ -433,3 +433,56 @@ fn heavy_tails_are_not_taken_for_drift() {
         "strata suggested in {strata} of {runs} runs without drift"
     );
 }
+
+/// Noisy runs without drift (3 epochs of 150 batches, 6% noise, a steady 30% saving): the
+/// noise check does not read their spread as drift (it told 11 of 20 `--strata epoch`, "more
+/// samples per SeqPoint would not" help), and the `--samples` it suggests instead, followed,
+/// holds.
+#[test]
+fn noise_without_drift_is_not_read_as_drift() {
+    use seqpoint::report::{run_checks, Check, ReportOptions};
+    use seqpoint::LoadOptions;
+    let spec = |seed| DriftSpec {
+        seed,
+        noise: 0.06,
+        epochs: 3,
+        batches_per_epoch: 150,
+        time_saving: (0.3, 0.3),
+        ..DriftSpec::default()
+    };
+    let runs = 20u32;
+    let mut strata = 0;
+    for seed in 1..=u64::from(runs) {
+        let log = drift_run(&spec(seed))
+            .load(&LoadOptions::default())
+            .unwrap();
+        let findings = run_checks(&log, &ReportOptions::default());
+        let noise = findings.iter().find(|f| f.check == Check::Noise).unwrap();
+        strata += u32::from(noise.suggest.as_deref() == Some("--strata epoch"));
+    }
+    let bound = (0..=runs)
+        .find(|&k| binomial_tail(runs, DRIFT_FALSE_ALARM, k + 1) < FALSE_FAILURE)
+        .unwrap();
+    crate::common::note(&format!(
+        "noise without drift: --strata suggested by the noise check in {strata} of {runs} \
+         (bound {bound})"
+    ));
+    assert!(strata <= bound, "{strata} of {runs}");
+    let dir = tempfile::tempdir().unwrap();
+    let mut tally = Tally::default();
+    for seed in 1..=8 {
+        let pair = drift_run(&spec(seed));
+        let base = write(dir.path(), "b.csv", &pair.baseline);
+        let new = write(dir.path(), "n.csv", &pair.compare);
+        for (_, flag, figures) in follow_all(&base, Some(&new), &[], &["noise"]) {
+            assert!(flag.starts_with("--samples"), "seed {seed}: {flag}");
+            tally.add(&figures);
+        }
+    }
+    assert!(
+        tally.runs >= 4,
+        "--samples suggested in {} of 8",
+        tally.runs
+    );
+    tally.assert_sound("--samples on noisy runs without drift");
+}
