@@ -142,6 +142,47 @@ pub fn stratum_drifts(
         .collect()
 }
 
+/// Whether a drift is worth acting on, from each series' (weighted drift, p-value): some
+/// series drifts above `drift_max` with a p-value below `false_alarm` split over the series
+/// tested (Bonferroni), so a run without drift raises it at most that often. Also the smallest
+/// p-value among the series above `drift_max` (1 when none is).
+pub fn beyond_noise(tested: &[(f64, f64)], drift_max: f64, false_alarm: f64) -> (bool, f64) {
+    let p = tested
+        .iter()
+        .filter(|(w, _)| *w > drift_max)
+        .map(|t| t.1)
+        .fold(1.0, f64::min);
+    (p < false_alarm / tested.len().max(1) as f64, p)
+}
+
+/// Whether the run drifts from one stratum to the next beyond noise, as the `drift` check
+/// decides it (`beyond_noise` over every configuration, metric and speedup): what the `noise`
+/// check asks before it reads a spread as drift.
+pub(crate) fn drifts_beyond_noise(ctx: &Context, strata: &DriftStrata) -> bool {
+    let per_series: Vec<Vec<StratumDrift>> = ctx
+        .series
+        .iter()
+        .map(|s| stratum_drifts(s.values, &ctx.group_of_row, ctx.groups.len(), strata))
+        .collect();
+    let mut tested: Vec<(f64, f64)> = per_series
+        .iter()
+        .map(|d| (weighted_drift(d), drift_p_value(d)))
+        .collect();
+    if ctx.log.configs.len() > 1 {
+        let metrics = ctx.log.configs[0].metrics.len();
+        for m in 0..metrics {
+            let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
+            tested.push((weighted_drift(&speedup), drift_p_value(&speedup)));
+        }
+    }
+    beyond_noise(
+        &tested,
+        ctx.options.drift_max,
+        ctx.options.drift_false_alarm,
+    )
+    .0
+}
+
 /// The run's weighted drift: `sum_s rows_s |D_s| / sum_s rows_s`.
 pub fn weighted_drift(drifts: &[StratumDrift]) -> f64 {
     let rows: u64 = drifts.iter().map(|d| d.rows).sum();
@@ -170,6 +211,40 @@ pub fn speedup_drifts(baseline: &[StratumDrift], compare: &[StratumDrift]) -> Ve
         .collect()
 }
 
+/// How likely drifts as large as `drifts` are from within-key noise alone: the p-value of
+/// `Q = sum_s (D_s / noise_s)^2` against chi-square with one degree of freedom fewer than the
+/// strata compared (the strata's excesses over their keys' whole-run means sum to zero):
+/// exact on one and two degrees, by the Wilson-Hilferty cube root from three (within 0.01 of
+/// the exact tail there). `noise_s` overstates the standard error of `D_s` (a key's
+/// whole-run mean shares the stratum's own rows), so the test errs towards "noise". A stratum
+/// with a drift and no noise at all is a drift beyond doubt (0); 1 when fewer than two strata
+/// have rows to compare.
+pub fn drift_p_value(drifts: &[StratumDrift]) -> f64 {
+    let compared: Vec<&StratumDrift> = drifts.iter().filter(|d| d.rows > 0).collect();
+    if compared.len() < 2 {
+        return 1.0;
+    }
+    let mut q = 0.0;
+    for d in &compared {
+        if d.noise > 0.0 {
+            q += (d.drift / d.noise).powi(2);
+        } else if d.drift != 0.0 {
+            return 0.0;
+        }
+    }
+    match compared.len() - 1 {
+        // Exact on one and two degrees of freedom: the usual two strata, and three epochs.
+        1 => 2.0 * (1.0 - crate::stats::normal_cdf(q.sqrt())),
+        2 => (-q / 2.0).exp(),
+        dof => {
+            let dof = dof as f64;
+            let spread = 2.0 / (9.0 * dof);
+            let z = ((q / dof).cbrt() - (1.0 - spread)) / spread.sqrt();
+            1.0 - crate::stats::normal_cdf(z)
+        }
+    }
+}
+
 fn signed(share: f64) -> String {
     format!("{:+.2}%", 100.0 * share)
 }
@@ -196,9 +271,6 @@ fn weighted_noise(drifts: &[StratumDrift]) -> f64 {
     drifts.iter().map(|d| d.rows as f64 * d.noise).sum::<f64>() / rows as f64
 }
 
-/// `drift`: value = the largest weighted drift over configurations and metrics and, with a
-/// second configuration, over the speedup of each metric. Warns above `drift_max`, saying SL
-/// alone does not decide the cost and suggesting `--strata`.
 /// The largest weighted drift over configurations, metrics and speedups, over the rows
 /// outside `windows` only (the slow windows the `neighbours` check found).
 fn drift_outside(ctx: &Context, strata: &DriftStrata, windows: &[(usize, usize)]) -> f64 {
@@ -230,6 +302,10 @@ fn drift_outside(ctx: &Context, strata: &DriftStrata, windows: &[(usize, usize)]
     value
 }
 
+/// `drift`: value = the largest weighted drift over configurations and metrics and, with a
+/// second configuration, over the speedup of each metric. Warns above `drift_max` when that
+/// drift is more than within-key noise gives (`beyond_noise`), saying the key alone does not
+/// decide the cost and suggesting `--strata`; a drift noise explains is `ok`, and says so.
 pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
     let strata = DriftStrata::of(ctx.log, ctx.options.phases);
     let unmeasurable = |why: String| Finding {
@@ -264,9 +340,13 @@ pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
     let mut details = Vec::new();
     let mut parts = Vec::new();
     let mut value: f64 = 0.0;
+    // Each series' (weighted drift, p-value from noise alone): a drift is acted on only where
+    // it is both above the threshold and more than noise (see `beyond_noise`).
+    let mut tested: Vec<(f64, f64)> = Vec::new();
     for (s, drifts) in ctx.series.iter().zip(&per_series) {
         let w = weighted_drift(drifts);
         value = value.max(w);
+        tested.push((w, drift_p_value(drifts)));
         details.push(Detail::of(s, "drift", w));
         for d in drifts {
             details.push(Detail::of(s, format!("drift {}", d.name), d.drift));
@@ -279,6 +359,7 @@ pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
             let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
             let w = weighted_drift(&speedup);
             value = value.max(w);
+            tested.push((w, drift_p_value(&speedup)));
             let name = &ctx.log.configs[0].metrics[m].name;
             details.push(Detail {
                 config: None,
@@ -305,6 +386,12 @@ pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
         ctx.log.len(),
         parts.join("; ")
     );
+    let (beyond, p_value) = beyond_noise(
+        &tested,
+        ctx.options.drift_max,
+        ctx.options.drift_false_alarm,
+    );
+    details.push(Detail::run("drift_p_value", p_value));
     let outside = (!windows.is_empty()).then(|| drift_outside(ctx, &strata, windows));
     if let Some(outside) = outside {
         details.push(Detail::run("drift_outside_slow_windows", outside));
@@ -334,6 +421,27 @@ pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
         Some(o) => format!("{figure}; without the slow windows' iterations: {}", pct(o)),
         None => figure,
     };
+    if value > ctx.options.drift_max && !beyond {
+        // Strata cut a noisy run into fewer iterations per key: binning each separately on a
+        // drift that noise alone explains only thins the SeqPoints' evidence.
+        return Finding {
+            check: Check::Drift,
+            verdict: Verdict::Ok,
+            value: Some(value),
+            figure: format!(
+                "{figure}; noise alone gives drifts this large with p = {p_value:.3} (chi-square \
+                 over the {by}s)"
+            ),
+            advice: format!(
+                "the drift is within what within-key noise gives (p = {p_value:.3}, above {}): \
+                 no sign that a key costs differently from one {by} to the next; one set of \
+                 SeqPoints serves the whole run",
+                ctx.options.drift_false_alarm
+            ),
+            suggest: None,
+            details,
+        };
+    }
     if value > ctx.options.drift_max {
         Finding {
             check: Check::Drift,
@@ -402,10 +510,80 @@ mod tests {
         let w = weighted_drift(&d);
         let expect = (3.0 * (4.0 / 124.0) + 2.0 * (4.0 / 92.0)) / 5.0;
         assert!((w - expect).abs() < 1e-12);
+        // Against noise: epoch 0's excess is 40 - 124/3 = -4/3 over sqrt(8/9) (z = -sqrt 2),
+        // epoch 1's 4/3 over 4/3 (z = 1): Q = 3 on one degree of freedom, p = 0.0833.
+        let p = drift_p_value(&d);
+        assert!((p - 0.083_265).abs() < 1e-5, "{p}");
+        // A 3.7% drift on six iterations is what noise gives: no strata suggested.
+        let f = drift(&ctx, &[]);
+        assert_eq!(f.verdict, Verdict::Ok);
+        assert!((f.value.unwrap() - expect).abs() < 1e-12);
+        assert_eq!(f.suggest, None);
+        assert!(
+            f.advice.contains("within what within-key noise gives"),
+            "{}",
+            f.advice
+        );
+    }
+
+    #[test]
+    fn a_drift_beyond_noise_suggests_strata() {
+        // Key 10 costs 10 ten times in epoch 0 and 12 ten times in epoch 1; key 20 costs 20
+        // throughout. Each epoch's excess is -10 (then +10) over sqrt(10): Q = 20, p ~ 1e-5.
+        let mut text = String::from("epoch,seq_len,time_ms\n");
+        for (epoch, cost) in [(0, 10), (1, 12)] {
+            for _ in 0..10 {
+                text.push_str(&format!("{epoch},10,{cost}\n{epoch},20,20\n"));
+            }
+        }
+        let log = log(&text);
+        let ctx = Context::new(&log, &ReportOptions::default());
         let f = drift(&ctx, &[]);
         assert_eq!(f.verdict, Verdict::Warn);
-        assert!((f.value.unwrap() - expect).abs() < 1e-12);
         assert_eq!(f.suggest.as_deref(), Some("--strata epoch"));
+        let p = f
+            .details
+            .iter()
+            .find(|d| d.name == "drift_p_value")
+            .unwrap();
+        assert!(p.value < 1e-4, "{}", p.value);
+    }
+
+    #[test]
+    fn beyond_noise_needs_both_size_and_significance() {
+        // Three series tested at 1%: each must reach p < 1/300.
+        assert_eq!(
+            beyond_noise(&[(0.02, 0.003), (0.0, 0.0), (0.0, 1.0)], 0.01, 0.01),
+            (true, 0.003)
+        );
+        assert!(!beyond_noise(&[(0.02, 0.004), (0.0, 0.0), (0.0, 1.0)], 0.01, 0.01).0);
+        // Significant but small: below the threshold, nothing to act on.
+        assert_eq!(beyond_noise(&[(0.005, 0.0)], 0.01, 0.01), (false, 1.0));
+        // No strata to compare, or no noise and no drift.
+        let flat = StratumDrift {
+            name: "a".into(),
+            rows: 3,
+            drift: 0.0,
+            noise: 0.0,
+        };
+        assert_eq!(drift_p_value(std::slice::from_ref(&flat)), 1.0);
+        assert!(drift_p_value(&[flat.clone(), flat.clone()]) > 1.0 - 1e-6);
+        // Three strata (two degrees): exp(-Q/2); z = 1 in each gives Q = 3.
+        let unit = StratumDrift {
+            drift: 0.01,
+            noise: 0.01,
+            ..flat.clone()
+        };
+        let p = drift_p_value(&[unit.clone(), unit.clone(), unit.clone()]);
+        assert!((p - (-1.5f64).exp()).abs() < 1e-12);
+        // Eleven (ten degrees), Q = 11: the exact chi-square tail is 0.3575.
+        let p = drift_p_value(&vec![unit; 11]);
+        assert!((p - 0.3575).abs() < 0.01, "{p}");
+        let jump = StratumDrift {
+            drift: 0.01,
+            ..flat.clone()
+        };
+        assert_eq!(drift_p_value(&[flat, jump]), 0.0);
     }
 
     #[test]
@@ -422,8 +600,16 @@ mod tests {
     #[test]
     fn the_speedup_drifts_when_only_the_new_design_changes() {
         // Baseline: key 1 costs 10 in both epochs. New design: 10 then 5 (speedup 1 then 2).
-        let base = log("epoch,seq_len,time_ms\n0,1,10\n0,1,10\n1,1,10\n1,1,10\n");
-        let new = log("epoch,seq_len,time_ms\n0,1,10\n0,1,10\n1,1,5\n1,1,5\n");
+        // Eight iterations per epoch, so that the drift is beyond noise: the speedup's
+        // excesses are -1/4 and +1/2 against a noise of sqrt(8 x 2.5^2) / 60 each (Q = 22.5).
+        let rows = |late: u32| {
+            let mut text = String::from("epoch,seq_len,time_ms\n");
+            for (epoch, cost) in [(0, 10), (1, late)] {
+                text.push_str(&format!("{epoch},1,{cost}\n").repeat(8));
+            }
+            text
+        };
+        let (base, new) = (log(&rows(10)), log(&rows(5)));
         let log = with_compare(base, new).unwrap();
         let f = drift(&Context::new(&log, &ReportOptions::default()), &[]);
         // Compare mean 7.5: D = 10/7.5 - 1 = +1/3 then 5/7.5 - 1 = -1/3.

@@ -156,6 +156,9 @@ pub struct ReportOptions {
     pub outlier_excess_max: f64,
     /// `drift` warns above this weighted drift (of any metric, or of the speedup).
     pub drift_max: f64,
+    /// `drift`: chance that a run whose keys cost the same throughout is told to bin its
+    /// strata separately (split over the configurations, metrics and speedups).
+    pub drift_false_alarm: f64,
     /// `drift`: contiguous phases compared when the log has fewer than two epochs.
     pub phases: usize,
     /// `neighbours`: chance that a run without a slow window raises one (split over the
@@ -180,6 +183,7 @@ impl Default for ReportOptions {
             mad_factor: 5.0,
             outlier_excess_max: 0.01,
             drift_max: 0.01,
+            drift_false_alarm: 0.01,
             phases: 4,
             false_alarm: 0.01,
             neighbour_excess_min: 0.005,

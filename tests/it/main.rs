@@ -3,6 +3,7 @@
 
 mod common;
 
+mod advice_followed;
 mod bad_inputs;
 mod cli_select;
 mod docs_pages;
