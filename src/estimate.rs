@@ -836,6 +836,47 @@ mod tests {
     }
 
     #[test]
+    fn a_logged_new_configuration_is_taken_at_its_own_noise_and_offset() {
+        // One bin of weight 10, two rows: baseline 4.0 and 4.4 (mean 4.2; the picked key's
+        // mean 4.0, the bin's 5.0: offset -1; cv 0.1), new 2.0 and 2.4 (mean 2.2). The new
+        // configuration's log: cv 0.3 at the key, its key 0.5 below its bin, one row of the
+        // picked key listed first (the second is another key's).
+        let mut b = bin(10.0, 4.0, 2.0, key(0.1, -1.0, 3, 4.0));
+        b.baseline = vec![4.0, 4.4];
+        b.new = vec![2.0, 2.4];
+        b.distinct = 2;
+        b.key.new = Some(LoggedNew {
+            cv: 0.3,
+            offset: -0.5,
+            own_rows: 1,
+        });
+        let bins = [b];
+        let noise = NewNoise::of(&sums_of(&bins));
+        assert_eq!(noise.cv2, [0.09]);
+        assert_eq!(noise.dof, f64::INFINITY);
+        let half = |bias: f64, spread: f64| (half_width_with_bias(bias, spread.sqrt()) / Z95);
+        // New total 22: noise 22^2 0.09 (1/2 - 1/10) = 17.424, the other key's row's baseline
+        // noise 22^2 0.01 (1/2^2) = 1.21; bias: the known offset 10 (-0.5) and the rows'
+        // spread on the baseline carried at their ratio, 22 (4.2 - 4.0) / 4.2.
+        let n = new_parts(&bins);
+        assert_eq!(n.value, 22.0);
+        let bias = -5.0 + 22.0 * 0.2 / 4.2;
+        let want = half(bias, 17.424 + 1.21).powi(2);
+        assert!((n.variance(&[2]) - want).abs() < 1e-9 * want, "{n:?} {want}");
+        // Speedup 42 / 22: the baseline's whole error 10 (4.2 - 4.0 - 1) = -8 over 42, less
+        // the new one's (the bias above) over 22; noise r^2 (0.09 (1/2 - 1/10) + 0.01 / 4).
+        let s = speedup_parts(&bins);
+        let r = 42.0 / 22.0;
+        assert!((s.value - r).abs() < 1e-12);
+        let want = half(r * (-8.0 / 42.0 - bias / 22.0), r * r * (0.036 + 0.0025)).powi(2);
+        assert!((s.variance(&[2]) - want).abs() < 1e-9 * want, "{s:?} {want}");
+        // Without the log, the baseline's noise and the carried offset: another interval.
+        let mut unlogged = bins[0].clone();
+        unlogged.key.new = None;
+        assert_ne!(new_parts(&[unlogged]).variance(&[2]), n.variance(&[2]));
+    }
+
+    #[test]
     fn offsets_add_with_their_signs() {
         // Two noiseless bins of weight 10 at x = 4, offsets +1 and -1: the picks' errors
         // cancel exactly, and the interval says so; offsets +1 and +1 add to 20, exactly the
