@@ -862,14 +862,20 @@ mod tests {
         assert_eq!(n.value, 22.0);
         let bias = -5.0 + 22.0 * 0.2 / 4.2;
         let want = half(bias, 17.424 + 1.21).powi(2);
-        assert!((n.variance(&[2]) - want).abs() < 1e-9 * want, "{n:?} {want}");
+        assert!(
+            (n.variance(&[2]) - want).abs() < 1e-9 * want,
+            "{n:?} {want}"
+        );
         // Speedup 42 / 22: the baseline's whole error 10 (4.2 - 4.0 - 1) = -8 over 42, less
         // the new one's (the bias above) over 22; noise r^2 (0.09 (1/2 - 1/10) + 0.01 / 4).
         let s = speedup_parts(&bins);
         let r = 42.0 / 22.0;
         assert!((s.value - r).abs() < 1e-12);
         let want = half(r * (-8.0 / 42.0 - bias / 22.0), r * r * (0.036 + 0.0025)).powi(2);
-        assert!((s.variance(&[2]) - want).abs() < 1e-9 * want, "{s:?} {want}");
+        assert!(
+            (s.variance(&[2]) - want).abs() < 1e-9 * want,
+            "{s:?} {want}"
+        );
         // Without the log, the baseline's noise and the carried offset: another interval.
         let mut unlogged = bins[0].clone();
         unlogged.key.new = None;

@@ -584,7 +584,10 @@ fn select_compare_sizes_the_plan_on_the_new_configurations_own_noise() {
     .unwrap();
     seqpoint::runlog::packed::apply_fit(&mut log).unwrap();
     let chosen = answer(&log, &target_request(1.0)).unwrap();
-    let plan = chosen.plan.as_ref().expect("a 1% target on a noisy run needs a plan");
+    let plan = chosen
+        .plan
+        .as_ref()
+        .expect("a 1% target on a noisy run needs a plan");
     assert_eq!(plan.met, Some(true));
 
     // The oracle: per bin, sum (n - 1) s^2 / mean^2 over its keys' groups of two or more
@@ -611,7 +614,9 @@ fn select_compare_sizes_the_plan_on_the_new_configurations_own_noise() {
     let y = &log.configs[1].metrics[0].values;
     for (sp, bin) in chosen.selection.seqpoints.iter().zip(&plan.bins) {
         let key = sp.key_noise[0];
-        let new = key.new.expect("a compare log's SeqPoints carry its own noise");
+        let new = key
+            .new
+            .expect("a compare log's SeqPoints carry its own noise");
         let (lo, hi) = (sp.bin_min[0], sp.bin_max[0]);
         assert!((new.cv - pooled_cv(1, lo, hi)).abs() < 1e-9, "{new:?}");
         assert!((key.cv - pooled_cv(0, lo, hi)).abs() < 1e-9, "{key:?}");
@@ -627,7 +632,12 @@ fn select_compare_sizes_the_plan_on_the_new_configurations_own_noise() {
     }
     // The premise: at one fitted cost the new configuration is the noisier (about 4.8%
     // against 3.0% on these runs).
-    assert!(new_cv > 1.3 * base_cv, "{} {}", new_cv / weights, base_cv / weights);
+    assert!(
+        new_cv > 1.3 * base_cv,
+        "{} {}",
+        new_cv / weights,
+        base_cv / weights
+    );
     // `stats::meets_target`'s tolerance, and more.
     let allowed = (total * (1.0 + 1e-6) / 100.0 / seqpoint::stats::Z95).powi(2);
     let fewest = sum_a * sum_a / (allowed + sum_a2_over_w);
