@@ -854,7 +854,7 @@ mod tests {
         let noise = NewNoise::of(&sums_of(&bins));
         assert_eq!(noise.cv2, [0.09]);
         assert_eq!(noise.dof, f64::INFINITY);
-        let half = |bias: f64, spread: f64| (half_width_with_bias(bias, spread.sqrt()) / Z95);
+        let half = |bias: f64, spread: f64| half_width_with_bias(bias, spread.sqrt()) / Z95;
         // New total 22: noise 22^2 0.09 (1/2 - 1/10) = 17.424, the other key's row's baseline
         // noise 22^2 0.01 (1/2^2) = 1.21; bias: the known offset 10 (-0.5) and the rows'
         // spread on the baseline carried at their ratio, 22 (4.2 - 4.0) / 4.2.

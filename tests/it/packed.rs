@@ -595,10 +595,10 @@ fn select_compare_sizes_the_plan_on_the_new_configurations_own_noise() {
     let pooled_cv = |c: usize, lo: u32, hi: u32| -> f64 {
         let values = &log.configs[c].metrics[0].values;
         let mut groups: std::collections::BTreeMap<u32, Vec<f64>> = Default::default();
-        for r in 0..log.len() {
+        for (r, &value) in values.iter().enumerate() {
             let k = log.key(r)[0];
             if (lo..=hi).contains(&k) {
-                groups.entry(k).or_default().push(values[r]);
+                groups.entry(k).or_default().push(value);
             }
         }
         let (mut squares, mut dof) = (0.0, 0.0);
