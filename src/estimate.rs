@@ -18,6 +18,13 @@
 //! The speedup is the paired ratio `sum w x / sum w y` (baseline and new values at the same
 //! picks), whose offsets `d` cancel; its bias is how far the baseline's values at the picks
 //! stand from their keys' means, its noise the new pick's and both keys' means'.
+//!
+//! Where the new configuration's every iteration is logged (`select --compare`, `LoggedNew`),
+//! its own within-key noise replaces the baseline's (per bin, taken as known), and its own
+//! offset `d_N` replaces the carried one as the bias `w d_N` (with rows of other keys carried
+//! at the picks' ratio from their known baseline spread `x - key mean`). A key fitted on the
+//! baseline's cost does not see what the new configuration speeds up, so at one key it may
+//! vary more, and its picked key stand apart from its bin differently, than the baseline's.
 
 use crate::groups::{KeyGroups, Moments};
 use crate::stats::{compensated_sum, half_width_pct, half_width_with_bias, interval, t95, Z95};
@@ -76,6 +83,28 @@ pub struct KeyNoise {
     /// baseline shows, so a figure carried from a pick in it cannot be bounded unless the bin
     /// was profiled whole (`unbounded_where_silent`).
     pub blind: bool,
+    /// What the new configuration's own log says of the same key, where its every iteration
+    /// is logged (`select --compare`); `None` where only measurements at the picks will show
+    /// it (`project`, and a log without a compare configuration).
+    pub new: Option<LoggedNew>,
+}
+
+/// The new configuration's within-key noise and representation offset at a bin's picked key,
+/// read off its own log as `KeyNoise` reads the baseline's. At one key the new configuration
+/// may vary more than the baseline: a key fitted on the baseline's cost does not see the work
+/// the new configuration speeds up (at one fitted cost, steps with more attention run faster
+/// on a configuration with faster attention), and how far the picked key stands from its bin
+/// differs between the configurations for the same reason. Known from the log, neither is
+/// scaled from the baseline's nor estimated from the few picks.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LoggedNew {
+    /// Relative within-key noise of one iteration, pooled as `KeyNoise::cv` is.
+    pub cv: f64,
+    /// The picked key's mean minus the bin's mean on the new configuration.
+    pub offset: f64,
+    /// How many of the rows a plan lists first are of the picked key (`u64::MAX` for a bin of
+    /// one key): beyond them the rows are other keys', whose own offsets are not known here.
+    pub own_rows: u64,
 }
 
 /// The within-key noise a plan assumes for measurements not yet taken when the log has
@@ -104,14 +133,64 @@ impl KeyNoise {
     pub fn at_least(self, cv: f64) -> KeyNoise {
         KeyNoise {
             cv: self.cv.max(cv),
+            new: self.new.map(|n| LoggedNew {
+                cv: n.cv.max(cv),
+                ..n
+            }),
+            ..self
+        }
+    }
+
+    /// This noise, with `own_rows` of the rows a plan lists first of the picked key
+    /// (`LoggedNew::own_rows`).
+    pub fn with_own_rows(self, own_rows: u64) -> KeyNoise {
+        KeyNoise {
+            new: self.new.map(|n| LoggedNew { own_rows, ..n }),
             ..self
         }
     }
 
     /// The bin `members` (key group indices) with key group `picked` as its representative,
-    /// on the baseline's metric `metric`.
+    /// on the baseline's metric `metric`; with a compare configuration in `groups`, what its
+    /// own log says of the same key too (`LoggedNew`).
     pub fn of(groups: &KeyGroups, members: &[usize], picked: usize, metric: usize) -> KeyNoise {
         let moments = &groups.moments[0][metric];
+        let base = KeyLog::of(moments, members, picked);
+        let blind = base.cv2 == 0.0
+            && members.len() > 1
+            && members
+                .iter()
+                .all(|&g| moments[g].mean == moments[picked].mean);
+        let new = groups.moments.get(1).map(|moments| {
+            let new = KeyLog::of(&moments[metric], members, picked);
+            LoggedNew {
+                cv: new.cv2.sqrt(),
+                offset: new.offset,
+                own_rows: u64::MAX,
+            }
+        });
+        KeyNoise {
+            cv: base.cv2.sqrt(),
+            logged_cv: base.cv2.sqrt(),
+            offset: base.offset,
+            count: moments[picked].count,
+            mean: moments[picked].mean,
+            blind,
+            new,
+        }
+    }
+}
+
+/// One configuration's log at a bin's picked key: the squared within-key noise pooled over
+/// the bin's key groups with two or more iterations (else over the whole run's, else the
+/// bin's own spread), and the picked key's mean minus the bin's.
+struct KeyLog {
+    cv2: f64,
+    offset: f64,
+}
+
+impl KeyLog {
+    fn of(moments: &[Moments], members: &[usize], picked: usize) -> KeyLog {
         let cv2 = pooled_cv2(members.iter().map(|&g| &moments[g]))
             .or_else(|| pooled_cv2(moments.iter()))
             .unwrap_or_else(|| {
@@ -129,18 +208,9 @@ impl KeyNoise {
             .map(|&g| moments[g].count as f64 * moments[g].mean)
             .sum::<f64>()
             / weight.max(1.0);
-        let blind = cv2 == 0.0
-            && members.len() > 1
-            && members
-                .iter()
-                .all(|&g| moments[g].mean == moments[picked].mean);
-        KeyNoise {
-            cv: cv2.sqrt(),
-            logged_cv: cv2.sqrt(),
+        KeyLog {
+            cv2,
             offset: moments[picked].mean - bin_mean,
-            count: moments[picked].count,
-            mean: moments[picked].mean,
-            blind,
         }
     }
 }
@@ -244,6 +314,13 @@ impl BinSums {
         } else {
             0.0
         }
+    }
+
+    /// `others / s^2`: the rows beyond the picked key's own among the `s` profiled.
+    fn other_keys_share(&self, new: LoggedNew) -> f64 {
+        let s = self.distinct.max(1);
+        let others = s.saturating_sub(new.own_rows);
+        others as f64 / (s as f64).powi(2)
     }
 
     /// The relative representation error `d / x` (0 without a baseline value).
@@ -370,13 +447,26 @@ fn total_parts_with(
         // A bin profiled whole has no noise left: `1/s - 1/w` is then 0.
         per_sample.push(scale * c);
         rest -= scale * c / b.weight.max(1.0);
-        if carried {
-            // The offset carried to another configuration is the baseline's realised one: the
-            // picked key's baseline mean is noisy, and the pick favours keys whose noise
-            // brought them near their bin's mean, so its noise is the offset's uncertainty.
-            rest += scale * b.key_mean_noise(b.key.cv.powi(2));
+        match (carried, b.key.new) {
+            (true, Some(new)) => {
+                // The new configuration's own offset, read off its log: known, a bias like the
+                // baseline's. Rows of other keys (past the picked key's own) stand apart from
+                // it along the cost curve: on the baseline by `x - key.mean`, known, carried at
+                // the picks' ratio; what that leaves unknown is those rows' baseline noise (an
+                // alternate seen once was ranked near its bin's mean partly by it).
+                offsets += b.weight * new.offset + share * b.pick_offset_rel();
+                rest += scale * b.key.cv.powi(2) * b.other_keys_share(new);
+            }
+            (true, None) => {
+                // The offset carried to another configuration is the baseline's realised one:
+                // the picked key's baseline mean is noisy, and the pick favours keys whose
+                // noise brought them near their bin's mean, so its noise is the offset's
+                // uncertainty.
+                rest += scale * b.key_mean_noise(b.key.cv.powi(2));
+                offsets += share * b.offset_rel();
+            }
+            (false, _) => offsets += share * b.offset_rel(),
         }
-        offsets += share * b.offset_rel();
     }
     VarianceParts {
         value: compensated_sum(bins.iter().map(|b| b.weight * value(b))),
@@ -439,8 +529,24 @@ fn speedup_parts_with(bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
         let share = ratio * b.weight * b.y / y;
         let scale = share.powi(2);
         per_sample.push(scale * c);
-        rest += scale * (b.key_mean_noise(b.key.cv.powi(2)) - c / b.weight.max(1.0));
-        known += share * b.pick_offset_rel();
+        rest -= scale * c / b.weight.max(1.0);
+        match b.key.new {
+            // Both configurations' offsets known from their logs (`total_parts_with`): they
+            // no longer cancel where the picked key stands apart from its bin differently on
+            // each (what the key does not see); the baseline's whole error at the picks is
+            // known; left: the new configuration's noise at the picks, and other keys' rows'
+            // baseline noise.
+            Some(new) => {
+                let base_error = b.weight * (b.x - b.key.mean + b.key.offset);
+                let new_error = b.weight * (b.y * b.pick_offset_rel() + new.offset);
+                known += ratio * (base_error / x - new_error / y);
+                rest += scale * b.key.cv.powi(2) * b.other_keys_share(new);
+            }
+            None => {
+                rest += scale * b.key_mean_noise(b.key.cv.powi(2));
+                known += share * b.pick_offset_rel();
+            }
+        }
     }
     let parts = VarianceParts {
         value: ratio,
@@ -497,7 +603,27 @@ impl NewNoise {
     /// may vary with length; what is left is noise, and any curvature, which only widens),
     /// fitted per stratum (a mean alone with two or three SeqPoints). With nothing to fit, the
     /// baseline's noise stands. A scaled noise carries the degrees of freedom of its fit.
+    ///
+    /// Where the new configuration's every iteration is logged (`LoggedNew`, `select
+    /// --compare`), its own within-key noise is known and is taken, per bin, instead: what
+    /// the few picks show of it rests on few degrees of freedom, and a noise chosen by the
+    /// picks' spread is one a plan could be sized on by luck.
     pub fn of(bins: &[BinSums]) -> NewNoise {
+        let estimated = NewNoise::estimated(bins);
+        match bins.iter().map(|b| b.key.new).collect::<Option<Vec<_>>>() {
+            Some(logged) if !bins.is_empty() => NewNoise {
+                cv2: logged.iter().map(|n| n.cv.powi(2)).collect(),
+                dof: f64::INFINITY,
+                // A log that shows no noise at any key is no measurement of how the picks'
+                // neighbours differ: as silent as before.
+                silent: estimated.silent && logged.iter().all(|n| n.cv == 0.0),
+            },
+            _ => estimated,
+        }
+    }
+
+    /// `of` where nothing but the picks shows the new configuration's noise.
+    fn estimated(bins: &[BinSums]) -> NewNoise {
         let base = NewNoise::baseline(bins);
         let mean_base = base.cv2.iter().sum::<f64>() / base.cv2.len().max(1) as f64;
         let Some((observed, dof)) = observed_new_noise(bins) else {
@@ -677,6 +803,7 @@ mod tests {
             count,
             mean,
             blind: false,
+            new: None,
         }
     }
 
@@ -706,6 +833,53 @@ mod tests {
         let s = paired_speedup(&bins);
         assert_eq!(s.value, 2.0);
         assert!((s.variance - 0.011_333_333).abs() < 1e-8, "{s:?}");
+    }
+
+    #[test]
+    fn a_logged_new_configuration_is_taken_at_its_own_noise_and_offset() {
+        // One bin of weight 10, two rows: baseline 4.0 and 4.4 (mean 4.2; the picked key's
+        // mean 4.0, the bin's 5.0: offset -1; cv 0.1), new 2.0 and 2.4 (mean 2.2). The new
+        // configuration's log: cv 0.3 at the key, its key 0.5 below its bin, one row of the
+        // picked key listed first (the second is another key's).
+        let mut b = bin(10.0, 4.0, 2.0, key(0.1, -1.0, 3, 4.0));
+        b.baseline = vec![4.0, 4.4];
+        b.new = vec![2.0, 2.4];
+        b.distinct = 2;
+        b.key.new = Some(LoggedNew {
+            cv: 0.3,
+            offset: -0.5,
+            own_rows: 1,
+        });
+        let bins = [b];
+        let noise = NewNoise::of(&sums_of(&bins));
+        assert_eq!(noise.cv2, [0.09]);
+        assert_eq!(noise.dof, f64::INFINITY);
+        let half = |bias: f64, spread: f64| half_width_with_bias(bias, spread.sqrt()) / Z95;
+        // New total 22: noise 22^2 0.09 (1/2 - 1/10) = 17.424, the other key's row's baseline
+        // noise 22^2 0.01 (1/2^2) = 1.21; bias: the known offset 10 (-0.5) and the rows'
+        // spread on the baseline carried at their ratio, 22 (4.2 - 4.0) / 4.2.
+        let n = new_parts(&bins);
+        assert_eq!(n.value, 22.0);
+        let bias = -5.0 + 22.0 * 0.2 / 4.2;
+        let want = half(bias, 17.424 + 1.21).powi(2);
+        assert!(
+            (n.variance(&[2]) - want).abs() < 1e-9 * want,
+            "{n:?} {want}"
+        );
+        // Speedup 42 / 22: the baseline's whole error 10 (4.2 - 4.0 - 1) = -8 over 42, less
+        // the new one's (the bias above) over 22; noise r^2 (0.09 (1/2 - 1/10) + 0.01 / 4).
+        let s = speedup_parts(&bins);
+        let r = 42.0 / 22.0;
+        assert!((s.value - r).abs() < 1e-12);
+        let want = half(r * (-8.0 / 42.0 - bias / 22.0), r * r * (0.036 + 0.0025)).powi(2);
+        assert!(
+            (s.variance(&[2]) - want).abs() < 1e-9 * want,
+            "{s:?} {want}"
+        );
+        // Without the log, the baseline's noise and the carried offset: another interval.
+        let mut unlogged = bins[0].clone();
+        unlogged.key.new = None;
+        assert_ne!(new_parts(&[unlogged]).variance(&[2]), n.variance(&[2]));
     }
 
     #[test]

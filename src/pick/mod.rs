@@ -427,9 +427,19 @@ impl<'a> BinPicker<'a> {
                 } else {
                     0.0
                 };
+                // The rows a plan lists first are the picked key's own, then other keys'.
+                let own_rows = if members.len() == 1 {
+                    u64::MAX
+                } else {
+                    rows.iter()
+                        .take_while(|&&r| self.log.key(r as usize) == self.log.key(row))
+                        .count() as u64
+                };
                 (0..groups.moments[0].len())
                     .map(|m| {
-                        crate::estimate::KeyNoise::of(groups, members, picked, m).at_least(assumed)
+                        crate::estimate::KeyNoise::of(groups, members, picked, m)
+                            .at_least(assumed)
+                            .with_own_rows(own_rows)
                     })
                     .collect()
             },

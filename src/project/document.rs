@@ -131,6 +131,8 @@ fn picked_bins(
                         mean: s.mean + s.key_offset.unwrap_or(0.0),
                         // Several keys, all alike on the baseline (`KeyNoise::blind`).
                         blind: cv == 0.0 && s.sd == 0.0 && sp.bin.min != sp.bin.max,
+                        // Measurements, not a whole log, show the new configuration's noise.
+                        new: None,
                     }
                 }
                 None => KeyNoise::default(),

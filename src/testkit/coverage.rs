@@ -144,7 +144,7 @@ pub fn redraw_coverage(
     seed: u64,
     new_values: NewValues,
 ) -> Redraws {
-    use crate::project::{new_total, paired_speedup, PickedBin};
+    use crate::project::{new_total, paired_speedup, KeyNoise, PickedBin};
     let baseline = &log.configs[0].metrics[0].values;
     let baseline_total: f64 = crate::stats::compensated_sum(baseline.iter().copied());
     // Rows of each SeqPoint's picked key.
@@ -178,7 +178,12 @@ pub fn redraw_coverage(
                     baseline: vec![baseline[sp.row]; drawn.len()],
                     new: drawn,
                     distinct: samples.max(1).min(sp.weight.max(1)),
-                    key: sp.key_noise[0],
+                    // As `project` reads a SeqPoints file: the trial's new values are not
+                    // the compare log's, and nothing but the draws shows their noise.
+                    key: KeyNoise {
+                        new: None,
+                        ..sp.key_noise[0]
+                    },
                     stratum: sp.stratum.unwrap_or(0),
                 }
             })

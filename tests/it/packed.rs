@@ -550,3 +550,105 @@ fn a_model_shape_without_the_flops_key_is_refused_by_name() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `select --compare --key fit` on a generated packed run, every step of both configurations
+/// logged. At one fitted cost a step's attention share varies, which the baseline does not
+/// see and the new configuration (attention 2.5x faster) does: its within-key noise is larger.
+/// The SeqPoints carry the new configuration's own noise (checked against a plain pooled
+/// computation over the log), and the plan is sized on it: the new total's 95% half-width is
+/// at least `Z95 sqrt(V)` with `V >= sum (w y)^2 cv_N^2 (1/s - 1/w)`, and by Cauchy-Schwarz
+/// `sum a_b^2 / s_b >= (sum a_b)^2 / sum s_b`, so a plan meeting 1% profiles at least
+/// `(sum a_b)^2 / ((T / (100 Z95))^2 + sum a_b^2 / w_b)` iterations, `a_b = w_b y_b cv_N,b`.
+/// Sized on the baseline's noise instead, a plan need not reach it: the bound on the
+/// baseline's noise is about 40% of this one. Deterministic: one seeded run, a bound that holds by construction.
+#[test]
+fn select_compare_sizes_the_plan_on_the_new_configurations_own_noise() {
+    use seqpoint::select::answer;
+    use seqpoint::testkit::flow::target_request;
+    use seqpoint::testkit::packed::PackedSpec;
+
+    let run = PackedSpec {
+        seed: 3,
+        steps: 6_000,
+        ..PackedSpec::default()
+    }
+    .generate();
+    let read = |name: &str, text: String| {
+        load_bytes(name, text.as_bytes(), InputFormat::Csv, &options(&["fit"])).unwrap()
+    };
+    let steps = run.doc_lens.len() as u64;
+    let mut log = seqpoint::runlog::with_compare(
+        read("packed.csv", run.baseline_csv()),
+        read("packed_new.csv", run.new_csv(0..steps)),
+    )
+    .unwrap();
+    seqpoint::runlog::packed::apply_fit(&mut log).unwrap();
+    let chosen = answer(&log, &target_request(1.0)).unwrap();
+    let plan = chosen
+        .plan
+        .as_ref()
+        .expect("a 1% target on a noisy run needs a plan");
+    assert_eq!(plan.met, Some(true));
+
+    // The oracle: per bin, sum (n - 1) s^2 / mean^2 over its keys' groups of two or more
+    // steps, over sum (n - 1), on each configuration.
+    let pooled_cv = |c: usize, lo: u32, hi: u32| -> f64 {
+        let values = &log.configs[c].metrics[0].values;
+        let mut groups: std::collections::BTreeMap<u32, Vec<f64>> = Default::default();
+        for (r, &value) in values.iter().enumerate() {
+            let k = log.key(r)[0];
+            if (lo..=hi).contains(&k) {
+                groups.entry(k).or_default().push(value);
+            }
+        }
+        let (mut squares, mut dof) = (0.0, 0.0);
+        for g in groups.values().filter(|g| g.len() >= 2) {
+            let mean = g.iter().sum::<f64>() / g.len() as f64;
+            squares += g.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (mean * mean);
+            dof += (g.len() - 1) as f64;
+        }
+        (squares / dof).sqrt()
+    };
+    let (mut sum_a, mut sum_a2_over_w, mut total) = (0.0, 0.0, 0.0);
+    let (mut base_cv, mut new_cv, mut weights) = (0.0, 0.0, 0.0);
+    let y = &log.configs[1].metrics[0].values;
+    for (sp, bin) in chosen.selection.seqpoints.iter().zip(&plan.bins) {
+        let key = sp.key_noise[0];
+        let new = key
+            .new
+            .expect("a compare log's SeqPoints carry its own noise");
+        let (lo, hi) = (sp.bin_min[0], sp.bin_max[0]);
+        assert!((new.cv - pooled_cv(1, lo, hi)).abs() < 1e-9, "{new:?}");
+        assert!((key.cv - pooled_cv(0, lo, hi)).abs() < 1e-9, "{key:?}");
+        let w = sp.weight as f64;
+        let mean_y = bin.rows.iter().map(|&r| y[r as usize]).sum::<f64>() / bin.rows.len() as f64;
+        let a = w * mean_y * new.cv;
+        sum_a += a;
+        sum_a2_over_w += a * a / w;
+        total += w * mean_y;
+        base_cv += w * key.cv;
+        new_cv += w * new.cv;
+        weights += w;
+    }
+    // The premise: at one fitted cost the new configuration is the noisier (about 4.8%
+    // against 3.0% on these runs).
+    assert!(
+        new_cv > 1.3 * base_cv,
+        "{} {}",
+        new_cv / weights,
+        base_cv / weights
+    );
+    // `stats::meets_target`'s tolerance, and more.
+    let allowed = (total * (1.0 + 1e-6) / 100.0 / seqpoint::stats::Z95).powi(2);
+    let fewest = sum_a * sum_a / (allowed + sum_a2_over_w);
+    eprintln!(
+        "{} iterations; the bound {fewest:.1} on the new configuration's noise, {:.1} on the baseline's",
+        plan.iterations(),
+        fewest * (base_cv / new_cv).powi(2)
+    );
+    assert!(
+        plan.iterations() as f64 >= fewest,
+        "{} iterations, the new configuration's noise asks for at least {fewest:.1}",
+        plan.iterations()
+    );
+}

@@ -231,7 +231,9 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
 #[test]
 fn project_and_select_compare_give_the_same_speedup() {
     // The same picks measured on t2 by `project`, and read from t2 by `select --compare`:
-    // one estimator, one interval.
+    // one estimator. The intervals differ: `select --compare` reads the new configuration's
+    // within-key noise and offsets off its whole log, `project` only has the measurements;
+    // both hold the actual figures.
     let dir = tempfile::tempdir().unwrap();
     let (seqpoints, doc) = select(dir.path(), &["--bins", "12"]);
     let measured = measure(dir.path(), &to_profile(&doc));
@@ -249,7 +251,9 @@ fn project_and_select_compare_give_the_same_speedup() {
         pair(&metric["speedup_interval"]),
         pair(&speedup["interval"]),
     );
-    assert!(close(a[0], b[0]) && close(a[1], b[1]), "{a:?} {b:?}");
+    let actual = total(T1) / total(T2);
+    assert!(a[0] <= actual && actual <= a[1], "{a:?} {actual}");
+    assert!(b[0] <= actual && actual <= b[1], "{b:?} {actual}");
     // And the new configuration's total with it.
     let row = &compared["projection"][1];
     assert_eq!(row["config"], "compare");
@@ -258,7 +262,9 @@ fn project_and_select_compare_give_the_same_speedup() {
         row["projected"].as_f64().unwrap()
     ));
     let (a, b) = (pair(&metric["interval"]), pair(&row["interval"]));
-    assert!(close(a[0], b[0]) && close(a[1], b[1]), "{a:?} {b:?}");
+    let actual = total(T2);
+    assert!(a[0] <= actual && actual <= a[1], "{a:?} {actual}");
+    assert!(b[0] <= actual && actual <= b[1], "{b:?} {actual}");
 
     assert_eq!(metric["estimate"], "design");
 
@@ -268,7 +274,10 @@ fn project_and_select_compare_give_the_same_speedup() {
     // hold the real figures, and the ratio estimate's is the narrower.
     let planned = tempfile::tempdir().unwrap();
     let (seqpoints, doc) = select(planned.path(), &["--compare", T2]);
-    assert!(doc["plan"]["iterations"].as_u64().unwrap() > 64);
+    assert!(
+        doc["plan"]["iterations"].as_u64().unwrap()
+            > doc["seqpoints"].as_array().unwrap().len() as u64
+    );
     let measured = measure(planned.path(), &to_profile(&doc));
     let report = project_json(&seqpoints, &measured, &[]);
     let metric = &report["metrics"][0];

@@ -211,13 +211,13 @@ fn plan_finds_the_cheapest_plan_meeting_the_target() {
         speedup["interval"][1].as_f64().unwrap(),
     );
     assert!((hi - lo) / 2.0 <= 0.01 * speedup["projected"].as_f64().unwrap() * (1.0 + 1e-9));
-    // One SeqPoint per bin and 64 bins does not meet 1% on these logs (the speedup's interval
-    // is about ±1.4%: a new configuration's iteration varies by about 4% around its key);
-    // the plan meets it, and is what `--target-error` gives by default.
-    let k64 = select_json(&["--compare", T2, "--bins", "64"]);
-    let s64 = &k64["speedup"]["interval"];
-    let half = (s64[1].as_f64().unwrap() - s64[0].as_f64().unwrap()) / 2.0;
-    assert!(half > 0.01 * k64["speedup"]["projected"].as_f64().unwrap());
+    // One SeqPoint per bin and 32 bins does not meet 1% on these logs (the speedup's interval
+    // is about ±1.35%: a new configuration's iteration varies by about 4% around its key, and
+    // its log says so); the plan meets it, and is what `--target-error` gives by default.
+    let k32 = select_json(&["--compare", T2, "--bins", "32"]);
+    let s32 = &k32["speedup"]["interval"];
+    let half = (s32[1].as_f64().unwrap() - s32[0].as_f64().unwrap()) / 2.0;
+    assert!(half > 0.01 * k32["speedup"]["projected"].as_f64().unwrap());
     assert_eq!(
         select_json(&["--compare", T2, "--target-error", "1"])["plan"],
         doc["plan"]

@@ -98,8 +98,9 @@ fn start_up_shows_what_select_would() {
 
 #[test]
 fn h_and_l_step_k_and_leave_auto_at_the_k_it_found() {
+    // A target the sample meets above K = 2, so that two steps down stay at K >= 1.
     let session = sample_session(SelectOptions {
-        bins: BinCount::Target(3.0),
+        bins: BinCount::Target(2.0),
         ..SelectOptions::default()
     });
     let mut app = started(&session);
