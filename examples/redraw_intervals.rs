@@ -21,7 +21,8 @@
 //! Goal per case: coverage of every figure in 93-97%, a mean half-width at most 1.5x the
 //! 95th-percentile error; the flows meet 1% at no more than 1.2x the limit's iterations.
 //! Run: `cargo run --release --example redraw_intervals [TRIALS [FLOW_TRIALS]]`, or
-//! `cargo run --release --example redraw_intervals flows [FLOW_TRIALS]` for tables 3 and 4 alone.
+//! `cargo run --release --example redraw_intervals flows [FLOW_TRIALS]` for tables 3 and 4 alone,
+//! `... redraw_intervals speech` for the speech log's real outcome alone.
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -71,7 +72,12 @@ fn main() -> anyhow::Result<()> {
         flows(flow_trials, Logged::Timed)?;
         return flows(flow_trials, Logged::LengthsOnly);
     }
-    let (trials, flow_trials) = (arg(1, 400)?, arg(2, 200)?);
+    let speech_only = std::env::args().nth(1).as_deref() == Some("speech");
+    let (trials, flow_trials) = if speech_only {
+        (0, 0)
+    } else {
+        (arg(1, 400)?, arg(2, 200)?)
+    };
     println!(
         "{:<18} {:>3} {:>8} {:>7} {:>7} {:>6} {:>8} {:>7} {:>7} {:>6}",
         "case", "K", "total%", "±%", "p95%", "ratio", "speedup%", "±%", "p95%", "ratio"
@@ -84,10 +90,18 @@ fn main() -> anyhow::Result<()> {
     let mut real = Vec::new();
     for k in KS {
         let selection = select(&speech, k)?;
+        if speech_only {
+            real.push((k, selection));
+            continue;
+        }
         let logged = speech.configs[1].metrics[0].values.clone();
         let r = redraw_coverage(&speech, &selection, 1, trials, 1, &mut |_| logged.clone());
         row("speech", k, &r);
         real.push((k, selection));
+    }
+    if speech_only {
+        speech_note(&speech, &real);
+        return Ok(());
     }
     for case in &GENERATED_CASES {
         let (log, lengths) = case.run_log()?;
