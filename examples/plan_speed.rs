@@ -4,14 +4,22 @@
 //! error target, a budget and a huge `--samples` plan. Medians of several runs; the log is loaded once and its
 //! load time is added to neither.
 //!
+//! With `--cliff`, it also times the cheapest plan where the search once fell off a cliff
+//! (500,000 rows, keys uniform on 1..490, time (3 + 0.05 k) x U(0.97, 1.03),
+//! `--target-error 0.01` at `--max-bins` 100, 300 and 500: 0.24 s at 300, over two minutes at
+//! 500) and `select --compare`'s plans on a 100,000-row pair of that shape, both generated
+//! here from a fixed seed.
+//!
 //! cargo run --release --example gen_run -- --rows 200000 -o /tmp/run200k.csv
 //! cargo run --release --example plan_speed -- /tmp/run200k.csv [--compare NEW] [--runs 5]
+//! cargo run --release --example plan_speed -- --cliff [--runs 5]
 
 use std::time::{Duration, Instant};
 
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
+use seqpoint::runlog::{load_run_bytes, with_compare, InputFormat};
 use seqpoint::select::naive::Baselines;
 use seqpoint::select::plan::{plan_selection, PlanAsk, PlanRule};
 use seqpoint::select::{answer, SelectRequest};
@@ -87,9 +95,95 @@ fn median(mut times: Vec<Duration>) -> f64 {
     times[times.len() / 2].as_secs_f64()
 }
 
+/// A log of `rows` iterations in the cliff case's shape: keys uniform on 1..=490 and time
+/// `(a + b k) x U(1 - spread, 1 + spread)`, from splitmix64 on the row and `seed`: the same
+/// keys for every seed (so two logs pair as `--compare` asks), the noise differing.
+fn cliff_csv(rows: u64, time: (f64, f64, f64), seed: u64) -> String {
+    let mix = |x: u64| {
+        let h = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        h ^ (h >> 31)
+    };
+    let (a, b, spread) = time;
+    let mut text = String::from("seq_len,time_ms\n");
+    for i in 0..rows {
+        let key = 1 + mix(i + 1) % 490;
+        let u = (mix((i + 1) ^ seed.wrapping_mul(0xD6E8_FEB8_6659_FD93)) >> 11) as f64
+            / (1u64 << 53) as f64;
+        let t = (a + b * key as f64) * (1.0 - spread + 2.0 * spread * u);
+        text.push_str(&format!("{key},{t:.6}\n"));
+    }
+    text
+}
+
+fn load_csv(name: &str, text: &str) -> RunLog {
+    load_run_bytes(
+        name,
+        text.as_bytes(),
+        InputFormat::Csv,
+        &LoadOptions::default(),
+    )
+    .expect("a generated log loads")
+}
+
+/// `select --target-error T [--max-bins N]`'s plan (and the baselines beside it), timed:
+/// the median of `runs`, and the plan's size.
+fn time_target(log: &RunLog, target: f64, max_bins: usize, runs: usize) -> (f64, u64) {
+    let options = SelectOptions {
+        bins: BinCount::Target(target),
+        max_bins,
+        error_curve: false,
+        ..SelectOptions::default()
+    };
+    let mut times = Vec::new();
+    let mut profiled = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        profiled = select_like_the_cli(log, &options, PlanAsk::default());
+        times.push(start.elapsed());
+    }
+    (median(times), profiled)
+}
+
+/// The cliff case at `--max-bins` 100/300/500 and `--compare` plans on 100,000 rows.
+fn cliff(runs: usize) {
+    let start = Instant::now();
+    let log = load_csv("cliff.csv", &cliff_csv(500_000, (3.0, 0.05, 0.03), 1));
+    println!(
+        "cliff case: {} iterations, {} keys, generated and loaded in {:.2} s",
+        log.len(),
+        490,
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "{:<44} {:>10} {:>12}   (medians of {runs} runs, seconds)",
+        "plan", "select", "iterations"
+    );
+    for max_bins in [100, 300, 500] {
+        let (time, profiled) = time_target(&log, 0.01, max_bins, runs);
+        let name = format!("--target-error 0.01 --max-bins {max_bins}");
+        println!("{name:<44} {time:>10.3} {profiled:>12}");
+    }
+    let base = load_csv("run.csv", &cliff_csv(100_000, (3.0, 0.05, 0.03), 2));
+    let new = load_csv("new.csv", &cliff_csv(100_000, (2.0, 0.03, 0.05), 3));
+    let pair = with_compare(base, new).expect("the same keys in the same order");
+    println!(
+        "--compare pair: {} iterations, time 2 + 0.03 k x U(0.95, 1.05) on the new one",
+        pair.len()
+    );
+    // The last is the cliff still open with `--compare` (over two minutes a run).
+    for (target, max_bins) in [(1.0, 64), (0.1, 64), (0.1, 300), (0.1, 500)] {
+        let (time, profiled) = time_target(&pair, target, max_bins, runs);
+        let name = format!("--compare --target-error {target} --max-bins {max_bins}");
+        println!("{name:<44} {time:>10.3} {profiled:>12}");
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut run = None;
+    let mut cliff_too = false;
     let mut compare = None;
     let mut runs = 5usize;
     let mut samples = 100_000u64;
@@ -97,6 +191,7 @@ fn main() {
         match arg.as_str() {
             "--compare" => compare = args.next(),
             "--runs" => runs = args.next().and_then(|n| n.parse().ok()).expect("--runs N"),
+            "--cliff" => cliff_too = true,
             "--samples" => {
                 samples = args
                     .next()
@@ -106,7 +201,16 @@ fn main() {
             _ => run = Some(arg),
         }
     }
-    let run = run.expect("usage: plan_speed RUN [--compare NEW] [--runs N] [--samples N]");
+    if cliff_too {
+        cliff(runs);
+    }
+    let Some(run) = run else {
+        assert!(
+            cliff_too,
+            "usage: plan_speed [RUN] [--cliff] [--compare NEW] [--runs N] [--samples N]"
+        );
+        return;
+    };
     let load = LoadOptions {
         compare,
         ..LoadOptions::default()

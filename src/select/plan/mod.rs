@@ -26,7 +26,10 @@ use allocation::spreads;
 pub use allocation::{fewest_samples, neyman_allocation};
 pub use rows::bin_rows;
 use rows::{cap_of, draw_rows, representative_caps, reserve_rows, BinCandidates, RESERVE_MIN};
-use search::{samples_for_target, within_target, TargetSearch, POLISHED_KS};
+use search::{
+    counted_samples_for_target, samples_for_target, within_target, SearchWork, TargetSearch,
+    POLISHED_KS,
+};
 
 /// What decides the number of profiled iterations per SeqPoint.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -269,6 +272,27 @@ pub(super) fn cheapest_plan(
     target_pct: f64,
     progress: Progress,
 ) -> Result<Option<(Selection, ProfilePlan)>, SelectError> {
+    cheapest_plan_counted(
+        log,
+        strata,
+        options,
+        target_pct,
+        progress,
+        &mut SearchWork::default(),
+    )
+}
+
+/// `cheapest_plan`, adding what its searches over K cost to `work` (the final plan at the
+/// chosen K repeats one polished search, not counted): what bounds the search's cost in a
+/// test, where a time would depend on the machine.
+fn cheapest_plan_counted(
+    log: &RunLog,
+    strata: &StrataGroups,
+    options: &SelectOptions,
+    target_pct: f64,
+    progress: Progress,
+    work: &mut SearchWork,
+) -> Result<Option<(Selection, ProfilePlan)>, SelectError> {
     let searched = searched_options(options, target_pct);
     check_options(log, &searched)?;
     let Some(selectors) = Selectors::new(log, strata, &searched, progress)? else {
@@ -278,21 +302,24 @@ pub(super) fn cheapest_plan(
     // Each K's greedy cost on every core; then the `POLISHED_KS` cheapest of them polished
     // (the polish lowers a cost by a few samples and costs too much for every K): the first K
     // of the least polished cost wins.
-    let cost_at = |k: usize, search: TargetSearch| -> Result<Option<u64>, SelectError> {
+    type Costed = (Option<u64>, SearchWork);
+    let cost_at = |k: usize, search: TargetSearch| -> Result<Costed, SelectError> {
         let seqpoints = selectors.seqpoints(k)?;
         let caps: Vec<u64> = seqpoints
             .iter()
             .map(|sp| cap_of(&strata.groups[sp.stratum.unwrap_or(0)], sp, options.warmup))
             .collect();
         let caps = representative_caps(&seqpoints, &caps);
-        let samples = samples_for_target(log, &seqpoints, &caps, target_pct, search);
-        Ok(samples.map(|s| s.iter().sum()))
+        let (samples, cost) =
+            counted_samples_for_target(log, &seqpoints, &caps, target_pct, search);
+        Ok((samples.map(|s| s.iter().sum()), cost))
     };
     let mut greedy: Vec<Option<u64>> = Vec::with_capacity(largest);
     let finished = selectors.visit_in_order(
         largest,
         |i| cost_at(i + 1, TargetSearch::Greedy),
-        &mut |cost: Option<u64>| {
+        &mut |(cost, spent): Costed| {
+            *work += spent;
             greedy.push(cost);
             progress(greedy.len(), largest)
         },
@@ -309,7 +336,8 @@ pub(super) fn cheapest_plan(
     selectors.visit_in_order(
         near.len(),
         |i| cost_at(near[i], TargetSearch::Polished),
-        &mut |cost: Option<u64>| {
+        &mut |(cost, spent): Costed| {
+            *work += spent;
             let k = *at.next().expect("one cost per K");
             if let Some(cost) = cost {
                 if best.is_none_or(|(c, _)| cost < c) {
