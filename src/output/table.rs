@@ -565,9 +565,10 @@ fn target_scope(log: &RunLog, selection: &Selection, target_pct: f64) -> String 
     } else if shows_noise {
         format!(
             "covers: the baseline, which the log holds whole; for the new configuration the plan \
-             assumes its noise is the baseline's: once measured, `seqpoint project \
-             SEQPOINTS.json MEASURED.csv --target-error {t}` confirms the target on the new \
-             total and the speedup or lists the iterations to add\n"
+             assumes its noise is the baseline's (a noisier one needs more iterations, with the \
+             square of its noise: about 4x at twice the noise): once measured, `seqpoint \
+             project SEQPOINTS.json MEASURED.csv --target-error {t}` confirms the target on the \
+             new total and the speedup or lists the iterations to add\n"
         )
     } else {
         format!(

@@ -468,9 +468,14 @@ fn a_met_target_says_what_it_covers_on_a_timed_log() {
     // configuration stands on that noise, and the line says so without the no-noise wording.
     let log = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/speech_t1.csv");
     let out = crate::common::text_output(&["select", log, "--target-error", "1"]);
+    // Its words wrap with the terminal's width; joined, they say what the plan assumes and
+    // what a noisier new configuration would take.
+    let joined = out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        out.contains(
-            "for the new configuration the plan assumes its noise is the baseline's: once measured"
+        joined.contains(
+            "for the new configuration the plan assumes its noise is the baseline's (a noisier \
+             one needs more iterations, with the square of its noise: about 4x at twice the \
+             noise): once measured"
         ),
         "{out}"
     );
