@@ -164,23 +164,32 @@ pub(crate) fn drifts_beyond_noise(ctx: &Context, strata: &DriftStrata) -> bool {
         .iter()
         .map(|s| stratum_drifts(s.values, &ctx.group_of_row, ctx.groups.len(), strata))
         .collect();
-    let mut tested: Vec<(f64, f64)> = per_series
-        .iter()
-        .map(|d| (weighted_drift(d), drift_p_value(d)))
-        .collect();
-    if ctx.log.configs.len() > 1 {
-        let metrics = ctx.log.configs[0].metrics.len();
-        for m in 0..metrics {
-            let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
-            tested.push((weighted_drift(&speedup), drift_p_value(&speedup)));
-        }
-    }
     beyond_noise(
-        &tested,
+        &tested(&with_speedups(ctx, per_series)),
         ctx.options.drift_max,
         ctx.options.drift_false_alarm,
     )
     .0
+}
+
+/// Each series' drifts by stratum (`ctx.series`' order), then, with a second configuration,
+/// each metric's speedup's: every drift the checks weigh and test.
+fn with_speedups(ctx: &Context, mut per_series: Vec<Vec<StratumDrift>>) -> Vec<Vec<StratumDrift>> {
+    if ctx.log.configs.len() > 1 {
+        let metrics = ctx.log.configs[0].metrics.len();
+        for m in 0..metrics {
+            let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
+            per_series.push(speedup);
+        }
+    }
+    per_series
+}
+
+/// Each drift's (weighted drift, p-value from noise alone), as `beyond_noise` takes them.
+fn tested(all: &[Vec<StratumDrift>]) -> Vec<(f64, f64)> {
+    all.iter()
+        .map(|d| (weighted_drift(d), drift_p_value(d)))
+        .collect()
 }
 
 /// The run's weighted drift: `sum_s rows_s |D_s| / sum_s rows_s`.
@@ -288,18 +297,10 @@ fn drift_outside(ctx: &Context, strata: &DriftStrata, windows: &[(usize, usize)]
             stratum_drifts(&values, &group_of_row, ctx.groups.len(), &kept)
         })
         .collect();
-    let mut value: f64 = per_series
+    with_speedups(ctx, per_series)
         .iter()
         .map(|d| weighted_drift(d))
-        .fold(0.0, f64::max);
-    if ctx.log.configs.len() > 1 {
-        let metrics = ctx.log.configs[0].metrics.len();
-        for m in 0..metrics {
-            let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
-            value = value.max(weighted_drift(&speedup));
-        }
-    }
-    value
+        .fold(0.0, f64::max)
 }
 
 /// `drift`: value = the largest weighted drift over configurations and metrics and, with a
@@ -337,46 +338,40 @@ pub(crate) fn drift(ctx: &Context, windows: &[(usize, usize)]) -> Finding {
             strata.unit()
         ));
     }
+    let series = ctx.series.len();
+    let all = with_speedups(ctx, per_series);
+    // Each drift's (weighted drift, p-value from noise alone): a drift is acted on only where
+    // it is both above the threshold and more than noise (see `beyond_noise`).
+    let tested = tested(&all);
+    let value = tested.iter().map(|t| t.0).fold(0.0, f64::max);
     let mut details = Vec::new();
     let mut parts = Vec::new();
-    let mut value: f64 = 0.0;
-    // Each series' (weighted drift, p-value from noise alone): a drift is acted on only where
-    // it is both above the threshold and more than noise (see `beyond_noise`).
-    let mut tested: Vec<(f64, f64)> = Vec::new();
-    for (s, drifts) in ctx.series.iter().zip(&per_series) {
+    for (s, drifts) in ctx.series.iter().zip(&all[..series]) {
         let w = weighted_drift(drifts);
-        value = value.max(w);
-        tested.push((w, drift_p_value(drifts)));
         details.push(Detail::of(s, "drift", w));
         for d in drifts {
             details.push(Detail::of(s, format!("drift {}", d.name), d.drift));
         }
         parts.push(format!("{} {}", s.label(), describe(drifts)));
     }
-    if ctx.log.configs.len() > 1 {
-        let metrics = ctx.log.configs[0].metrics.len();
-        for m in 0..metrics {
-            let speedup = speedup_drifts(&per_series[m], &per_series[metrics + m]);
-            let w = weighted_drift(&speedup);
-            value = value.max(w);
-            tested.push((w, drift_p_value(&speedup)));
-            let name = &ctx.log.configs[0].metrics[m].name;
+    for (m, speedup) in all[series..].iter().enumerate() {
+        let w = weighted_drift(speedup);
+        let name = &ctx.log.configs[0].metrics[m].name;
+        details.push(Detail {
+            config: None,
+            metric: Some(name.clone()),
+            name: "speedup_drift".to_string(),
+            value: w,
+        });
+        for d in speedup {
             details.push(Detail {
                 config: None,
                 metric: Some(name.clone()),
-                name: "speedup_drift".to_string(),
-                value: w,
+                name: format!("speedup_drift {}", d.name),
+                value: d.drift,
             });
-            for d in &speedup {
-                details.push(Detail {
-                    config: None,
-                    metric: Some(name.clone()),
-                    name: format!("speedup_drift {}", d.name),
-                    value: d.drift,
-                });
-            }
-            parts.push(format!("speedup {name} {}", describe(&speedup)));
         }
+        parts.push(format!("speedup {name} {}", describe(speedup)));
     }
     let by = strata.unit();
     let figure = format!(

@@ -297,7 +297,8 @@ fn search_on(
     }
     // Two starts, the cheaper kept: from the guess, and from one sample per SeqPoint (the
     // guess may overshoot a bin that a sample elsewhere would have spared). The second adds
-    // one sample at a time, a projection each: only for plans up to `FROM_ONES_LIMIT`.
+    // one sample at a time, about ten projections each: only for plans up to
+    // `FROM_ONES_LIMIT` and `FROM_ONES_WORK`.
     let cost = |s: &[u64]| s.iter().sum::<u64>();
     let from_guess = fill_and_trim(listed, samples, caps, target_pct)?;
     let mut samples = from_guess;
