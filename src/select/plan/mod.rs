@@ -6,6 +6,7 @@
 //! plan's types and the entry points that run them over K.
 
 mod allocation;
+mod design;
 mod rows;
 mod search;
 #[cfg(test)]
@@ -24,8 +25,9 @@ use crate::project::{project_bins, PickedBin, Projection};
 use crate::runlog::RunLog;
 use allocation::spreads;
 pub use allocation::{fewest_samples, neyman_allocation};
+pub use design::PlanDesign;
 pub use rows::bin_rows;
-use rows::{cap_of, draw_rows, representative_caps, reserve_rows, BinCandidates, RESERVE_MIN};
+use rows::{cap_of, representative_caps, BinCandidates, RESERVE_MIN};
 use search::{
     counted_samples_for_target, samples_for_target, within_target, SearchWork, TargetSearch,
     POLISHED_KS,
@@ -155,9 +157,11 @@ fn plan_bins(
     actual: &[Vec<f64>],
     rule: PlanRule,
 ) -> Result<ProfilePlan, SelectError> {
+    let design = PlanDesign::of(log);
     let seqpoints = &selection.seqpoints;
     let candidates = BinCandidates::of_each(log, groups, seqpoints, selection.options.warmup);
     let caps: Vec<u64> = candidates.iter().map(|c| c.count() as u64 + 1).collect();
+    let read = design.seqpoints(log, &candidates, seqpoints, selection.options.seed);
     let samples: Vec<u64> = match rule {
         PlanRule::Samples(m) => {
             SAMPLES.check_count(m)?;
@@ -165,12 +169,12 @@ fn plan_bins(
         }
         PlanRule::Budget(b) => {
             let weights: Vec<f64> = seqpoints.iter().map(|sp| sp.weight as f64).collect();
-            neyman_allocation(&weights, &spreads(seqpoints), &caps, b)?
+            neyman_allocation(&weights, &spreads(&read), &caps, b)?
         }
         PlanRule::Target(t) => {
             let caps = representative_caps(seqpoints, &caps);
             // No plan can meet it at this K: profile every candidate, and say it is not met.
-            samples_for_target(log, seqpoints, &caps, t, TargetSearch::Polished).unwrap_or(caps)
+            samples_for_target(log, &read, &caps, t, TargetSearch::Polished).unwrap_or(caps)
         }
     };
     let bins: Vec<PlannedBin> = candidates
@@ -178,8 +182,7 @@ fn plan_bins(
         .zip(&samples)
         .map(|(candidates, &m)| {
             let seed = selection.options.seed;
-            let rows = draw_rows(log, candidates, m, seed);
-            let reserve = reserve_rows(candidates, &rows, m.max(RESERVE_MIN), seed);
+            let (rows, reserve) = design.rows(log, candidates, m, m.max(RESERVE_MIN), seed);
             PlannedBin {
                 seqpoint: candidates.sp.id,
                 rows,
@@ -187,7 +190,7 @@ fn plan_bins(
             }
         })
         .collect();
-    let projection = plan_projection(log, actual, seqpoints, &bins);
+    let projection = plan_projection(log, actual, design, &read, &bins);
     let met = match rule {
         // One iteration cannot give an interval: nothing to measure its noise against.
         PlanRule::Target(_) if log.len() < 2 => Some(false),
@@ -208,10 +211,12 @@ fn meets(projection: &Projection, target_pct: f64) -> bool {
 }
 
 /// Project from the planned iterations' logged values: each SeqPoint's values are those of
-/// its planned iterations, on every configuration.
+/// its planned iterations, on every configuration, read as the plan's design reads them
+/// (`seqpoints` as `PlanDesign::seqpoints` gives them).
 fn plan_projection(
     log: &RunLog,
     actual: &[Vec<f64>],
+    design: PlanDesign,
     seqpoints: &[SeqPoint],
     bins: &[PlannedBin],
 ) -> Projection {
@@ -229,7 +234,7 @@ fn plan_projection(
                     };
                     PickedBin {
                         weight: sp.weight as f64,
-                        baseline: at(0),
+                        baseline: design.baseline_values(log, sp, m, &bin.rows),
                         new: if log.configs.len() > 1 {
                             at(1)
                         } else {
@@ -310,8 +315,10 @@ fn cheapest_plan_counted(
             .map(|sp| cap_of(&strata.groups[sp.stratum.unwrap_or(0)], sp, options.warmup))
             .collect();
         let caps = representative_caps(&seqpoints, &caps);
-        let (samples, cost) =
-            counted_samples_for_target(log, &seqpoints, &caps, target_pct, search);
+        let candidates = BinCandidates::of_each(log, &strata.groups, &seqpoints, options.warmup);
+        let design = PlanDesign::of(log);
+        let read = design.seqpoints(log, &candidates, &seqpoints, options.seed);
+        let (samples, cost) = counted_samples_for_target(log, &read, &caps, target_pct, search);
         Ok((samples.map(|s| s.iter().sum()), cost))
     };
     let mut greedy: Vec<Option<u64>> = Vec::with_capacity(largest);

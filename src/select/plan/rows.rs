@@ -78,7 +78,7 @@ pub(super) fn extra_candidates(rows: &[u32], sp: &SeqPoint, warmup: u64) -> Vec<
 /// row index, twice, and sorted it.
 pub(super) struct BinCandidates<'a> {
     log: &'a RunLog,
-    groups: &'a KeyGroups,
+    pub(super) groups: &'a KeyGroups,
     pub(super) sp: &'a SeqPoint,
     warmup: u64,
 }

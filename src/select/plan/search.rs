@@ -13,6 +13,7 @@ use crate::runlog::RunLog;
 use crate::stats::{half_width_pct, variance_of_half_width};
 
 use super::allocation::fewest_samples;
+use super::design::PlanDesign;
 
 /// What a target's plan profiles for each SeqPoint, as the search sees it: its own row, then
 /// its alternates' rows (the rows `draw_rows` takes first, in its order), so that the search
@@ -28,6 +29,9 @@ pub(super) struct ListedRows<'a> {
     sums: Vec<Vec<RunningSums>>,
     /// What the search has cost so far (a `Cell`: the figures are read through `&self`).
     work: Cell<SearchWork>,
+    /// The fewest samples each bin takes (`PlanDesign::at_least`): where the search starts
+    /// and the trim stops.
+    least: Vec<u64>,
 }
 
 /// What target searches cost, counted as they run: the projections they made (every figure
@@ -70,21 +74,33 @@ pub(super) struct RunningSums {
     ratio_count: Vec<f64>,
     ratio: Vec<f64>,
     ratio_squares: Vec<f64>,
+    /// Over the bin (`PlanDesign::OverBin`): the baseline's curve at the rows' keys, and the
+    /// bin's baseline mean, so that the baseline reads as the plan's projection reads it
+    /// (`PlanDesign::baseline_values`); empty at the key.
+    curve: Vec<f64>,
+    bin_mean: f64,
 }
 
 impl RunningSums {
-    pub(super) fn over(log: &RunLog, metric: usize, rows: &[u32]) -> RunningSums {
+    pub(super) fn over(log: &RunLog, metric: usize, rows: &[u32], sp: &SeqPoint) -> RunningSums {
         let value = |c: usize, r: u32| log.configs[c].metrics[metric].values[r as usize];
         let compare = log.configs.len() > 1;
+        let over_bin = PlanDesign::of(log) == PlanDesign::OverBin;
         let mut sums = RunningSums {
             baseline: vec![0.0],
             new: vec![0.0],
             ratio_count: vec![0.0],
             ratio: vec![0.0],
             ratio_squares: vec![0.0],
+            curve: if over_bin { vec![0.0] } else { Vec::new() },
+            bin_mean: sp.bin.moments[0][metric].mean,
         };
         for &r in rows {
             let x = value(0, r);
+            if over_bin {
+                let z = sp.bin.curve.at(log.key(r as usize), metric).unwrap_or(x);
+                sums.curve.push(sums.curve.last().expect("starts at 0") + z);
+            }
             let y = if compare { value(1, r) } else { 0.0 };
             let ratio = (compare && x > 0.0 && y > 0.0).then(|| (y / x).ln());
             let last = |v: &Vec<f64>| *v.last().expect("starts at 0");
@@ -106,6 +122,21 @@ impl RunningSums {
         rounds as f64 * of[listed] + of[part]
     }
 
+    /// The baseline's mean over the first `s` rows, divided by the curve's there over the bin
+    /// (`PlanDesign::baseline_values`).
+    fn baseline_mean(&self, s: usize) -> f64 {
+        let plain = self.first(&self.baseline, s) / s as f64;
+        if self.curve.is_empty() {
+            return plain;
+        }
+        let curve = self.first(&self.curve, s) / s as f64;
+        if curve > 0.0 {
+            self.bin_mean * plain / curve
+        } else {
+            plain
+        }
+    }
+
     /// The bin as the interval formulas read it with `samples` rows profiled.
     pub(super) fn bin(&self, sp: &SeqPoint, metric: usize, samples: u64, compare: bool) -> BinSums {
         let s = samples.max(1) as usize;
@@ -116,7 +147,7 @@ impl RunningSums {
         );
         BinSums {
             weight: sp.weight as f64,
-            x: self.first(&self.baseline, s) / s as f64,
+            x: self.baseline_mean(s),
             y: if compare {
                 self.first(&self.new, s) / s as f64
             } else {
@@ -157,13 +188,19 @@ impl<'a> ListedRows<'a> {
             })
             .collect();
         let sums = (0..log.metric_names().len())
-            .map(|m| rows.iter().map(|r| RunningSums::over(log, m, r)).collect())
+            .map(|m| {
+                rows.iter()
+                    .zip(seqpoints)
+                    .map(|(r, sp)| RunningSums::over(log, m, r, sp))
+                    .collect()
+            })
             .collect();
         ListedRows {
             log,
             seqpoints,
             sums,
             work: Cell::new(SearchWork::default()),
+            least: PlanDesign::of(log).at_least(vec![1; caps.len()], caps),
         }
     }
 
@@ -220,7 +257,7 @@ pub(super) fn guess_samples(
     caps: &[u64],
     target_pct: f64,
 ) -> Vec<u64> {
-    let mut guess = vec![1u64; samples.len()];
+    let mut guess = listed.least.clone();
     for mut parts in listed.figures(samples) {
         parts.bias = 0.0;
         let allowed = variance_of_half_width(target_pct / 100.0 * parts.value.abs());
@@ -284,7 +321,7 @@ fn search_on(
     if !listed.worst_pct(caps).is_finite() {
         return None;
     }
-    let mut samples = vec![1u64; caps.len()];
+    let mut samples = listed.least.clone();
     for _ in 0..3 {
         if within_target(listed.worst_pct(&samples), target_pct) {
             break;
@@ -304,7 +341,7 @@ fn search_on(
     let mut samples = from_guess;
     let bins = caps.len() as u64;
     if cost(&samples) <= FROM_ONES_LIMIT && bins * cost(&samples) <= FROM_ONES_WORK {
-        let from_ones = fill_and_trim(listed, vec![1; caps.len()], caps, target_pct);
+        let from_ones = fill_and_trim(listed, listed.least.clone(), caps, target_pct);
         if let Some(from_ones) = from_ones.filter(|s| cost(s) < cost(&samples)) {
             samples = from_ones;
         }
@@ -384,7 +421,7 @@ pub(super) fn trim(
     let meets = |samples: &[u64]| within_target(listed.worst_pct(samples), target_pct);
     loop {
         let mut order: Vec<usize> = (0..samples.len())
-            .filter(|&b| samples[b] > 1 && Some(b) != kept)
+            .filter(|&b| samples[b] > listed.least[b] && Some(b) != kept)
             .collect();
         order.sort_by(|&a, &b| samples[b].cmp(&samples[a]).then(a.cmp(&b)));
         let mut trimmed = false;
@@ -392,7 +429,7 @@ pub(super) fn trim(
             // Down from one fewer, the lowest that meets kept, until two in a row miss.
             let had = samples[b];
             let (mut fewest, mut misses) = (had, 0);
-            for m in (1..had).rev() {
+            for m in (listed.least[b]..had).rev() {
                 samples[b] = m;
                 if meets(&samples) {
                     (fewest, misses) = (m, 0);
@@ -428,7 +465,8 @@ pub(super) fn polish(listed: &ListedRows, samples: &mut Vec<u64>, caps: &[u64], 
                 (cost(&trimmed) < cost(samples)).then_some(trimmed)
             });
         match cheaper {
-            Some(found) => *samples = found,
+            // The bin given one more kept its samples through that trim: now it may lose one.
+            Some(found) => *samples = trim(listed, found, None, target_pct),
             None => return,
         }
     }

@@ -283,8 +283,12 @@ fn brute_force_cheapest(
             .collect();
         let caps = representative_caps(&selection.seqpoints, &caps);
         let search = TargetSearch::Polished;
-        if let Some(samples) = samples_for_target(log, &selection.seqpoints, &caps, target, search)
-        {
+        // Read as the plan's design reads the SeqPoints, from the bins' own key groups.
+        let design = PlanDesign::of(log);
+        let groups = strata_groups(log, &selection.options).unwrap();
+        let candidates = BinCandidates::of_each(log, &groups, &selection.seqpoints, options.warmup);
+        let read = design.seqpoints(log, &candidates, &selection.seqpoints, options.seed);
+        if let Some(samples) = samples_for_target(log, &read, &caps, target, search) {
             let cost = samples.iter().sum();
             if best.is_none_or(|(c, _)| cost < c) {
                 best = Some((cost, k));
@@ -415,20 +419,23 @@ fn skewed_pair(rows: usize, seed: u64) -> RunLog {
 fn projected_with(log: &RunLog, selection: &Selection, samples: &[u64]) -> Projection {
     let options = &selection.options;
     let groups = strata_groups(log, options).unwrap();
-    let bins: Vec<PlannedBin> =
-        BinCandidates::of_each(log, &groups, &selection.seqpoints, options.warmup)
-            .iter()
-            .zip(samples)
-            .map(|(candidates, &m)| PlannedBin {
-                seqpoint: candidates.sp.id,
-                rows: draw_rows(log, candidates, m, options.seed),
-                reserve: Vec::new(),
-            })
-            .collect();
+    let design = PlanDesign::of(log);
+    let candidates = BinCandidates::of_each(log, &groups, &selection.seqpoints, options.warmup);
+    let bins: Vec<PlannedBin> = candidates
+        .iter()
+        .zip(samples)
+        .map(|(candidates, &m)| PlannedBin {
+            seqpoint: candidates.sp.id,
+            rows: design.rows(log, candidates, m, 0, options.seed).0,
+            reserve: Vec::new(),
+        })
+        .collect();
+    let read = design.seqpoints(log, &candidates, &selection.seqpoints, options.seed);
     plan_projection(
         log,
         &crate::project::actual_totals(log),
-        &selection.seqpoints,
+        design,
+        &read,
         &bins,
     )
 }
@@ -464,12 +471,30 @@ fn vectors_below(caps: &[u64], budget: u64) -> Vec<Vec<u64>> {
 
 #[test]
 fn the_target_plan_is_the_cheapest_whose_final_interval_meets_it() {
-    // Brute force on small skewed runs: the chosen plan's own interval meets the target,
-    // one fewer sample in any bin misses it, and the cheapest plan at any K (every sample
-    // vector within the caps, projected as the plan is) is not cheaper but in rare runs.
+    the_plan_is_the_cheapest_on(|seed| skewed_pair(80, seed));
+}
+
+/// The same on the baseline alone: a timed log without a compare configuration, whose plans
+/// draw over the bin at two or more per bin (`PlanDesign::OverBin`).
+#[test]
+fn over_the_bin_the_target_plan_is_the_cheapest_whose_final_interval_meets_it() {
+    the_plan_is_the_cheapest_on(|seed| {
+        let mut log = skewed_pair(80, seed);
+        log.configs.truncate(1);
+        assert_eq!(PlanDesign::of(&log), PlanDesign::OverBin);
+        log
+    });
+}
+
+/// Brute force on small skewed runs: the chosen plan's own interval meets the target, one
+/// fewer sample in any bin (above the design's least) misses it, and the cheapest plan at
+/// any K (every sample vector within the caps and the design's least, projected as the plan
+/// is) is not cheaper but in rare runs.
+fn the_plan_is_the_cheapest_on(make: impl Fn(u64) -> RunLog) {
     let (mut planned, mut exact, mut found, mut fewest) = (0, 0, 0, 0);
     for (seed, target) in (1..=8).flat_map(|s| [2.0, 3.0, 4.0, 6.0].map(move |t| (s, t))) {
-        let log = skewed_pair(80, seed);
+        let log = make(seed);
+        let design = PlanDesign::of(&log);
         let options = SelectOptions {
             max_bins: 4,
             ..SelectOptions::default()
@@ -480,8 +505,9 @@ fn the_target_plan_is_the_cheapest_whose_final_interval_meets_it() {
         }
         planned += 1;
         let samples = plan.samples();
+        let least = design.at_least(vec![1; samples.len()], &target_caps(&log, &selection));
         assert!(meets(&projected_with(&log, &selection, &samples), target));
-        for b in (0..samples.len()).filter(|&b| samples[b] > 1) {
+        for b in (0..samples.len()).filter(|&b| samples[b] > least[b]) {
             let mut fewer = samples.clone();
             fewer[b] -= 1;
             let p = projected_with(&log, &selection, &fewer);
@@ -492,7 +518,9 @@ fn the_target_plan_is_the_cheapest_whose_final_interval_meets_it() {
             let other = selection_at(&log, &options, k);
             let caps = target_caps(&log, &other);
             for v in vectors_below(&caps, cheapest) {
-                if meets(&projected_with(&log, &other, &v), target) {
+                if design.at_least(v.clone(), &caps) == v
+                    && meets(&projected_with(&log, &other, &v), target)
+                {
                     cheapest = cheapest.min(v.iter().sum());
                 }
             }

@@ -1,0 +1,197 @@
+//! Which iterations of a bin a plan profiles: one rule, read by the plan's rows, its search
+//! and its projection alike.
+//!
+//! **At the pick's key** (`AtKey`): the SeqPoint's own iteration, its alternates (the picked
+//! key's iterations nearest its centre, then the next-best keys'), then draws. The interval is
+//! `estimate`'s: the picks' known offsets from their bins' means as a bias, their noise within
+//! the key.
+//!
+//! **Over the bin** (`OverBin`): the SeqPoint's own iteration, then seeded draws from its
+//! whole bin (after warm-up, within the kept strata), at least two per bin; its reserve is
+//! more draws.
+//! - Why: `project` divides each measured value by the baseline's curve at its key
+//!   (`pick::BaselineCurve`, which sums to the bin's baseline total). At the pick's key the
+//!   curve's error there is shared by every iteration measured, so no residual shows it and
+//!   no interval held it: on the redraw example's smooth case it took the first stage's
+//!   error from sd 0.52% (every key's mean known) to 0.57%. Over the bin, the draws' keys'
+//!   curve errors average out, and a speedup that drifts within the bin is measured, not
+//!   carried from one key.
+//! - The projection reads each draw's baseline value over the curve's value at its key,
+//!   scaled to the bin's mean (`baseline_values`): the ratio estimate `project` makes.
+//! - Its interval is still `estimate`'s with what the log says of the picked key: the noise
+//!   within a key, and the pick's offset from its bin as a bias. Over the bin the offset is no
+//!   error of the draws (the curve takes their keys out); it stands for what the baseline
+//!   cannot show, how far a new configuration's speedup may drift across the bin, and keeps
+//!   the bins as narrow as the at-key plans'. Read without it (a residual about the curve,
+//!   no bias), plans took 3-5 wide bins on the smooth and stepwise cases, and the
+//!   speedup-by-length case's two-stage flow held its intervals 90% of the time.
+//! - Measured by the redraw example's two-stage flow, 200 runs each, at the key -> over the
+//!   bin: smooth 43.0 -> 42.7 iterations, intervals held 91% -> 97%; stepwise 48.5 -> 47.3,
+//!   91% -> 95.5%, lean -0.27% -> -0.05%; speedup by length 49.8 -> 65.5, 89.5% -> 95.5%,
+//!   lean +0.29% -> +0.15% (the drift within bins the at-key plan carried unseen now
+//!   measured, at its price); heavy-tailed 91.5%, noisier new 149.3 iterations, 93%.
+//!
+//! Which design: a timed baseline without a logged new configuration draws over the bin.
+//! - A proxy cost (a lengths-only log) keeps the key: over a bin whose time steps where the
+//!   proxy does not, the lengths-only stepwise flow took 2.69x the iterations the statistical
+//!   limit needs (185.8 against 69.2), at the key 1.09x.
+//! - A logged new configuration (`select --compare`) keeps the key: its interval is read off
+//!   both logs at the picked key (`estimate::LoggedNew`).
+
+use std::borrow::Cow;
+
+use super::rows::{draw_rows, reserve_rows, BinCandidates};
+use crate::pick::SeqPoint;
+use crate::runlog::RunLog;
+
+/// Salt for the draws a plan takes beyond `over_bin_draws` (a budget asking more).
+const MORE_DRAWS: u64 = 0x6d6f_7265_2064_7261;
+
+/// The draws an over-the-bin plan lists for a bin of one key, which a plan may profile
+/// whole: as many as a reserve holds at least. A plan asking more takes more draws, which a
+/// search reads as these taken round again.
+const ONE_KEY_DRAWS: usize = super::RESERVE_MIN as usize;
+
+/// The seeded draws over a bin after its SeqPoint's own row: the rows an over-the-bin plan
+/// profiles after it, in order, and what its search reads. As many as the pick has
+/// alternates (a target's plan profiles at most those and the pick in a bin of several keys,
+/// `rows::representative_caps`), or `ONE_KEY_DRAWS` in a bin of one key.
+fn over_bin_draws(candidates: &BinCandidates, seed: u64) -> Vec<u32> {
+    let sp = candidates.sp;
+    let count = if sp.bin.groups.len() > 1 {
+        sp.alternates.len()
+    } else {
+        ONE_KEY_DRAWS
+    };
+    reserve_rows(candidates, &[sp.row as u32], count as u64, seed)
+}
+
+/// Where a plan's rows stand in their bins (see the module's comment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanDesign {
+    AtKey,
+    OverBin,
+}
+
+impl PlanDesign {
+    /// The design a plan on `log` uses.
+    pub fn of(log: &RunLog) -> PlanDesign {
+        if log.proxy.is_none() && log.configs.len() == 1 {
+            PlanDesign::OverBin
+        } else {
+            PlanDesign::AtKey
+        }
+    }
+
+    /// The SeqPoints as this design's search and projection read them (`candidates`, one per
+    /// SeqPoint, with the selection's `seed`): over the bin, a bin of several keys lists its
+    /// draws (`over_bin_draws`) where the pick's alternates stood, so that the search reads
+    /// the rows the plan will profile. What the log says of the picked key (`key_noise`) is
+    /// read as it is (see the module's comment).
+    pub(super) fn seqpoints<'a>(
+        self,
+        log: &RunLog,
+        candidates: &[BinCandidates],
+        seqpoints: &'a [SeqPoint],
+        seed: u64,
+    ) -> Cow<'a, [SeqPoint]> {
+        if self == PlanDesign::AtKey {
+            return Cow::Borrowed(seqpoints);
+        }
+        let read = candidates
+            .iter()
+            .map(|c| {
+                let sp = c.sp;
+                let alternates = over_bin_draws(c, seed)
+                    .iter()
+                    .map(|&r| log.iteration(r as usize))
+                    .collect();
+                SeqPoint {
+                    alternates,
+                    ..sp.clone()
+                }
+            })
+            .collect();
+        Cow::Owned(read)
+    }
+
+    /// A target's `samples` per bin raised to the least this design profiles (within `caps`):
+    /// over the bin, two. Each bin's ratio is then measured against its own spread, and the
+    /// pooled noise `project` bounds the new configuration by has a degree of freedom per
+    /// bin. (A plan of one draw per bin at K = 30, 36 iterations, on the redraw example's
+    /// smooth case, came out of `project` at ±2.4% for a 1% target.) On the flows it also
+    /// held the heavy-tailed case's intervals 91.5% of the time (88.5% without) and took the
+    /// noisier new configuration in 149.3 iterations (160.8).
+    pub(super) fn at_least(self, mut samples: Vec<u64>, caps: &[u64]) -> Vec<u64> {
+        if self == PlanDesign::OverBin {
+            for (s, &cap) in samples.iter_mut().zip(caps) {
+                *s = (*s).max(2).min(cap.max(1));
+            }
+        }
+        samples
+    }
+
+    /// A bin's `samples` rows to profile (the SeqPoint's own first) and `reserve` more it may
+    /// profile, none twice. Over the bin both come from one seeded draw: the first
+    /// `samples - 1` are profiled, the rest held in reserve, in the order drawn.
+    pub(super) fn rows(
+        self,
+        log: &RunLog,
+        candidates: &BinCandidates,
+        samples: u64,
+        reserve: u64,
+        seed: u64,
+    ) -> (Vec<u32>, Vec<u32>) {
+        match self {
+            PlanDesign::AtKey => {
+                let rows = draw_rows(log, candidates, samples, seed);
+                let reserve = reserve_rows(candidates, &rows, reserve, seed);
+                (rows, reserve)
+            }
+            PlanDesign::OverBin => {
+                let sp = candidates.sp;
+                let extra = samples.saturating_sub(1) as usize;
+                let mut rows = vec![sp.row as u32];
+                let draws = over_bin_draws(candidates, seed);
+                rows.extend(draws.iter().take(extra));
+                // A budget or `--samples` may ask more than the draws a search reads.
+                if rows.len() <= extra {
+                    let more = (extra + 1 - rows.len()) as u64;
+                    rows.extend(reserve_rows(candidates, &rows, more, seed ^ MORE_DRAWS));
+                }
+                let reserve = reserve_rows(candidates, &rows, reserve, seed);
+                (rows, reserve)
+            }
+        }
+    }
+
+    /// The baseline values of `sp`'s profiled `rows` on `metric` as the projection reads them.
+    /// Over the bin each is scaled by the bin's baseline mean over the curve's mean at the
+    /// rows' keys: the ratio estimate `project` makes, whose mean is the bin's mean up to the
+    /// rows' noise about the curve (their plain mean would carry where the draws fell).
+    pub fn baseline_values(
+        self,
+        log: &RunLog,
+        sp: &SeqPoint,
+        metric: usize,
+        rows: &[u32],
+    ) -> Vec<f64> {
+        let logged = &log.configs[0].metrics[metric].values;
+        let values: Vec<f64> = rows.iter().map(|&r| logged[r as usize]).collect();
+        if self == PlanDesign::AtKey {
+            return values;
+        }
+        let curve: Option<f64> = rows
+            .iter()
+            .map(|&r| sp.bin.curve.at(log.key(r as usize), metric))
+            .sum();
+        let bin_mean = sp.bin.moments[0][metric].mean;
+        match curve {
+            Some(sum) if sum > 0.0 => {
+                let scale = bin_mean * rows.len() as f64 / sum;
+                values.iter().map(|v| v * scale).collect()
+            }
+            _ => values,
+        }
+    }
+}
