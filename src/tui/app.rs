@@ -93,7 +93,7 @@ pub struct ExportPrompt {
 /// An export refused because these files exist, waiting for the user's yes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Overwrite {
-    pub plan: ExportPlan,
+    pub set: crate::tui::save::ExportSet,
     pub existing: Vec<PathBuf>,
 }
 
@@ -152,7 +152,8 @@ pub enum Overlay {
     Export(ExportPrompt),
 }
 
-/// An export ready to be written: both files and their contents.
+/// A JSON document and its CSV list ready to be written (`save::write_export`); an export
+/// of any name the prompt reads is a `save::ExportSet`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportPlan {
     pub json_path: PathBuf,
