@@ -218,6 +218,13 @@ impl Shown {
         )
     }
 
+    /// The epochs of `planned_iterations`, in its order (when the log has epochs).
+    pub fn planned_epochs(&self, log: &crate::runlog::RunLog, seqpoint: usize) -> Option<Vec<u32>> {
+        let plan = self.plan.as_ref()?;
+        let bin = plan.bins.iter().find(|b| b.seqpoint == seqpoint)?;
+        bin.rows.iter().map(|&r| log.epoch(r as usize)).collect()
+    }
+
     /// Whether the target is met, when a target decides: the plan's verdict, else auto-K's.
     pub fn target_met(&self) -> Option<bool> {
         match &self.plan {

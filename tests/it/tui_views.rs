@@ -382,7 +382,22 @@ fn a_plan_is_on_screen_in_the_table_and_the_detail() {
     assert!(narrow.contains("samples"), "{narrow}");
     press(&mut app, key(KeyCode::Enter));
     let detail = frame(&mut app, 120, 40);
-    let named = format!("profile 3 iterations (the plan's): {}", listed.join(", "));
+    // Each iteration's own epoch, in the list's order (one "(epoch e)" after the list read
+    // as every one's: the sample's plan for SeqPoint 0 spans epochs).
+    let epoch_of = |iteration: u64| {
+        (0..session.log.len())
+            .find(|&r| session.log.iteration(r) == iteration)
+            .and_then(|r| session.log.epoch(r))
+            .expect("the sample has epochs")
+            .to_string()
+    };
+    let epochs: Vec<String> = first.iter().map(|&i| epoch_of(i)).collect();
+    assert!(epochs.iter().any(|e| *e != epochs[0]), "{epochs:?}");
+    let named = format!(
+        "profile 3 iterations (the plan's): {} (epochs {})",
+        listed.join(", "),
+        epochs.join(", ")
+    );
     assert!(detail.contains(&named), "{detail}");
 }
 

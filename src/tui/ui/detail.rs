@@ -65,10 +65,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         ),
         _ => format!("profile iteration {}", sp.iteration),
     };
+    // Each profiled iteration's epoch: one "(epoch e)" after a list of several read as theirs.
+    let epochs = match shown.planned_epochs(&session.log, index) {
+        Some(epochs) if epochs.len() > 1 => format!(
+            " (epochs {})",
+            epochs
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => sp.epoch.map_or(String::new(), |e| format!(" (epoch {e})")),
+    };
     let mut about = vec![
         Line::from(vec![
             Span::styled(profiled, t.strong()),
-            Span::raw(sp.epoch.map_or(String::new(), |e| format!(" (epoch {e})"))),
+            Span::raw(epochs),
             Span::raw(format!(" · {key_names} {}", key_text(&sp.key))),
         ]),
         Line::raw(format!(
