@@ -609,3 +609,51 @@ fn the_two_length_view_names_its_own_seqpoint_mark() {
     press(&mut app, ch('i'));
     assert!(frame(&mut app, 80, 40).contains(" ◆   a SeqPoint at its key"));
 }
+
+/// Counts past a thousand read with separators wherever the explorer writes them (the
+/// header's unique keys, the table's summed weights, the projection's list of SeqPoints),
+/// and a bin's share is never "0.0" when it holds an iteration. Before: `1501 unique
+/// seq_len`, `weights sum to 12001`, weight `12000` and share `0.0` in the projection's list.
+#[test]
+fn counts_past_a_thousand_are_grouped_and_a_held_share_is_never_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.csv");
+    // 12,000 iterations over 1,500 lengths, and one iteration of a length far above them:
+    // uniform bins leave it alone in the top bin, 1 of 12,001 (0.008%).
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for i in 0..12_000u32 {
+        let len = 10 + i % 1500;
+        text.push_str(&format!("{i},{len},{}\n", len as f64 * 0.5 + 1.0));
+    }
+    text.push_str("12000,99999,50000.5\n");
+    std::fs::write(&run, text).unwrap();
+    let load = seqpoint::LoadOptions::default();
+    let log = seqpoint::load_run(&run.display().to_string(), &load).unwrap();
+    let options = SelectOptions {
+        method: Some(seqpoint::binning::Method::Uniform),
+        ..fixed(4, 16)
+    };
+    let session = tui::Session::new(run.display().to_string(), load, log, options).unwrap();
+    let mut app = started(&session);
+    let overview = frame(&mut app, 120, 40);
+    assert!(overview.contains("1,501 unique seq_len"), "{overview}");
+    // The projection's list: the bulk's bin and the lone iteration's.
+    let rows: Vec<&str> = overview
+        .lines()
+        .filter(|l| l.contains(" 12,000 ") || l.contains(" 99999 "))
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|l| l.contains(" 12,000 ") && l.contains("100.0")),
+        "{overview}"
+    );
+    assert!(
+        rows.iter()
+            .any(|l| l.contains(" 99999 ") && l.contains("<0.1")),
+        "{overview}"
+    );
+    assert!(!overview.contains(" 0.0 "), "{overview}");
+    press(&mut app, key(KeyCode::Tab));
+    let table = frame(&mut app, 120, 40);
+    assert!(table.contains("(weights sum to 12,001)"), "{table}");
+}

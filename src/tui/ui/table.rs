@@ -165,7 +165,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     };
     let title = Line::from(vec![
         Span::styled(counted, t.title()),
-        Span::styled(format!("(weights sum to {total}) "), t.dim()),
+        Span::styled(
+            format!("(weights sum to {}) ", crate::text::numbers::count(total)),
+            t.dim(),
+        ),
         Span::styled(
             format!("· order {} (o) · / find ", app.sort.name()),
             t.dim(),
