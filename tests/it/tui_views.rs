@@ -657,3 +657,47 @@ fn counts_past_a_thousand_are_grouped_and_a_held_share_is_never_zero() {
     let table = frame(&mut app, 120, 40);
     assert!(table.contains("(weights sum to 12,001)"), "{table}");
 }
+
+/// The detail's key groups read whole on a large run: a count of 110,000 iterations with its
+/// separators in a column as wide as it (a 5-cell column cut `110000` to `11000`), and one
+/// number of decimals for the bin's values (`97.000` beside `103.0` before).
+#[test]
+fn the_details_key_groups_keep_large_counts_whole_and_one_decimals() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.csv");
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for i in 0..120_000u32 {
+        let (len, time) = if i % 12 == 0 {
+            (200, 101.0 + (i % 5) as f64)
+        } else {
+            (100, 95.0 + (i % 5) as f64 * 0.5)
+        };
+        text.push_str(&format!("{i},{len},{time}\n"));
+    }
+    std::fs::write(&run, text).unwrap();
+    let load = seqpoint::LoadOptions::default();
+    let log = seqpoint::load_run(&run.display().to_string(), &load).unwrap();
+    let session = tui::Session::new(run.display().to_string(), load, log, fixed(1, 16)).unwrap();
+    let mut app = started(&session);
+    press(&mut app, key(KeyCode::Enter));
+    let detail = frame(&mut app, 80, 24);
+    let row = |key: &str| {
+        detail
+            .lines()
+            .find_map(|l| l.split_once(&format!("│{key}")))
+            .map(|(_, rest)| format!("{key}{rest}"))
+            .unwrap_or_else(|| panic!("no row for {key}:\n{detail}"))
+    };
+    let bulk = row("100 ");
+    assert!(bulk.contains(" 110,000 "), "{detail}");
+    let few = row("200 ");
+    assert!(few.contains(" 10,000 "), "{detail}");
+    // Every value of both rows with one decimal (the bin's largest is over 100).
+    for line in [&bulk, &few] {
+        let values: Vec<&str> = line.split_whitespace().skip(2).take(4).collect();
+        assert_eq!(values.len(), 4, "{line}");
+        for v in values {
+            assert_eq!(v.split('.').nth(1).map(str::len), Some(1), "{v} in {line}");
+        }
+    }
+}

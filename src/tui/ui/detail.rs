@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Row, Table};
 use ratatui::Frame;
 
-use super::table::bin_text;
+use super::table::{bin_text, column_decimals, column_number};
 use super::theme::Theme;
 use crate::groups::key_text;
 use crate::text::numbers::{count, readable as num, share};
@@ -150,16 +150,44 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let about = super::fit_rows(about, about_area.width as usize, about_area.height as usize);
     frame.render_widget(Paragraph::new(about), about_area);
 
+    // One number of decimals for the bin's values (the largest's), and room for its largest
+    // count with separators, so that scrolling never changes either.
+    let decimals = column_decimals(sp.bin.groups.iter().flat_map(|&g| {
+        let m = &groups.moments[0][0][g];
+        [m.min, m.max]
+    }));
+    let value = |v: f64| column_number(v, decimals);
+    let iters_width = sp
+        .bin
+        .groups
+        .iter()
+        .map(|&g| count(groups.counts[g] as u64).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    // The widest value is the largest or the most negative: the min's or the max's.
+    let value_width = sp
+        .bin
+        .groups
+        .iter()
+        .flat_map(|&g| {
+            let m = &groups.moments[0][0][g];
+            [value(m.min), value(m.max)]
+        })
+        .map(|text| text.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8) as u16;
     let rows = sp.bin.groups.iter().skip(scroll).take(visible).map(|&g| {
         let m = &groups.moments[0][0][g];
         let mine = groups.key(g) == sp.key.as_slice();
         let row = Row::new([
             key_text(groups.key(g)),
-            groups.counts[g].to_string(),
-            num(m.mean),
-            num(medians[g]),
-            num(m.min),
-            num(m.max),
+            count(groups.counts[g] as u64),
+            value(m.mean),
+            value(medians[g]),
+            value(m.min),
+            value(m.max),
             if mine { "◀".into() } else { String::new() },
         ]);
         if mine {
@@ -172,11 +200,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let mean = "mean".to_string();
     let widths = [
         Constraint::Length(key_names.chars().count().max(7) as u16),
-        Constraint::Length(5),
-        Constraint::Length(8),
-        Constraint::Length(8),
-        Constraint::Length(8),
-        Constraint::Length(8),
+        Constraint::Length(iters_width as u16),
+        Constraint::Length(value_width),
+        Constraint::Length(value_width),
+        Constraint::Length(value_width),
+        Constraint::Length(value_width),
         Constraint::Length(1),
     ];
     let header = Row::new([
