@@ -161,7 +161,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         .bin
         .groups
         .iter()
-        .map(|&g| count(groups.counts[g] as u64).chars().count())
+        .map(|&g| count(groups.counts[g]).chars().count())
         .max()
         .unwrap_or(0)
         .max(5);
@@ -183,7 +183,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         let mine = groups.key(g) == sp.key.as_slice();
         let row = Row::new([
             key_text(groups.key(g)),
-            count(groups.counts[g] as u64),
+            count(groups.counts[g]),
             value(m.mean),
             value(medians[g]),
             value(m.min),
