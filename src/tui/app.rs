@@ -93,7 +93,7 @@ pub struct ExportPrompt {
 /// An export refused because these files exist, waiting for the user's yes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Overwrite {
-    pub plan: ExportPlan,
+    pub set: crate::tui::save::ExportSet,
     pub existing: Vec<PathBuf>,
 }
 
@@ -152,7 +152,8 @@ pub enum Overlay {
     Export(ExportPrompt),
 }
 
-/// An export ready to be written: both files and their contents.
+/// A JSON document and its CSV list ready to be written (`save::write_export`); an export
+/// of any name the prompt reads is a `save::ExportSet`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportPlan {
     pub json_path: PathBuf,
@@ -215,6 +216,13 @@ impl Shown {
                 .map(|&r| log.iteration(r as usize))
                 .collect(),
         )
+    }
+
+    /// The epochs of `planned_iterations`, in its order (when the log has epochs).
+    pub fn planned_epochs(&self, log: &crate::runlog::RunLog, seqpoint: usize) -> Option<Vec<u32>> {
+        let plan = self.plan.as_ref()?;
+        let bin = plan.bins.iter().find(|b| b.seqpoint == seqpoint)?;
+        bin.rows.iter().map(|&r| log.epoch(r as usize)).collect()
     }
 
     /// Whether the target is met, when a target decides: the plan's verdict, else auto-K's.

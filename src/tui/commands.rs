@@ -207,8 +207,12 @@ fn measure<'a>(app: &mut App<'a>, path: String) -> Option<Effect<'a>> {
     };
     let export = super::save::ExportJob {
         id: 0,
-        json_path: Default::default(),
-        csv_path: Default::default(),
+        // Judging writes nothing: the document is what counts.
+        targets: super::save::ExportTargets::Pair {
+            json: Default::default(),
+            csv: Default::default(),
+            gzip: false,
+        },
         selection: shown.selection.clone(),
         plan: shown.plan.clone(),
         command: app.session.command(&app.settings),
@@ -240,15 +244,10 @@ fn top_up<'a>(app: &mut App<'a>, path: &str) -> Option<Effect<'a>> {
             return None;
         }
     };
-    let inputs = app.inputs();
-    let paths = super::export_prompt::export_paths(path).and_then(|(json, csv)| {
-        for p in [&json, &csv] {
-            crate::output::protect::refuse_input_target(p, &inputs).map_err(|e| e.to_string())?;
-        }
-        Ok((json, csv))
-    });
-    match paths {
-        Ok((json, csv)) => Some(Effect::Export(super::save::plan_of(&doc, json, csv))),
+    let set = super::export_prompt::export_targets(app, path)
+        .and_then(|targets| super::save::set_of(&doc, &targets));
+    match set {
+        Ok(set) => Some(Effect::Export(set)),
         Err(e) => {
             super::recompute::say_error(app, &format!(":top-up {path}: {e}"));
             None

@@ -1,13 +1,14 @@
 //! The export prompt's steps: open it at the default path, check the typed path, hand the
 //! documents' making and writing to the run loop, and ask before writing over files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::app::{App, ExportPlan, ExportPrompt, Exporting, Overlay, Overwrite, Status};
+use super::app::{App, ExportPrompt, Exporting, Overlay, Overwrite, Status};
 use super::keymap::Action;
 use super::recompute::{say_error, Effect};
-use super::save::{ExportJob, ExportOutcome};
+use super::save::{ExportJob, ExportOutcome, ExportSet, ExportTargets};
 use crate::output::protect::refuse_input_target;
+use crate::output::simpoints::SimPointPaths;
 
 /// `e`, `y` / `n` at the overwrite question: the export keys outside the path's typing.
 pub(super) fn export_key<'a>(app: &mut App<'a>, action: Action) -> Option<Effect<'a>> {
@@ -47,9 +48,9 @@ fn confirm_overwrite<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         return None;
     };
     prompt.confirm.take().map(|asked| {
-        let mut plan = asked.plan;
-        plan.overwrite = true;
-        Effect::Export(plan)
+        let mut set = asked.set;
+        set.overwrite = true;
+        Effect::Export(set)
     })
 }
 
@@ -58,14 +59,14 @@ fn confirm_overwrite<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
 pub fn export_made<'a>(
     app: &mut App<'a>,
     id: u64,
-    made: Result<ExportPlan, String>,
+    made: Result<ExportSet, String>,
 ) -> Option<Effect<'a>> {
     if app.exporting.as_ref().is_none_or(|e| e.id != id) {
         return None;
     }
     app.exporting = None;
     match made {
-        Ok(plan) => Some(Effect::Export(plan)),
+        Ok(set) => Some(Effect::Export(set)),
         Err(e) => {
             say_error(app, &e);
             None
@@ -76,16 +77,16 @@ pub fn export_made<'a>(
 /// The export was written, refused or failed.
 pub fn exported(app: &mut App, outcome: ExportOutcome) {
     match outcome {
-        ExportOutcome::Written { json, csv } => {
+        ExportOutcome::Written(paths) => {
             app.overlay = Overlay::None;
             app.status = Some(Status {
-                text: format!("wrote {} and {}", json.display(), csv.display()),
+                text: format!("wrote {}", listed(&paths)),
                 error: false,
             });
         }
-        ExportOutcome::Exists { plan, existing } => {
+        ExportOutcome::Exists { set, existing } => {
             if let Overlay::Export(prompt) = &mut app.overlay {
-                prompt.confirm = Some(Overwrite { plan, existing });
+                prompt.confirm = Some(Overwrite { set, existing });
             } else {
                 // Written without a prompt (`:top-up`): nothing to confirm in, so no overwrite.
                 let named: Vec<String> = existing.iter().map(|p| p.display().to_string()).collect();
@@ -102,50 +103,82 @@ pub fn exported(app: &mut App, outcome: ExportOutcome) {
     }
 }
 
-/// The CSV list goes beside the JSON document, same name with `.csv`.
-pub fn export_paths(input: &str) -> Result<(PathBuf, PathBuf), String> {
+/// `a`, `a and b`, `a, b and c`.
+pub fn listed(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    match shown.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => shown.concat(),
+    }
+}
+
+/// The files a typed name stands for, as `seqpoint select -o` reads it: `.json` or `.csv`
+/// names a JSON document and its CSV list (side by side, same name), a final `.gz`
+/// compresses both, `.simpoints` or `.weights` names a SimPoint set; `~` is the home folder.
+/// A name without an extension, where `select -o` writes its text table, is the JSON
+/// document's (the explorer writes no table), with the CSV list beside it as `NAME.csv`.
+pub fn export_targets_of(input: &str) -> Result<ExportTargets, String> {
     let input = input.trim();
     if input.is_empty() {
         return Err("type a path for the JSON file".into());
     }
-    let json = expand_home(input);
-    if json.is_dir() {
+    let path = expand_home(input);
+    if path.is_dir() {
         // Said before anything is made: a folder is never a file to overwrite.
         return Err(format!(
             "{input} is a folder: give the JSON file's path in it, e.g. {}",
-            json.join("seqpoints.json").display()
+            path.join("seqpoints.json").display()
         ));
     }
-    let lower = input.to_ascii_lowercase();
-    // What `select -o` makes of these names is not a JSON document and its CSV list: say
-    // so rather than write a JSON document under that name.
-    let other = [
-        (
-            ".simpoints",
-            "a SimPoint set (NAME.simpoints, .weights, .json)",
-        ),
-        (
-            ".weights",
-            "a SimPoint set (NAME.simpoints, .weights, .json)",
-        ),
-        (".gz", "a gzip-compressed file"),
-    ];
-    if let Some((ext, what)) = other.iter().find(|(ext, _)| lower.ends_with(ext)) {
-        return Err(format!(
-            "{input}: a {ext} name is {what} for `seqpoint select -o`; the explorer writes              a JSON document and its CSV list (name it .json), and y copies the select              command to write the other"
-        ));
+    let lower = |p: &Path| {
+        p.extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+    };
+    let gzip = lower(&path).as_deref() == Some("gz");
+    let named = if gzip {
+        path.with_extension("")
+    } else {
+        path.clone()
+    };
+    let with = |ext: &str| {
+        let mut file = named.with_extension(ext).into_os_string();
+        if gzip {
+            file.push(".gz");
+        }
+        PathBuf::from(file)
+    };
+    match lower(&named).as_deref() {
+        Some("json") | None => Ok(ExportTargets::Pair {
+            json: path.clone(),
+            csv: with("csv"),
+            gzip,
+        }),
+        Some("csv") => Ok(ExportTargets::Pair {
+            json: with("json"),
+            csv: path.clone(),
+            gzip,
+        }),
+        Some("simpoints" | "weights") if !gzip => {
+            Ok(ExportTargets::SimPoints(SimPointPaths::of(&path)))
+        }
+        Some(ext @ ("simpoints" | "weights")) => Err(format!(
+            "{input}: a SimPoint set is written uncompressed, as `seqpoint select -o` writes \
+             it: name it NAME.{ext}"
+        )),
+        Some(ext) => Err(format!(
+            "{input}: {}; name the export .json or .csv (the JSON document and its CSV list, \
+             each optionally .gz) or .simpoints (a SimPoint set)",
+            if ext == "txt" {
+                "`seqpoint select -o` writes a text table there".to_string()
+            } else {
+                format!("cannot tell the format from '.{ext}'")
+            }
+        )),
     }
-    let csv = json.with_extension("csv");
-    if csv == json {
-        return Err(format!(
-            "{input}: give the JSON file's path; the CSV list is written beside it as .csv"
-        ));
-    }
-    Ok((json, csv))
 }
 
 /// `~` and `~/…` as a shell reads them (the prompt has no shell to do it): the home folder.
-fn expand_home(input: &str) -> PathBuf {
+pub(crate) fn expand_home(input: &str) -> PathBuf {
     let home = || std::env::var_os("HOME").filter(|h| !h.is_empty());
     match input.strip_prefix('~') {
         Some("") => home().map_or_else(|| PathBuf::from(input), PathBuf::from),
@@ -165,8 +198,8 @@ pub(super) fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
         // Already making the documents; the footer says so.
         return None;
     }
-    let (json_path, csv_path) = match export_targets(app, &prompt.input) {
-        Ok(paths) => paths,
+    let targets = match export_targets(app, &prompt.input) {
+        Ok(targets) => targets,
         Err(e) => {
             say_error(app, &e);
             return None;
@@ -179,8 +212,7 @@ pub(super) fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     let (selection, plan) = (shown.selection.clone(), shown.plan.clone());
     let job = ExportJob {
         id: app.next_job_id(),
-        json_path,
-        csv_path,
+        targets,
         selection,
         plan,
         command: app.session.command(&app.settings),
@@ -188,20 +220,20 @@ pub(super) fn submit_export<'a>(app: &mut App<'a>) -> Option<Effect<'a>> {
     };
     app.exporting = Some(Exporting {
         id: job.id,
-        json_path: job.json_path.clone(),
+        json_path: job.targets.paths().swap_remove(0),
     });
     Some(Effect::MakeExport(Box::new(job)))
 }
 
-/// The two files the typed path names. The loaded logs are never written over, whatever the
+/// The files the typed path names. The loaded logs are never written over, whatever the
 /// answer to "overwrite?" would be: the question is not even asked.
-fn export_targets(app: &App, input: &str) -> Result<(PathBuf, PathBuf), String> {
-    let (json_path, csv_path) = export_paths(input)?;
+pub(super) fn export_targets(app: &App, input: &str) -> Result<ExportTargets, String> {
+    let targets = export_targets_of(input)?;
     let inputs = app.inputs();
-    for path in [&json_path, &csv_path] {
-        refuse_input_target(path, &inputs).map_err(|e| e.to_string())?;
+    for path in targets.paths() {
+        refuse_input_target(&path, &inputs).map_err(|e| e.to_string())?;
     }
-    Ok((json_path, csv_path))
+    Ok(targets)
 }
 
 #[cfg(test)]
@@ -235,29 +267,61 @@ mod tests {
         }
     }
 
+    fn pair(json: &str, csv: &str, gzip: bool) -> ExportTargets {
+        ExportTargets::Pair {
+            json: json.into(),
+            csv: csv.into(),
+            gzip,
+        }
+    }
+
     #[test]
     fn the_name_is_read_as_a_shell_and_select_would_read_it() {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         if let Some(home) = home.filter(|h| !h.as_os_str().is_empty()) {
-            let (json, csv) = export_paths("~/x.json").unwrap();
-            assert_eq!((json, csv), (home.join("x.json"), home.join("x.csv")));
+            let targets = export_targets_of("~/x.json").unwrap();
+            assert_eq!(targets.paths(), [home.join("x.json"), home.join("x.csv")]);
         }
         // `~user` is not expanded (no shell here to ask for other users' homes).
         assert_eq!(
-            export_paths("~u/x.json").unwrap().0,
+            export_targets_of("~u/x.json").unwrap().paths()[0],
             PathBuf::from("~u/x.json")
         );
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().display().to_string();
-        assert!(export_paths(&folder).unwrap_err().contains("is a folder"));
-        for name in ["out.simpoints", "out.json.gz", "OUT.SIMPOINTS", "x.weights"] {
-            let e = export_paths(name).unwrap_err();
-            assert!(e.contains("seqpoint select -o"), "{name}: {e}");
+        assert!(export_targets_of(&folder)
+            .unwrap_err()
+            .contains("is a folder"));
+        // The extension names what `select -o` writes; the other file goes beside it.
+        let cases = [
+            ("out.json", pair("out.json", "out.csv", false)),
+            ("out.csv", pair("out.json", "out.csv", false)),
+            ("out.json.gz", pair("out.json.gz", "out.csv.gz", true)),
+            ("OUT.CSV.GZ", pair("OUT.json.gz", "OUT.CSV.GZ", true)),
+            ("a.b.json", pair("a.b.json", "a.b.csv", false)),
+            ("run", pair("run", "run.csv", false)),
+        ];
+        for (name, want) in cases {
+            assert_eq!(export_targets_of(name).unwrap(), want, "{name}");
         }
-        assert_eq!(
-            export_paths("out.json").unwrap(),
-            (PathBuf::from("out.json"), PathBuf::from("out.csv"))
-        );
+        for name in ["out.simpoints", "out.weights", "OUT.SIMPOINTS"] {
+            match export_targets_of(name).unwrap() {
+                ExportTargets::SimPoints(set) => {
+                    assert_eq!(set, SimPointPaths::of(Path::new(name)), "{name}")
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        // What the explorer cannot write (a text table) or `select -o` cannot either.
+        for (name, said) in [
+            ("out.txt", "text table"),
+            ("out.yaml", "'.yaml'"),
+            ("out.simpoints.gz", "uncompressed"),
+        ] {
+            let e = export_targets_of(name).unwrap_err();
+            assert!(e.starts_with(name) && e.contains(said), "{name}: {e}");
+            assert!(!e.contains("  "), "no run of spaces in the message: {e}");
+        }
     }
 
     #[test]
@@ -288,9 +352,9 @@ mod tests {
         );
         let id = job.id;
         match export_made(&mut app, id, job.make(&session)) {
-            Some(Effect::Export(plan)) => {
-                assert_eq!(plan.json, want);
-                assert!(!plan.overwrite, "the overwrite question still comes first");
+            Some(Effect::Export(set)) => {
+                assert_eq!(set.files[0], (path.clone(), want.into_bytes()));
+                assert!(!set.overwrite, "the overwrite question still comes first");
             }
             _ => panic!("the made documents are not written"),
         }

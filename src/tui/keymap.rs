@@ -514,11 +514,8 @@ mod tests {
             input: String::new(),
             cursor: 0,
             confirm: Some(Overwrite {
-                plan: crate::tui::app::ExportPlan {
-                    json_path: "a.json".into(),
-                    csv_path: "a.csv".into(),
-                    json: String::new(),
-                    csv: String::new(),
+                set: crate::tui::save::ExportSet {
+                    files: Vec::new(),
                     overwrite: false,
                 },
                 existing: Vec::new(),

@@ -92,7 +92,7 @@ enum Message<'a> {
     /// An export's documents, ready to write (or why not).
     ExportMade {
         id: u64,
-        made: Box<Result<app::ExportPlan, String>>,
+        made: Box<Result<save::ExportSet, String>>,
     },
 }
 
@@ -394,7 +394,7 @@ pub fn settle<'a>(app: &mut App<'a>, effect: Option<Effect<'a>>) {
                 let made = job.make(app.session);
                 next = update::export_made(app, id, made);
             }
-            Effect::Export(plan) => update::exported(app, save::write_export(plan)),
+            Effect::Export(set) => update::exported(app, save::write_set(set)),
             Effect::Measure(job) => {
                 let id = job.id;
                 let judged = job.judge(app.session);
@@ -454,7 +454,7 @@ fn carry_out(app: &mut App<'static>, effect: Effect<'static>, sender: &Outbox) {
         }
         // The documents are made: writing them is quick, and stays here so that quitting
         // never cuts a write short.
-        Effect::Export(plan) => update::exported(app, save::write_export(plan)),
+        Effect::Export(set) => update::exported(app, save::write_set(set)),
         Effect::Clipboard(text) => {
             use std::io::Write;
             let mut out = io::stdout();

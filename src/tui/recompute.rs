@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::app::{App, ExportPlan, Options, Overlay, Pending, Prepared, Settings, Shown, Status};
+use super::app::{App, Options, Overlay, Pending, Prepared, Settings, Shown, Status};
 use super::compute::{self, Done, Job};
 use super::save::ExportJob;
 use crate::options::Surface;
@@ -22,7 +22,7 @@ pub enum Effect<'a> {
     /// Judge measurements off the UI thread; the result comes back through `measured`.
     Measure(Box<super::measured::MeasureJob>),
     /// Write the export; the outcome comes back through `exported`.
-    Export(ExportPlan),
+    Export(super::save::ExportSet),
     /// Put this text on the terminal's clipboard (OSC 52).
     Clipboard(String),
     /// Compute the naive baselines of these budgets not kept yet, off the UI thread (a curve

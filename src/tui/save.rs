@@ -1,26 +1,105 @@
-//! An export: its documents made off the UI thread (`ExportJob`), then the JSON document and
-//! the CSV list written, each atomically, and neither when one of them exists and overwriting
-//! was not confirmed.
+//! An export: its documents made off the UI thread (`ExportJob`), then its files written, all
+//! atomically and all or none, and none when one of them exists and overwriting was not
+//! confirmed. The name typed is read as `select -o` reads it (`ExportTargets`).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::app::{ExportPlan, Session};
+use crate::doc::SelectDoc;
 use crate::output::atomic::write_all_or_none;
 use crate::output::csv::select_csv;
 use crate::output::json::{document_text, select_file_document};
+use crate::output::simpoints::{simpoints_text, weights_text, SimPointPaths};
 use crate::select::plan::ProfilePlan;
 use crate::select::Selection;
+
+/// The files an export's name stands for, read as `seqpoint select -o` reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportTargets {
+    /// `NAME.json` or `NAME.csv`: the JSON document and its CSV list beside it (the explorer
+    /// writes both where `select -o` writes the one named); `gzip` for a final `.gz`, which
+    /// compresses both as `select -o` compresses its file.
+    Pair {
+        json: PathBuf,
+        csv: PathBuf,
+        gzip: bool,
+    },
+    /// `NAME.simpoints` or `NAME.weights`: the SimPoint set `select -o` writes there.
+    SimPoints(SimPointPaths),
+}
+
+impl ExportTargets {
+    /// Every file written, the one the name chose first.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        match self {
+            ExportTargets::Pair { json, csv, .. } => vec![json.clone(), csv.clone()],
+            ExportTargets::SimPoints(set) => {
+                vec![set.simpoints.clone(), set.weights.clone(), set.json.clone()]
+            }
+        }
+    }
+
+    /// The files with their contents: the texts `select -o` writes for this name.
+    pub fn files(&self, doc: &SelectDoc) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
+        Ok(match self {
+            ExportTargets::Pair { json, csv, gzip } => {
+                let bytes = |text: String| {
+                    if *gzip {
+                        gzipped(text.as_bytes())
+                    } else {
+                        Ok(text.into_bytes())
+                    }
+                };
+                vec![
+                    (json.clone(), bytes(document_text(doc))?),
+                    (csv.clone(), bytes(select_csv(doc))?),
+                ]
+            }
+            ExportTargets::SimPoints(set) => vec![
+                (set.simpoints.clone(), simpoints_text(doc).into_bytes()),
+                (set.weights.clone(), weights_text(doc).into_bytes()),
+                (set.json.clone(), document_text(doc).into_bytes()),
+            ],
+        })
+    }
+}
+
+/// Gzip as `select -o NAME.gz` does (the default compression level).
+fn gzipped(text: &[u8]) -> Result<Vec<u8>, String> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder
+        .write_all(text)
+        .and_then(|()| encoder.finish())
+        .map_err(|e| format!("compressing the export: {e}"))
+}
+
+/// An export ready to be written: its files and their contents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportSet {
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+    pub overwrite: bool,
+}
+
+impl From<ExportPlan> for ExportSet {
+    fn from(plan: ExportPlan) -> Self {
+        ExportSet {
+            files: vec![
+                (plan.json_path, plan.json.into_bytes()),
+                (plan.csv_path, plan.csv.into_bytes()),
+            ],
+            overwrite: plan.overwrite,
+        }
+    }
+}
 
 /// How writing an export went.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExportOutcome {
-    Written {
-        json: PathBuf,
-        csv: PathBuf,
-    },
+    Written(Vec<PathBuf>),
     /// Nothing was written: these files exist and overwriting was not confirmed.
     Exists {
-        plan: ExportPlan,
+        set: ExportSet,
         existing: Vec<PathBuf>,
     },
     Failed(String),
@@ -30,8 +109,7 @@ pub enum ExportOutcome {
 /// still take a moment on a large run, though both reuse the session's key groups and totals.
 pub struct ExportJob {
     pub id: u64,
-    pub json_path: PathBuf,
-    pub csv_path: PathBuf,
+    pub targets: ExportTargets,
     /// The selection on screen when the user asked (the prompt keeps the settings fixed).
     pub selection: Selection,
     /// Its profiling plan, as shown (`select`'s for the same flags).
@@ -44,16 +122,10 @@ pub struct ExportJob {
 }
 
 impl ExportJob {
-    /// Both documents, as `select` writes them; nothing is written yet.
-    pub fn make(self, session: &Session) -> Result<ExportPlan, String> {
+    /// The files, as `select -o` writes them for the name; nothing is written yet.
+    pub fn make(self, session: &Session) -> Result<ExportSet, String> {
         let doc = self.document(session);
-        Ok(ExportPlan {
-            json: document_text(&doc),
-            csv: select_csv(&doc),
-            json_path: self.json_path,
-            csv_path: self.csv_path,
-            overwrite: false,
-        })
+        set_of(&doc, &self.targets)
     }
 }
 
@@ -76,40 +148,42 @@ impl ExportJob {
     }
 }
 
-/// An export plan for a document already made (`:top-up`'s list).
-pub fn plan_of(doc: &crate::doc::SelectDoc, json_path: PathBuf, csv_path: PathBuf) -> ExportPlan {
-    ExportPlan {
-        json: document_text(doc),
-        csv: select_csv(doc),
-        json_path,
-        csv_path,
+/// The export of a document already made (`:top-up`'s list), not yet written.
+pub fn set_of(doc: &SelectDoc, targets: &ExportTargets) -> Result<ExportSet, String> {
+    Ok(ExportSet {
+        files: targets.files(doc)?,
         overwrite: false,
-    }
+    })
 }
 
-/// Write both files of `plan`; reports where they went as absolute paths.
+/// Write both files of a JSON document and its CSV list.
 pub fn write_export(plan: ExportPlan) -> ExportOutcome {
-    if !plan.overwrite {
-        let existing: Vec<PathBuf> = [&plan.json_path, &plan.csv_path]
-            .into_iter()
+    write_set(plan.into())
+}
+
+/// Write every file of `set`, or none; reports where they went as absolute paths.
+pub fn write_set(set: ExportSet) -> ExportOutcome {
+    if !set.overwrite {
+        let existing: Vec<PathBuf> = set
+            .files
+            .iter()
+            .map(|(path, _)| path)
             .filter(|p| p.exists())
             .cloned()
             .collect();
         if !existing.is_empty() {
-            return ExportOutcome::Exists { plan, existing };
+            return ExportOutcome::Exists { set, existing };
         }
     }
-    let files = [
-        (plan.json_path.as_path(), plan.json.as_bytes()),
-        (plan.csv_path.as_path(), plan.csv.as_bytes()),
-    ];
-    if let Err(e) = write_all_or_none(&files, plan.overwrite.into()) {
+    let files: Vec<(&Path, &[u8])> = set
+        .files
+        .iter()
+        .map(|(path, bytes)| (path.as_path(), bytes.as_slice()))
+        .collect();
+    if let Err(e) = write_all_or_none(&files, set.overwrite.into()) {
         return ExportOutcome::Failed(e.to_string());
     }
-    ExportOutcome::Written {
-        json: absolute(&plan.json_path),
-        csv: absolute(&plan.csv_path),
-    }
+    ExportOutcome::Written(set.files.iter().map(|(p, _)| absolute(p)).collect())
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -134,10 +208,7 @@ mod tests {
     fn writes_both_then_refuses_until_confirmed() {
         let dir = tempfile::tempdir().unwrap();
         let written = write_export(plan(dir.path(), false));
-        assert!(
-            matches!(written, ExportOutcome::Written { .. }),
-            "{written:?}"
-        );
+        assert!(matches!(written, ExportOutcome::Written(_)), "{written:?}");
         std::fs::write(dir.path().join("s.csv"), "kept").unwrap();
         match write_export(plan(dir.path(), false)) {
             ExportOutcome::Exists { existing, .. } => assert_eq!(existing.len(), 2),
@@ -148,7 +219,7 @@ mod tests {
             "kept"
         );
         let again = write_export(plan(dir.path(), true));
-        assert!(matches!(again, ExportOutcome::Written { .. }), "{again:?}");
+        assert!(matches!(again, ExportOutcome::Written(_)), "{again:?}");
         assert_eq!(
             std::fs::read_to_string(dir.path().join("s.csv")).unwrap(),
             "id\n"

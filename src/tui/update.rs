@@ -12,7 +12,7 @@ use crate::pick::Pick;
 // Recomputation, the `:` commands and the export prompt have their own files; their entry
 // points keep their paths here.
 pub use super::commands::apply_command;
-pub use super::export_prompt::{export_made, export_paths, exported};
+pub use super::export_prompt::{export_made, export_targets_of, exported};
 pub use super::recompute::{
     finished, interim, measured, progressed, recompute, refused_restart, set_k, Effect,
 };

@@ -82,9 +82,24 @@ fn ctrl_and_a_letter_never_act_as_the_letter_and_ctrl_l_redraws() {
         !screen.contains("path:"),
         "Ctrl-E opened no export:\n{screen}"
     );
-    // Ctrl-L draws every cell again: what another program wrote over the screen goes.
+    // Ctrl-L draws every cell again: what another program wrote over the screen goes. The
+    // stray text is written to the terminal itself, behind the explorer's back, so only a
+    // full redraw removes it (a redraw of changed cells leaves it).
+    let stray = "STRAY-TEXT-FROM-ANOTHER-PROGRAM";
+    let tty = pane.flag("pane_tty");
+    std::io::Write::write_all(
+        &mut std::fs::OpenOptions::new().write(true).open(&tty).unwrap(),
+        format!("\x1b[2;60H{stray}").as_bytes(),
+    )
+    .unwrap();
+    pane.wait_for("the stray text", |s| s.contains(stray));
+    // Nothing else takes it away: the header's second row does not change on its own.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(pane.screen().contains(stray), "{}", pane.screen());
     pane.keys(&["C-l"]);
-    pane.wait_for("the redrawn screen", |s| s.contains("K = 7 ·"));
+    pane.wait_for("the redrawn screen", |s| {
+        s.contains("K = 7 ·") && !s.contains(stray)
+    });
     pane.keys(&["q"]);
     pane.assert_restored();
 }

@@ -433,9 +433,10 @@ fn the_export_prompt_defaults_beside_the_run_and_edits() {
         app.status.as_ref().unwrap().error,
         "an empty path is refused"
     );
-    type_text(&mut app, "list.csv");
+    // A name `select -o` writes a text table under: the explorer has none to write.
+    type_text(&mut app, "list.txt");
     press(&mut app, key(KeyCode::Enter));
-    assert!(app.status.as_ref().unwrap().text.contains("beside it"));
+    assert!(app.status.as_ref().unwrap().text.contains("list.txt: "));
     press(&mut app, key(KeyCode::Esc));
     assert_eq!(app.overlay, Overlay::None);
 
@@ -575,6 +576,100 @@ fn export_with_samples_lists_every_iteration_to_profile_as_select_does() {
     assert!(json.contains("\"plan\""));
     // Three profiled iterations per SeqPoint (where the bins hold that many).
     assert!(csv.lines().count() > 6 + 1, "{csv}");
+}
+
+/// What `seqpoint select … -o NAME` writes, run in `dir`.
+fn select_written(command: &str, dir: &Path, name: &str) {
+    let words: Vec<&str> = command.split(' ').collect();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seqpoint"))
+        .args(&words[1..])
+        .args(["-o", name])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn gunzip(path: &Path) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+/// The export's name is read as `select -o` reads it: `.simpoints` writes the SimPoint set
+/// (`select -o`'s three files), a final `.gz` compresses, `.csv` names the list and the JSON
+/// goes beside it. Before, `.simpoints` and `.gz` were refused and `.csv` was an error.
+#[test]
+fn export_follows_the_name_as_select_o_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = sample_session(SelectOptions {
+        bins: BinCount::Fixed(6),
+        samples: 3,
+        ..SelectOptions::default()
+    });
+    let mut app = started(&session);
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+
+    export_to(&mut app, &dir.path().join("set.simpoints"));
+    assert_eq!(app.overlay, Overlay::None, "{:?}", app.status);
+    let status = app.status.clone().unwrap().text;
+    for ext in ["simpoints", "weights", "json"] {
+        assert!(status.contains(&format!("set.{ext}")), "{status}");
+    }
+    assert!(
+        !dir.path().join("set.csv").exists(),
+        "a set is select's three files"
+    );
+    let json = std::fs::read_to_string(dir.path().join("set.json")).unwrap();
+    let (without_command, command) = split_command(&json);
+    assert_select_json(&app, &without_command, &command);
+    select_written(&command, &theirs, "set.simpoints");
+    for ext in ["simpoints", "weights"] {
+        let name = format!("set.{ext}");
+        let mine = std::fs::read_to_string(dir.path().join(&name)).unwrap();
+        assert_eq!(mine, std::fs::read_to_string(theirs.join(&name)).unwrap());
+        assert_eq!(mine.lines().count(), 6, "{name}: one line per SeqPoint");
+    }
+
+    export_to(&mut app, &dir.path().join("z.json.gz"));
+    assert_eq!(app.overlay, Overlay::None, "{:?}", app.status);
+    let (unzipped, _) = split_command(&gunzip(&dir.path().join("z.json.gz")));
+    assert_eq!(unzipped, without_command);
+    assert_eq!(
+        gunzip(&dir.path().join("z.csv.gz")),
+        select_output(&command, "csv")
+    );
+    select_written(&command, &theirs, "z.json.gz");
+    assert_eq!(
+        gunzip(&theirs.join("z.json.gz")),
+        select_output(&command, "json")
+    );
+
+    export_to(&mut app, &dir.path().join("list.csv"));
+    assert_eq!(app.overlay, Overlay::None, "{:?}", app.status);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("list.csv")).unwrap(),
+        select_output(&command, "csv")
+    );
+    assert_eq!(
+        split_command(&std::fs::read_to_string(dir.path().join("list.json")).unwrap()).0,
+        without_command
+    );
+
+    // What neither writes is refused in the prompt, naming the name: nothing is written.
+    let before = std::fs::read_dir(dir.path()).unwrap().count();
+    export_to(&mut app, &dir.path().join("table.txt"));
+    assert!(matches!(app.overlay, Overlay::Export(_)));
+    assert!(app.status.clone().unwrap().text.contains("table.txt"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), before);
 }
 
 #[test]

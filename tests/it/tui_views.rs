@@ -382,7 +382,22 @@ fn a_plan_is_on_screen_in_the_table_and_the_detail() {
     assert!(narrow.contains("samples"), "{narrow}");
     press(&mut app, key(KeyCode::Enter));
     let detail = frame(&mut app, 120, 40);
-    let named = format!("profile 3 iterations (the plan's): {}", listed.join(", "));
+    // Each iteration's own epoch, in the list's order (one "(epoch e)" after the list read
+    // as every one's: the sample's plan for SeqPoint 0 spans epochs).
+    let epoch_of = |iteration: u64| {
+        (0..session.log.len())
+            .find(|&r| session.log.iteration(r) == iteration)
+            .and_then(|r| session.log.epoch(r))
+            .expect("the sample has epochs")
+            .to_string()
+    };
+    let epochs: Vec<String> = first.iter().map(|&i| epoch_of(i)).collect();
+    assert!(epochs.iter().any(|e| *e != epochs[0]), "{epochs:?}");
+    let named = format!(
+        "profile 3 iterations (the plan's): {} (epochs {})",
+        listed.join(", "),
+        epochs.join(", ")
+    );
     assert!(detail.contains(&named), "{detail}");
 }
 
@@ -593,4 +608,96 @@ fn the_two_length_view_names_its_own_seqpoint_mark() {
     assert!(!screen.contains('▲') || screen.contains("▲K="), "{screen}");
     press(&mut app, ch('i'));
     assert!(frame(&mut app, 80, 40).contains(" ◆   a SeqPoint at its key"));
+}
+
+/// Counts past a thousand read with separators wherever the explorer writes them (the
+/// header's unique keys, the table's summed weights, the projection's list of SeqPoints),
+/// and a bin's share is never "0.0" when it holds an iteration. Before: `1501 unique
+/// seq_len`, `weights sum to 12001`, weight `12000` and share `0.0` in the projection's list.
+#[test]
+fn counts_past_a_thousand_are_grouped_and_a_held_share_is_never_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.csv");
+    // 12,000 iterations over 1,500 lengths, and one iteration of a length far above them:
+    // uniform bins leave it alone in the top bin, 1 of 12,001 (0.008%).
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for i in 0..12_000u32 {
+        let len = 10 + i % 1500;
+        text.push_str(&format!("{i},{len},{}\n", len as f64 * 0.5 + 1.0));
+    }
+    text.push_str("12000,99999,50000.5\n");
+    std::fs::write(&run, text).unwrap();
+    let load = seqpoint::LoadOptions::default();
+    let log = seqpoint::load_run(&run.display().to_string(), &load).unwrap();
+    let options = SelectOptions {
+        method: Some(seqpoint::binning::Method::Uniform),
+        ..fixed(4, 16)
+    };
+    let session = tui::Session::new(run.display().to_string(), load, log, options).unwrap();
+    let mut app = started(&session);
+    let overview = frame(&mut app, 120, 40);
+    assert!(overview.contains("1,501 unique seq_len"), "{overview}");
+    // The projection's list: the bulk's bin and the lone iteration's.
+    let rows: Vec<&str> = overview
+        .lines()
+        .filter(|l| l.contains(" 12,000 ") || l.contains(" 99999 "))
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|l| l.contains(" 12,000 ") && l.contains("100.0")),
+        "{overview}"
+    );
+    assert!(
+        rows.iter()
+            .any(|l| l.contains(" 99999 ") && l.contains("<0.1")),
+        "{overview}"
+    );
+    assert!(!overview.contains(" 0.0 "), "{overview}");
+    press(&mut app, key(KeyCode::Tab));
+    let table = frame(&mut app, 120, 40);
+    assert!(table.contains("(weights sum to 12,001)"), "{table}");
+}
+
+/// The detail's key groups read whole on a large run: a count of 110,000 iterations with its
+/// separators in a column as wide as it (a 5-cell column cut `110000` to `11000`), and one
+/// number of decimals for the bin's values (`97.000` beside `103.0` before).
+#[test]
+fn the_details_key_groups_keep_large_counts_whole_and_one_decimals() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run.csv");
+    let mut text = String::from("iteration,seq_len,time_ms\n");
+    for i in 0..120_000u32 {
+        let (len, time) = if i % 12 == 0 {
+            (200, 101.0 + (i % 5) as f64)
+        } else {
+            (100, 95.0 + (i % 5) as f64 * 0.5)
+        };
+        text.push_str(&format!("{i},{len},{time}\n"));
+    }
+    std::fs::write(&run, text).unwrap();
+    let load = seqpoint::LoadOptions::default();
+    let log = seqpoint::load_run(&run.display().to_string(), &load).unwrap();
+    let session = tui::Session::new(run.display().to_string(), load, log, fixed(1, 16)).unwrap();
+    let mut app = started(&session);
+    press(&mut app, key(KeyCode::Enter));
+    let detail = frame(&mut app, 80, 24);
+    let row = |key: &str| {
+        detail
+            .lines()
+            .find_map(|l| l.split_once(&format!("│{key}")))
+            .map(|(_, rest)| format!("{key}{rest}"))
+            .unwrap_or_else(|| panic!("no row for {key}:\n{detail}"))
+    };
+    let bulk = row("100 ");
+    assert!(bulk.contains(" 110,000 "), "{detail}");
+    let few = row("200 ");
+    assert!(few.contains(" 10,000 "), "{detail}");
+    // Every value of both rows with one decimal (the bin's largest is over 100).
+    for line in [&bulk, &few] {
+        let values: Vec<&str> = line.split_whitespace().skip(2).take(4).collect();
+        assert_eq!(values.len(), 4, "{line}");
+        for v in values {
+            assert_eq!(v.split('.').nth(1).map(str::len), Some(1), "{v} in {line}");
+        }
+    }
 }

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Row, Table};
 use ratatui::Frame;
 
-use super::table::bin_text;
+use super::table::{bin_text, column_decimals, column_number};
 use super::theme::Theme;
 use crate::groups::key_text;
 use crate::text::numbers::{count, readable as num, share};
@@ -65,10 +65,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         ),
         _ => format!("profile iteration {}", sp.iteration),
     };
+    // Each profiled iteration's epoch: one "(epoch e)" after a list of several read as theirs.
+    let epochs = match shown.planned_epochs(&session.log, index) {
+        Some(epochs) if epochs.len() > 1 => format!(
+            " (epochs {})",
+            epochs
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => sp.epoch.map_or(String::new(), |e| format!(" (epoch {e})")),
+    };
     let mut about = vec![
         Line::from(vec![
             Span::styled(profiled, t.strong()),
-            Span::raw(sp.epoch.map_or(String::new(), |e| format!(" (epoch {e})"))),
+            Span::raw(epochs),
             Span::raw(format!(" · {key_names} {}", key_text(&sp.key))),
         ]),
         Line::raw(format!(
@@ -138,16 +150,44 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let about = super::fit_rows(about, about_area.width as usize, about_area.height as usize);
     frame.render_widget(Paragraph::new(about), about_area);
 
+    // One number of decimals for the bin's values (the largest's), and room for its largest
+    // count with separators, so that scrolling never changes either.
+    let decimals = column_decimals(sp.bin.groups.iter().flat_map(|&g| {
+        let m = &groups.moments[0][0][g];
+        [m.min, m.max]
+    }));
+    let value = |v: f64| column_number(v, decimals);
+    let iters_width = sp
+        .bin
+        .groups
+        .iter()
+        .map(|&g| count(groups.counts[g]).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    // The widest value is the largest or the most negative: the min's or the max's.
+    let value_width = sp
+        .bin
+        .groups
+        .iter()
+        .flat_map(|&g| {
+            let m = &groups.moments[0][0][g];
+            [value(m.min), value(m.max)]
+        })
+        .map(|text| text.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(8) as u16;
     let rows = sp.bin.groups.iter().skip(scroll).take(visible).map(|&g| {
         let m = &groups.moments[0][0][g];
         let mine = groups.key(g) == sp.key.as_slice();
         let row = Row::new([
             key_text(groups.key(g)),
-            groups.counts[g].to_string(),
-            num(m.mean),
-            num(medians[g]),
-            num(m.min),
-            num(m.max),
+            count(groups.counts[g]),
+            value(m.mean),
+            value(medians[g]),
+            value(m.min),
+            value(m.max),
             if mine { "◀".into() } else { String::new() },
         ]);
         if mine {
@@ -160,11 +200,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let mean = "mean".to_string();
     let widths = [
         Constraint::Length(key_names.chars().count().max(7) as u16),
-        Constraint::Length(5),
-        Constraint::Length(8),
-        Constraint::Length(8),
-        Constraint::Length(8),
-        Constraint::Length(8),
+        Constraint::Length(iters_width as u16),
+        Constraint::Length(value_width),
+        Constraint::Length(value_width),
+        Constraint::Length(value_width),
+        Constraint::Length(value_width),
         Constraint::Length(1),
     ];
     let header = Row::new([

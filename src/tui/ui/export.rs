@@ -1,5 +1,5 @@
-//! The export prompt (`e`): the path to write (the CSV list goes beside it), then the
-//! overwrite question when the files exist.
+//! The export prompt (`e`): the path to write (the CSV list goes beside it; a `.simpoints`
+//! name is a SimPoint set), then the overwrite question when the files exist.
 
 use ratatui::layout::{Constraint, Position, Rect};
 use ratatui::text::{Line, Span};
@@ -8,7 +8,9 @@ use ratatui::Frame;
 
 use super::theme::Theme;
 use crate::tui::app::{App, Overlay};
-use crate::tui::update::export_paths;
+use crate::tui::export_prompt::{expand_home, listed};
+use crate::tui::save::ExportTargets;
+use crate::tui::update::export_targets_of;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let Overlay::Export(prompt) = &app.overlay else {
@@ -29,19 +31,45 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let chars: Vec<char> = prompt.input.chars().collect();
     let first = prompt.cursor.saturating_sub(field.saturating_sub(1));
     let shown: String = chars.iter().skip(first).take(field).collect();
-    let also = match export_paths(&prompt.input) {
-        Ok((_, csv)) => Line::from(vec![
-            Span::styled("also: ", t.dim()),
-            Span::raw(csv.display().to_string()),
-            Span::styled("  (the CSV list)", t.dim()),
-        ]),
-        Err(e) => Line::styled(e, t.bad()),
+    let targets = export_targets_of(&prompt.input);
+    let heading = match &targets {
+        Ok(ExportTargets::SimPoints(_)) => "Writes a SimPoint set, as `seqpoint select -o` does:",
+        _ => "Writes the JSON document, and the CSV list beside it:",
+    };
+    let also = match &targets {
+        Ok(targets) => {
+            // The files besides the one typed.
+            let typed = expand_home(prompt.input.trim());
+            let others: Vec<_> = targets
+                .paths()
+                .into_iter()
+                .filter(|p| *p != typed)
+                .collect();
+            let what = match targets {
+                ExportTargets::Pair { json, gzip, .. } => {
+                    let list = if others.contains(json) {
+                        "the JSON document"
+                    } else {
+                        "the CSV list"
+                    };
+                    if *gzip {
+                        format!("  ({list}; both gzip-compressed)")
+                    } else {
+                        format!("  ({list})")
+                    }
+                }
+                ExportTargets::SimPoints(_) => "  (the set: weights and the JSON document)".into(),
+            };
+            Line::from(vec![
+                Span::styled("also: ", t.dim()),
+                Span::raw(listed(&others)),
+                Span::styled(what, t.dim()),
+            ])
+        }
+        Err(e) => Line::styled(e.clone(), t.bad()),
     };
     let mut lines = vec![
-        Line::styled(
-            "Writes the JSON document, and the CSV list beside it:",
-            t.dim(),
-        ),
+        Line::styled(heading, t.dim()),
         Line::from(vec![Span::styled("path: ", t.strong()), Span::raw(shown)]),
         also,
     ];

@@ -77,7 +77,7 @@ pub fn lines(app: &App, t: &Theme, compact: bool) -> [Line<'static>; 3] {
         sep(),
         Span::raw(format!(
             "{} unique {}",
-            groups.len(),
+            super::count(groups.len() as u64),
             log.key_names.join(",")
         )),
     ];

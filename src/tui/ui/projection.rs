@@ -14,7 +14,7 @@ use crate::project::Projection;
 use crate::runlog::ConfigRole;
 use crate::select::plan::{PlanRule, ProfilePlan};
 use crate::select::{Advice, MoreBins, Selection, TargetRule};
-use crate::text::numbers::readable;
+use crate::text::numbers::{readable, share};
 use crate::tui::app::{App, Shown};
 
 /// A percentage for the table, flagged with `!` when over the target.
@@ -176,11 +176,9 @@ fn seqpoint_list(frame: &mut Frame, area: Rect, app: &App, selection: &Selection
             let row = Row::new([
                 number(sp.iteration.to_string()),
                 number(key_text(&sp.key)),
-                number(sp.weight.to_string()),
-                number(format!(
-                    "{:.1}",
-                    100.0 * sp.weight as f64 / total.max(1) as f64
-                )),
+                number(super::count(sp.weight)),
+                // Never "0.0" for a bin that holds iterations (`<0.1`), as in the table.
+                number(share(100.0 * sp.weight as f64 / total.max(1) as f64, 1)),
             ]);
             if Some(i) == selected {
                 row.style(t.selected())
@@ -199,7 +197,8 @@ fn seqpoint_list(frame: &mut Frame, area: Rect, app: &App, selection: &Selection
     let widths = [
         Constraint::Length(11),
         Constraint::Length(11),
-        Constraint::Length(7),
+        // A weight of ten million with its separators.
+        Constraint::Length(10),
         Constraint::Length(8),
     ];
     frame.render_widget(Table::new(rows, widths).header(header), area);

@@ -22,6 +22,48 @@ pub fn bin_text(sp: &SeqPoint) -> String {
     }
 }
 
+/// The decimals a column of values is written with: those `readable` gives its largest
+/// value (1 from 100, 3 from 1, else 4), so that `33.441` and `121.7` never share a column
+/// (decimals that differ row to row misalign the points and read as different precision).
+/// None from a million, where `readable` scales each value to five significant digits.
+pub fn column_decimals(values: impl Iterator<Item = f64>) -> Option<usize> {
+    let largest = values
+        .filter(|v| v.is_finite())
+        .map(f64::abs)
+        .fold(0.0, f64::max);
+    if largest >= 1e6 {
+        None
+    } else if largest >= 100.0 {
+        Some(1)
+    } else if largest >= 1.0 {
+        Some(3)
+    } else {
+        Some(4)
+    }
+}
+
+/// `v` with `decimals` decimals, the whole part grouped by `count` (`1,081.4`); `readable`
+/// without a column's decimals, or for a value that is not finite.
+pub fn column_number(v: f64, decimals: Option<usize>) -> String {
+    let Some(decimals) = decimals.filter(|_| v.is_finite()) else {
+        return readable(v);
+    };
+    let text = format!("{:.decimals$}", v.abs());
+    let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
+    let whole = crate::text::numbers::count(whole.parse().unwrap_or(0));
+    // A value that rounds to zero keeps no minus sign.
+    let sign = if v < 0.0 && text.chars().any(|c| c != '0' && c != '.') {
+        "-"
+    } else {
+        ""
+    };
+    if fraction.is_empty() {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{fraction}")
+    }
+}
+
 /// The table, with the projection it gives still in view under it: the whole panel when
 /// there is room, else its summary lines.
 pub fn render(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
@@ -81,6 +123,20 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     if plan {
         header.push("iterations to profile".into());
     }
+    // One number of decimals per metric column, the one its largest value reads with.
+    let decimals: Vec<Vec<Option<usize>>> = (0..names.len())
+        .map(|m| {
+            (0..session.log.configs.len())
+                .map(|c| {
+                    column_decimals(
+                        seqpoints
+                            .iter()
+                            .filter_map(|sp| sp.values.get(c).map(|v| v[m])),
+                    )
+                })
+                .collect()
+        })
+        .collect();
     let order = app.row_order();
     let rows: Vec<Vec<String>> = order
         .iter()
@@ -102,8 +158,8 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
                 share(100.0 * sp.weight as f64 / total.max(1) as f64, 1),
             ]);
             for m in 0..names.len() {
-                for values in &sp.values {
-                    cells.push(readable(values[m]));
+                for (c, values) in sp.values.iter().enumerate() {
+                    cells.push(column_number(values[m], decimals[m][c]));
                 }
             }
             if let Some(planned) = planned {
@@ -165,7 +221,10 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     };
     let title = Line::from(vec![
         Span::styled(counted, t.title()),
-        Span::styled(format!("(weights sum to {total}) "), t.dim()),
+        Span::styled(
+            format!("(weights sum to {}) ", crate::text::numbers::count(total)),
+            t.dim(),
+        ),
         Span::styled(
             format!("· order {} (o) · / find ", app.sort.name()),
             t.dim(),
@@ -203,4 +262,42 @@ fn render_table(frame: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         .row_highlight_style(t.selected())
         .highlight_symbol("▶ ");
     frame.render_stateful_widget(table, area, &mut app.table);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_column_reads_with_its_largest_values_decimals() {
+        // The 1M-row generated run's time_ms column: 33.441 beside 121.7 before.
+        let column = [33.441, 45.054, 121.7, 844.4];
+        let d = column_decimals(column.into_iter());
+        assert_eq!(d, Some(1));
+        let shown: Vec<String> = column.iter().map(|&v| column_number(v, d)).collect();
+        assert_eq!(shown, ["33.4", "45.1", "121.7", "844.4"]);
+        assert_eq!(column_number(1081.44, Some(1)), "1,081.4");
+        assert_eq!(column_number(-0.00001, Some(3)), "0.000");
+        assert_eq!(column_number(-2.5, Some(3)), "-2.500");
+        let small = [0.5, 0.25];
+        assert_eq!(column_decimals(small.into_iter()), Some(4));
+        assert_eq!(column_decimals([5.0, 0.1].into_iter()), Some(3));
+        // From a million each value is scaled on its own, as everywhere else.
+        let huge = column_decimals([2.5e6, 10.0].into_iter());
+        assert_eq!(huge, None);
+        assert_eq!(column_number(2.5e6, huge), readable(2.5e6));
+        assert_eq!(column_number(f64::NAN, Some(1)), readable(f64::NAN));
+        // Every value of a column has the same decimals.
+        for values in [&column[..], &small[..], &[0.001, 99.9][..]] {
+            let d = column_decimals(values.iter().copied());
+            let after: Vec<usize> = values
+                .iter()
+                .map(|&v| column_number(v, d).split('.').nth(1).map_or(0, str::len))
+                .collect();
+            assert!(
+                after.windows(2).all(|w| w[0] == w[1]),
+                "{values:?}: {after:?}"
+            );
+        }
+    }
 }
