@@ -2,7 +2,7 @@
 //! variance parts, filled and trimmed on the listed rows' own figures (running sums keep each
 //! step O(K)), then polished by trading samples between bins.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ops::AddAssign;
 
 use crate::estimate::{
@@ -28,6 +28,12 @@ pub(super) struct ListedRows<'a> {
     sums: Vec<Vec<RunningSums>>,
     /// What the search has cost so far (a `Cell`: the figures are read through `&self`).
     work: Cell<SearchWork>,
+    /// `[metric][bin]`: the bins as the last figures read them, at `at`'s samples: a fill or
+    /// a trim changes one bin's samples between projections, so only the bins whose samples
+    /// changed are read off their running sums again (each `BinSums` the same, value for
+    /// value, as read whole).
+    bins: RefCell<Vec<Vec<BinSums>>>,
+    at: RefCell<Vec<u64>>,
 }
 
 /// What target searches cost, counted as they run: the projections they made (every figure
@@ -164,6 +170,8 @@ impl<'a> ListedRows<'a> {
             seqpoints,
             sums,
             work: Cell::new(SearchWork::default()),
+            bins: RefCell::new(Vec::new()),
+            at: RefCell::new(Vec::new()),
         }
     }
 
@@ -183,17 +191,36 @@ impl<'a> ListedRows<'a> {
             work.bins_read += (self.sums.len() * self.seqpoints.len()) as u64;
             work
         });
-        let mut figures = Vec::new();
-        for (m, sums) in self.sums.iter().enumerate() {
-            let bins: Vec<BinSums> = sums
+        let mut bins = self.bins.borrow_mut();
+        let mut at = self.at.borrow_mut();
+        if at.len() != samples.len() {
+            *bins = self
+                .sums
                 .iter()
-                .zip(self.seqpoints)
-                .zip(samples)
-                .map(|((sums, sp), &s)| sums.bin(sp, m, s, compare))
+                .enumerate()
+                .map(|(m, sums)| {
+                    sums.iter()
+                        .zip(self.seqpoints)
+                        .zip(samples)
+                        .map(|((sums, sp), &s)| sums.bin(sp, m, s, compare))
+                        .collect()
+                })
                 .collect();
-            figures.push(baseline_parts_of(&bins));
+            *at = samples.to_vec();
+        }
+        for (b, (&s, had)) in samples.iter().zip(at.iter_mut()).enumerate() {
+            if s != *had {
+                for (m, sums) in self.sums.iter().enumerate() {
+                    bins[m][b] = sums[b].bin(&self.seqpoints[b], m, s, compare);
+                }
+                *had = s;
+            }
+        }
+        let mut figures = Vec::new();
+        for bins in bins.iter() {
+            figures.push(baseline_parts_of(bins));
             if compare {
-                let (new, speedup) = new_and_speedup_parts_of(&bins);
+                let (new, speedup) = new_and_speedup_parts_of(bins);
                 figures.push(new);
                 figures.push(speedup);
             }
