@@ -564,9 +564,10 @@ mod tests {
     use std::ops::ControlFlow;
 
     use super::super::cheapest_plan_counted;
-    use super::SearchWork;
+    use super::super::rows::{representative_caps, strata_groups, BinCandidates};
+    use super::{fill_and_trim, fill_pace, guess_samples, within_target, ListedRows, SearchWork};
     use crate::runlog::RunLog;
-    use crate::select::{SelectOptions, StrataGroups};
+    use crate::select::{run_selection, BinCount, SelectOptions, StrataGroups};
 
     /// splitmix64's finalizer: a fixed hash, so the logs and the test are deterministic.
     fn mix(x: u64) -> u64 {
@@ -664,6 +665,59 @@ mod tests {
                 work.largest <= bound(max_bins),
                 "--max-bins {max_bins}: {work:?}"
             );
+        }
+    }
+
+    /// The fill at its pace (`fill_pace`, then jumps) against the fill one sample at a time,
+    /// from the same guess, on the 20,000-row pair above at 0.1%: where the guess falls
+    /// thousands short (K 390, 395, 430) the paced fill jumps and ends on a plan meeting the
+    /// target, no larger (8,558 / 12,131 / 4,713 iterations against 11,871 / 12,716 / 8,428),
+    /// within the projections' bound (1,846-2,047 against 10,836-15,270); where the guess is
+    /// near (K 470) it never jumps and is the same plan at the same cost.
+    #[test]
+    fn a_paced_fill_meets_the_target_with_no_larger_plan_than_one_sample_at_a_time() {
+        let baseline = shaped_log(20_000, (3.0, 0.05, 0.03), 1);
+        let new = shaped_log(20_000, (2.0, 0.03, 0.05), 2);
+        let log = crate::runlog::with_compare(baseline, new).unwrap();
+        let target = 0.1;
+        for (k, jumps) in [(390, true), (395, true), (430, true), (470, false)] {
+            let options = SelectOptions {
+                bins: BinCount::Fixed(k),
+                ..SelectOptions::default()
+            };
+            let selection = run_selection(&log, &options).unwrap();
+            let groups = strata_groups(&log, &options).unwrap();
+            let seqpoints = &selection.seqpoints;
+            let caps: Vec<u64> = BinCandidates::of_each(&log, &groups, seqpoints, options.warmup)
+                .iter()
+                .map(|c| c.count() as u64 + 1)
+                .collect();
+            let caps = representative_caps(seqpoints, &caps);
+            let listed = ListedRows::new(&log, seqpoints, &caps);
+            let guess = guess_samples(&listed, &vec![1; caps.len()], &caps, target);
+            let spent = |from: u64| listed.work().projections - from;
+            let before = listed.work().projections;
+            let one_at_a_time = fill_and_trim(&listed, guess.clone(), &caps, target, None);
+            let slow = spent(before);
+            let before = listed.work().projections;
+            let pace = Some(fill_pace(caps.len()));
+            let paced = fill_and_trim(&listed, guess, &caps, target, pace);
+            let fast = spent(before);
+            let (one_at_a_time, paced) = (one_at_a_time.unwrap(), paced.unwrap());
+            let cost = |s: &[u64]| s.iter().sum::<u64>();
+            let said = format!(
+                "K {k}: one at a time {} in {slow} projections, paced {} in {fast}",
+                cost(&one_at_a_time),
+                cost(&paced)
+            );
+            assert!(within_target(listed.worst_pct(&paced), target), "{said}");
+            assert!(cost(&paced) <= cost(&one_at_a_time), "{said}");
+            assert!(fast <= bound(k), "{said}");
+            if jumps {
+                assert!(slow > bound(k) && fast < slow, "{said}");
+            } else {
+                assert_eq!((&paced, fast), (&one_at_a_time, slow), "{said}");
+            }
         }
     }
 }
