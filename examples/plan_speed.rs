@@ -8,11 +8,13 @@
 //! (500,000 rows, keys uniform on 1..490, time (3 + 0.05 k) x U(0.97, 1.03),
 //! `--target-error 0.01` at `--max-bins` 100, 300 and 500: 0.24 s at 300, over two minutes at
 //! 500) and `select --compare`'s plans on a 100,000-row pair of that shape, both generated
-//! here from a fixed seed.
+//! here from a fixed seed. `--write-cliff DIR` writes those logs (`cliff.csv`, `run.csv`,
+//! `new.csv`) for timing `seqpoint select` itself (peak memory with `/usr/bin/time -v`).
 //!
 //! cargo run --release --example gen_run -- --rows 200000 -o /tmp/run200k.csv
 //! cargo run --release --example plan_speed -- /tmp/run200k.csv [--compare NEW] [--runs 5]
 //! cargo run --release --example plan_speed -- --cliff [--runs 5]
+//! cargo run --release --example plan_speed -- --write-cliff /tmp/cliff
 
 use std::time::{Duration, Instant};
 
@@ -146,10 +148,24 @@ fn time_target(log: &RunLog, target: f64, max_bins: usize, runs: usize) -> (f64,
     (median(times), profiled)
 }
 
+/// The cliff case's log: 500,000 rows, time (3 + 0.05 k) x U(0.97, 1.03).
+fn cliff_case_csv() -> String {
+    cliff_csv(500_000, (3.0, 0.05, 0.03), 1)
+}
+
+/// The `--compare` pair of that shape: 100,000 rows, the baseline as the cliff case's (another
+/// seed), the new configuration time (2 + 0.03 k) x U(0.95, 1.05).
+fn compare_pair_csv() -> (String, String) {
+    (
+        cliff_csv(100_000, (3.0, 0.05, 0.03), 2),
+        cliff_csv(100_000, (2.0, 0.03, 0.05), 3),
+    )
+}
+
 /// The cliff case at `--max-bins` 100/300/500 and `--compare` plans on 100,000 rows.
 fn cliff(runs: usize) {
     let start = Instant::now();
-    let log = load_csv("cliff.csv", &cliff_csv(500_000, (3.0, 0.05, 0.03), 1));
+    let log = load_csv("cliff.csv", &cliff_case_csv());
     println!(
         "cliff case: {} iterations, {} keys, generated and loaded in {:.2} s",
         log.len(),
@@ -165,14 +181,16 @@ fn cliff(runs: usize) {
         let name = format!("--target-error 0.01 --max-bins {max_bins}");
         println!("{name:<44} {time:>10.3} {profiled:>12}");
     }
-    let base = load_csv("run.csv", &cliff_csv(100_000, (3.0, 0.05, 0.03), 2));
-    let new = load_csv("new.csv", &cliff_csv(100_000, (2.0, 0.03, 0.05), 3));
+    let (base, new) = compare_pair_csv();
+    let (base, new) = (load_csv("run.csv", &base), load_csv("new.csv", &new));
     let pair = with_compare(base, new).expect("the same keys in the same order");
     println!(
         "--compare pair: {} iterations, time 2 + 0.03 k x U(0.95, 1.05) on the new one",
         pair.len()
     );
-    // The last is the cliff still open with `--compare` (over two minutes a run).
+    // The last was a second cliff, with `--compare`: 502 s, then 5.5 s, now about 5 s of CPU,
+    // most of it the estimate's parts over every bin at each of a few thousand projections
+    // per K for K 385-490.
     for (target, max_bins) in [(1.0, 64), (0.1, 64), (0.1, 300), (0.1, 500)] {
         let (time, profiled) = time_target(&pair, target, max_bins, runs);
         let name = format!("--compare --target-error {target} --max-bins {max_bins}");
@@ -184,6 +202,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mut run = None;
     let mut cliff_too = false;
+    let mut write_cliff = None;
     let mut compare = None;
     let mut runs = 5usize;
     let mut samples = 100_000u64;
@@ -192,6 +211,7 @@ fn main() {
             "--compare" => compare = args.next(),
             "--runs" => runs = args.next().and_then(|n| n.parse().ok()).expect("--runs N"),
             "--cliff" => cliff_too = true,
+            "--write-cliff" => write_cliff = Some(args.next().expect("--write-cliff DIR")),
             "--samples" => {
                 samples = args
                     .next()
@@ -201,13 +221,27 @@ fn main() {
             _ => run = Some(arg),
         }
     }
+    if let Some(dir) = &write_cliff {
+        let dir = std::path::Path::new(dir);
+        std::fs::create_dir_all(dir).expect("the directory can be made");
+        let (base, new) = compare_pair_csv();
+        for (name, text) in [
+            ("cliff.csv", cliff_case_csv()),
+            ("run.csv", base),
+            ("new.csv", new),
+        ] {
+            std::fs::write(dir.join(name), text).expect("the log can be written");
+            println!("wrote {}", dir.join(name).display());
+        }
+    }
     if cliff_too {
         cliff(runs);
     }
     let Some(run) = run else {
         assert!(
-            cliff_too,
-            "usage: plan_speed [RUN] [--cliff] [--compare NEW] [--runs N] [--samples N]"
+            cliff_too || write_cliff.is_some(),
+            "usage: plan_speed [RUN] [--cliff] [--write-cliff DIR] [--compare NEW] [--runs N] \
+             [--samples N]"
         );
         return;
     };

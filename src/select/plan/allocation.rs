@@ -6,6 +6,7 @@ use crate::estimate::VarianceParts;
 use crate::options::BUDGET;
 use crate::pick::{total_order_bits, SeqPoint};
 use crate::select::SelectError;
+use crate::stats::{half_width_with_bias, Z95};
 
 /// Neyman allocation of `budget` profiled iterations over bins: `m_b ~ w_b s_b`, at least one
 /// per bin and at most `caps[b]`, summing to `budget`. In whole iterations: each extra one goes
@@ -130,6 +131,50 @@ pub fn fewest_samples(parts: &VarianceParts, caps: &[u64], allowed: f64) -> Opti
     add_where_it_removes_most(parts, &mut samples, &full, allowed).then_some(samples)
 }
 
+/// `fewest_samples` where the figure's bias stays in: the noise alone, without the bias,
+/// must then fit within the variance the bias leaves room for (`room_beside_bias`), which
+/// keeps the search a running sum. `None` when the bias alone fills `allowed`, or no count
+/// within the caps can.
+pub(super) fn fewest_samples_with_bias(
+    parts: &VarianceParts,
+    caps: &[u64],
+    allowed: f64,
+) -> Option<Vec<u64>> {
+    let room = room_beside_bias(parts.bias, allowed)?;
+    let unbiased = VarianceParts {
+        bias: 0.0,
+        ..parts.clone()
+    };
+    fewest_samples(&unbiased, caps, room)
+}
+
+/// The largest noise variance `v` for which an interval around a known `bias` plus noise of
+/// variance `v` is within the one of variance `allowed` (`VarianceParts::variance`: the
+/// half-width `half_width_with_bias(bias, sqrt v)` within `Z95 sqrt(allowed)`). It lies
+/// between `((Z95 sqrt(allowed) - |bias|) / Z95)^2` and `allowed` (the half-width lies between
+/// `|bias| + Z95 sd` and `Z95 sd`); found by bisection, to 1e-12 relative. `None` when the
+/// bias alone takes all of it.
+pub(super) fn room_beside_bias(bias: f64, allowed: f64) -> Option<f64> {
+    let half = Z95 * allowed.max(0.0).sqrt();
+    if bias == 0.0 {
+        return Some(allowed);
+    }
+    if bias.abs() >= half {
+        return None;
+    }
+    let fits = |v: f64| half_width_with_bias(bias, v.sqrt()) <= half;
+    let (mut low, mut high) = (((half - bias.abs()) / Z95).powi(2), allowed);
+    while high - low > 1e-12 * high {
+        let middle = 0.5 * (low + high);
+        if fits(middle) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    Some(low)
+}
+
 /// Caps may leave `fewest_samples`' first answer short: one more sample where it removes
 /// the most variance (`LargestGains`), until the variance holds. The variance is kept as a
 /// running sum, computed whole only near the limit (so the answer is the one a whole
@@ -181,6 +226,57 @@ mod tests {
         assert_eq!(fewest_samples(&parts, &[1, 9], 4.5), Some(vec![1, 2]));
         let stuck = VarianceParts { rest: 3.5, ..parts };
         assert_eq!(fewest_samples(&stuck, &[9, 9], 3.0), None);
+    }
+
+    #[test]
+    fn room_beside_bias_by_hand() {
+        // No bias: all of it. A bias of the whole half-width or more: none.
+        assert_eq!(room_beside_bias(0.0, 4.0), Some(4.0));
+        let half = Z95 * 2.0;
+        assert_eq!(room_beside_bias(half, 4.0), None);
+        assert_eq!(room_beside_bias(-1.5 * half, 4.0), None);
+        // Otherwise the noise variance at which the biased half-width is the allowed one,
+        // between the two bounds `half_width_with_bias` keeps, for either sign of the bias.
+        for bias in [0.1, 0.5, 2.0, 3.5, -2.0] {
+            let room = room_beside_bias(bias, 4.0).unwrap();
+            let width = half_width_with_bias(bias, room.sqrt());
+            assert!(
+                (width - half).abs() <= 1e-9 * half,
+                "{bias}: {width} vs {half}"
+            );
+            assert!(room <= 4.0 && room >= ((half - f64::abs(bias)) / Z95).powi(2));
+        }
+    }
+
+    proptest::proptest! {
+        /// With the bias kept, the samples found are what `fewest_samples` gives without it
+        /// in the room the bias leaves, and they hold the whole variance (bias and noise);
+        /// none only where the bias fills the target, or the caps leave the noise too large.
+        #[test]
+        fn fewest_samples_with_bias_holds_the_biased_variance(
+            per_sample in proptest::collection::vec(0.0f64..50.0, 1..=6),
+            caps in proptest::collection::vec(1u64..=40, 6),
+            bias in -3.0f64..3.0,
+            allowed in 0.5f64..20.0,
+        ) {
+            let k = per_sample.len();
+            let caps = &caps[..k];
+            let parts = VarianceParts { value: 1.0, per_sample, rest: 0.0, bias };
+            let found = fewest_samples_with_bias(&parts, caps, allowed);
+            let full: Vec<u64> = caps.to_vec();
+            match room_beside_bias(bias, allowed) {
+                None => proptest::prop_assert!(found.is_none()),
+                Some(room) => {
+                    let unbiased = VarianceParts { bias: 0.0, ..parts.clone() };
+                    proptest::prop_assert_eq!(&found, &fewest_samples(&unbiased, caps, room));
+                    if let Some(found) = found {
+                        proptest::prop_assert!(parts.variance(&found) <= allowed * (1.0 + 1e-6));
+                    } else {
+                        proptest::prop_assert!(unbiased.variance(&full) > room);
+                    }
+                }
+            }
+        }
     }
 
     proptest::proptest! {
