@@ -11,7 +11,7 @@ use crate::runlog::RunLog;
 use crate::select::naive::Baseline;
 use crate::select::plan::{PlanRule, ProfilePlan};
 use crate::select::{Advice, MoreBins, Selection, TargetRule};
-use crate::text::numbers::as_typed;
+use crate::text::numbers::{as_typed, count};
 use crate::text::shown::shown_path;
 
 /// Format a number with a sensible number of digits for a table.
@@ -149,9 +149,16 @@ pub fn cost_line(
     } else {
         format!("the run's {metric}")
     };
+    // Counts grouped by thousands (`profile 51 of 1,000,000 iterations (19,607.8x fewer)`).
+    let fewer = format!("{:.1}", run as f64 / iterations.max(1) as f64);
+    let fewer = match fewer.split_once('.') {
+        Some((whole, tenths)) => format!("{}.{tenths}", count(whole.parse().unwrap_or(0))),
+        None => fewer,
+    };
     format!(
-        "profile {iterations} of {run} iterations ({:.1}x fewer), {}% of {what}",
-        run as f64 / iterations.max(1) as f64,
+        "profile {} of {} iterations ({fewer}x fewer), {}% of {what}",
+        count(iterations),
+        count(run),
         share_text(100.0 * projection.profiled_share())
     )
 }

@@ -77,18 +77,48 @@ fn samples_list_m_iterations_per_seqpoint() {
     }
     assert_eq!(doc["schema"], "seqpoint/1");
     assert_eq!(doc["selection"]["samples"], 3);
-    // The same plan every time: each SeqPoint, then its first two alternates (its key's
-    // iterations nearest the key's median, then the next-best keys'), whatever the seed.
+    // A timed baseline alone: each SeqPoint, then seeded draws over its whole bin (the same
+    // with the same seed, others with another); every row in its bin (`check_plan`).
     assert_eq!(
         doc["plan"],
         select_json(&["--bins", "8", "--samples", "3"])["plan"]
     );
-    assert_eq!(
-        doc["plan"]["profile"],
-        select_json(&["--bins", "8", "--samples", "3", "--seed", "5"])["plan"]["profile"]
-    );
-    for sp in doc["seqpoints"].as_array().unwrap() {
-        let listed: Vec<&Value> = plan["profile"]
+    let reseeded = select_json(&["--bins", "8", "--samples", "3", "--seed", "5"]);
+    check_plan(&reseeded);
+    assert_ne!(doc["plan"]["profile"], reseeded["plan"]["profile"]);
+    let beyond_alternates = doc["seqpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|sp| {
+            let alternates = sp["alternates"].as_array().unwrap();
+            plan["profile"].as_array().unwrap().iter().any(|r| {
+                r["seqpoint"] == sp["id"]
+                    && r["iteration"] != sp["iteration"]
+                    && !alternates.contains(&r["iteration"])
+            })
+        })
+        .count();
+    assert!(beyond_alternates >= 4, "{beyond_alternates} of 8 bins");
+    // With a compare log the plan stays at the pick's key: each SeqPoint, then its first two
+    // alternates (its key's iterations nearest the key's median, then the next-best keys'),
+    // whatever the seed.
+    let compare = |seed: &str| {
+        select_json(&[
+            "--compare",
+            T2,
+            "--bins",
+            "8",
+            "--samples",
+            "3",
+            "--seed",
+            seed,
+        ])
+    };
+    let paired = compare("0");
+    assert_eq!(paired["plan"]["profile"], compare("5")["plan"]["profile"]);
+    for sp in paired["seqpoints"].as_array().unwrap() {
+        let listed: Vec<&Value> = paired["plan"]["profile"]
             .as_array()
             .unwrap()
             .iter()
