@@ -97,9 +97,10 @@ fn the_two_stage_flow_meets_its_target_with_intervals_that_hold() {
     assert!(met >= 35, "{met} of {SEEDS} flows ended met");
     // And at little more than the statistical limit: the ratio divides by the baseline's
     // curve, so it carries the new configuration's noise alone, and a top-up is sized at the
-    // degrees of freedom its iterations bring. Measured over 200 seeds, 1.24x the limit (43.0
-    // iterations where 34.6 would do; these 40 seeds: 1.22x); dividing by the iterations' own
-    // logged values took 2.15x, sizing top-ups at the first stage's Student's t 1.28x. The
+    // degrees of freedom its iterations bring. Measured over 200 seeds, 1.24x the limit (42.8
+    // iterations where 34.6 would do, the plan drawn over each bin; at the picks' keys 43.0);
+    // dividing by the iterations' own logged values took 2.15x, sizing top-ups at the first
+    // stage's Student's t 1.28x. The
     // seeds are fixed, so this is deterministic; 1.35x is three spreads of a 40-seed mean
     // (about 0.04x) above the 200 seeds' figure.
     let case = &GENERATED_CASES[0];
