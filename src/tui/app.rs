@@ -93,7 +93,7 @@ pub struct ExportPrompt {
 /// An export refused because these files exist, waiting for the user's yes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Overwrite {
-    pub set: crate::tui::save::ExportSet,
+    pub set: ExportSet,
     pub existing: Vec<PathBuf>,
 }
 
@@ -152,8 +152,16 @@ pub enum Overlay {
     Export(ExportPrompt),
 }
 
-/// A JSON document and its CSV list ready to be written (`save::write_export`); an export
-/// of any name the prompt reads is a `save::ExportSet`.
+/// An export ready to be written: its files and their contents (app state, so that the
+/// export's steps and the writer it goes to both read it without importing each other).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportSet {
+    pub files: Vec<(PathBuf, Vec<u8>)>,
+    pub overwrite: bool,
+}
+
+/// A JSON document and its CSV list ready to be written; an export of any name the prompt
+/// reads is an `ExportSet`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportPlan {
     pub json_path: PathBuf,

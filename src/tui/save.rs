@@ -74,12 +74,7 @@ fn gzipped(text: &[u8]) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("compressing the export: {e}"))
 }
 
-/// An export ready to be written: its files and their contents.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExportSet {
-    pub files: Vec<(PathBuf, Vec<u8>)>,
-    pub overwrite: bool,
-}
+pub use super::app::ExportSet;
 
 impl From<ExportPlan> for ExportSet {
     fn from(plan: ExportPlan) -> Self {
