@@ -251,7 +251,7 @@ fn fit_keyed_two_stage_flow_meets_the_target_and_beats_tokens_and_the_padded_len
             }
             // The target met, or the last projection within a third of it: a half-width
             // estimated from 80 iterations or more varies by 8% at most (1 / sqrt(2 x 80)),
-            // so one aimed at 0.97% reads 1.33% about once in 10^5 (4.5 standard errors).
+            // so one aimed at 0.99% reads 1.33% about once in 10^5 (4.3 standard errors).
             assert!(flow.new.half_width_pct() <= 1.33, "seed {seed}: {flow:?}");
         }
 
