@@ -134,8 +134,9 @@ impl PlanDesign {
     }
 
     /// A bin's `samples` rows to profile (the SeqPoint's own first) and `reserve` more it may
-    /// profile, none twice. Over the bin both come from one seeded draw: the first
-    /// `samples - 1` are profiled, the rest held in reserve, in the order drawn.
+    /// profile, none twice. Over the bin the rows after the SeqPoint's own are its first
+    /// seeded draws (`over_bin_draws`, what the search reads), and the reserve draws again
+    /// from the rest of the bin.
     pub(super) fn rows(
         self,
         log: &RunLog,
@@ -169,8 +170,9 @@ impl PlanDesign {
 
     /// The baseline values of `sp`'s profiled `rows` on `metric` as the projection reads them.
     /// Over the bin each is scaled by the bin's baseline mean over the curve's mean at the
-    /// rows' keys: the ratio estimate `project` makes, whose mean is the bin's mean up to the
-    /// rows' noise about the curve (their plain mean would carry where the draws fell).
+    /// rows' keys (`curve_scale`): the ratio estimate `project` makes, whose mean is the bin's
+    /// mean up to the rows' noise about the curve (their plain mean would carry where the
+    /// draws fell). The search reads the same off its running sums.
     pub fn baseline_values(
         self,
         log: &RunLog,
@@ -180,20 +182,31 @@ impl PlanDesign {
     ) -> Vec<f64> {
         let logged = &log.configs[0].metrics[metric].values;
         let values: Vec<f64> = rows.iter().map(|&r| logged[r as usize]).collect();
-        if self == PlanDesign::AtKey {
+        if self == PlanDesign::AtKey || rows.is_empty() {
             return values;
         }
-        let curve: Option<f64> = rows
-            .iter()
-            .map(|&r| sp.bin.curve.at(log.key(r as usize), metric))
-            .sum();
-        let bin_mean = sp.bin.moments[0][metric].mean;
-        match curve {
-            Some(sum) if sum > 0.0 => {
-                let scale = bin_mean * rows.len() as f64 / sum;
-                values.iter().map(|v| v * scale).collect()
-            }
-            _ => values,
-        }
+        let curve: f64 = rows.iter().map(|&r| curve_at(log, sp, r, metric)).sum();
+        let scale = curve_scale(sp.bin.moments[0][metric].mean, curve / rows.len() as f64);
+        values.iter().map(|v| v * scale).collect()
+    }
+}
+
+/// The baseline's curve (`pick::BaselineCurve`) at log row `row`'s key in `sp`'s bin, on
+/// `metric`; the row's own logged value where the curve does not hold its key.
+pub(super) fn curve_at(log: &RunLog, sp: &SeqPoint, row: u32, metric: usize) -> f64 {
+    let logged = log.configs[0].metrics[metric].values[row as usize];
+    sp.bin
+        .curve
+        .at(log.key(row as usize), metric)
+        .unwrap_or(logged)
+}
+
+/// What an over-the-bin plan multiplies its rows' baseline values by: the bin's baseline
+/// mean over the curve's mean at the rows' keys (1 where that mean is not positive).
+pub(super) fn curve_scale(bin_mean: f64, curve_mean: f64) -> f64 {
+    if curve_mean > 0.0 {
+        bin_mean / curve_mean
+    } else {
+        1.0
     }
 }

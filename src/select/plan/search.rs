@@ -13,15 +13,15 @@ use crate::runlog::RunLog;
 use crate::stats::{half_width_pct, variance_of_half_width};
 
 use super::allocation::{fewest_samples, fewest_samples_with_bias};
-use super::design::PlanDesign;
+use super::design::{curve_at, curve_scale, PlanDesign};
 
 /// What a target's plan profiles for each SeqPoint, as the search sees it: its own row, then
-/// its alternates' rows (the rows `draw_rows` takes first, in its order), so that the search
-/// judges every figure from the very values the plan's interval will be computed from.
-/// Beyond them (a bin of one key with more iterations than it lists) the seeded draws are
-/// taken as the listed rows again, keeping their mean and their spread.
-/// Each SeqPoint's listed rows (the pick, then its alternates: the order a plan profiles them)
-/// as running sums, so that the figures at any sample counts cost a step per bin.
+/// its alternates' rows (the rows the plan takes first, in its order: at the key `draw_rows`'
+/// alternates, over the bin the draws `PlanDesign::seqpoints` lists in their place), so that
+/// the search judges every figure from the very values the plan's interval will be computed
+/// from. Beyond them (a bin with more iterations than it lists) the plan's further draws are
+/// taken as the listed rows again, keeping their mean and their spread. Kept as running
+/// sums, so that the figures at any sample counts cost a step per bin.
 pub(super) struct ListedRows<'a> {
     log: &'a RunLog,
     seqpoints: &'a [SeqPoint],
@@ -88,10 +88,16 @@ pub(super) struct RunningSums {
 }
 
 impl RunningSums {
-    pub(super) fn over(log: &RunLog, metric: usize, rows: &[u32], sp: &SeqPoint) -> RunningSums {
+    pub(super) fn over(
+        log: &RunLog,
+        metric: usize,
+        rows: &[u32],
+        sp: &SeqPoint,
+        design: PlanDesign,
+    ) -> RunningSums {
         let value = |c: usize, r: u32| log.configs[c].metrics[metric].values[r as usize];
         let compare = log.configs.len() > 1;
-        let over_bin = PlanDesign::of(log) == PlanDesign::OverBin;
+        let over_bin = design == PlanDesign::OverBin;
         let mut sums = RunningSums {
             baseline: vec![0.0],
             new: vec![0.0],
@@ -104,7 +110,7 @@ impl RunningSums {
         for &r in rows {
             let x = value(0, r);
             if over_bin {
-                let z = sp.bin.curve.at(log.key(r as usize), metric).unwrap_or(x);
+                let z = curve_at(log, sp, r, metric);
                 sums.curve.push(sums.curve.last().expect("starts at 0") + z);
             }
             let y = if compare { value(1, r) } else { 0.0 };
@@ -135,12 +141,7 @@ impl RunningSums {
         if self.curve.is_empty() {
             return plain;
         }
-        let curve = self.first(&self.curve, s) / s as f64;
-        if curve > 0.0 {
-            self.bin_mean * plain / curve
-        } else {
-            plain
-        }
+        plain * curve_scale(self.bin_mean, self.first(&self.curve, s) / s as f64)
     }
 
     /// The bin as the interval formulas read it with `samples` rows profiled.
@@ -178,6 +179,7 @@ impl RunningSums {
 impl<'a> ListedRows<'a> {
     /// The listed rows of each SeqPoint, as many as its cap (`caps[b]`) allows.
     pub(super) fn new(log: &'a RunLog, seqpoints: &'a [SeqPoint], caps: &[u64]) -> Self {
+        let design = PlanDesign::of(log);
         let rows: Vec<Vec<u32>> = seqpoints
             .iter()
             .zip(caps)
@@ -197,7 +199,7 @@ impl<'a> ListedRows<'a> {
             .map(|m| {
                 rows.iter()
                     .zip(seqpoints)
-                    .map(|(r, sp)| RunningSums::over(log, m, r, sp))
+                    .map(|(r, sp)| RunningSums::over(log, m, r, sp, design))
                     .collect()
             })
             .collect();
@@ -206,7 +208,7 @@ impl<'a> ListedRows<'a> {
             seqpoints,
             sums,
             work: Cell::new(SearchWork::default()),
-            least: PlanDesign::of(log).at_least(vec![1; caps.len()], caps),
+            least: design.at_least(vec![1; caps.len()], caps),
             bins: RefCell::new(Vec::new()),
             at: RefCell::new(Vec::new()),
         }
