@@ -10,6 +10,7 @@ use clap::Args;
 
 use seqpoint::options::{FORCE, REPLACE_READ_ONLY};
 use seqpoint::output::atomic::Replace;
+use seqpoint::output::gzipped;
 use seqpoint::output::protect::refuse_input_target;
 use seqpoint::output::stream::{write_file_or_stream, Written};
 use seqpoint::text::shown::shown_path;
@@ -120,7 +121,11 @@ impl Destination {
         match self {
             Destination::Stdout => write_stdout(text),
             Destination::File { path, gzip, .. } => {
-                let bytes = if *gzip { gzipped(text)? } else { text.to_vec() };
+                let bytes = if *gzip {
+                    gzipped(text).context("compressing the output")?
+                } else {
+                    text.to_vec()
+                };
                 // A stream (`-o /dev/stdout`) is written in place: no "wrote" line in it.
                 if write_file_or_stream(path, &bytes, replace)? == Written::File {
                     eprintln!("wrote {}", shown_path(path));
@@ -129,12 +134,6 @@ impl Destination {
             }
         }
     }
-}
-
-fn gzipped(text: &[u8]) -> anyhow::Result<Vec<u8>> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder.write_all(text).context("compressing the output")?;
-    encoder.finish().context("compressing the output")
 }
 
 /// Write to standard output. A reader that went away (`| head`) ends the process quietly by

@@ -2,13 +2,13 @@
 //! atomically and all or none, and none when one of them exists and overwriting was not
 //! confirmed. The name typed is read as `select -o` reads it (`ExportTargets`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::app::{ExportPlan, Session};
 use crate::doc::SelectDoc;
 use crate::output::atomic::write_all_or_none;
 use crate::output::csv::select_csv;
+use crate::output::gzipped;
 use crate::output::json::{document_text, select_file_document};
 use crate::output::simpoints::{simpoints_text, weights_text, SimPointPaths};
 use crate::select::plan::ProfilePlan;
@@ -46,7 +46,7 @@ impl ExportTargets {
             ExportTargets::Pair { json, csv, gzip } => {
                 let bytes = |text: String| {
                     if *gzip {
-                        gzipped(text.as_bytes())
+                        gzipped(text.as_bytes()).map_err(|e| format!("compressing the export: {e}"))
                     } else {
                         Ok(text.into_bytes())
                     }
@@ -63,15 +63,6 @@ impl ExportTargets {
             ],
         })
     }
-}
-
-/// Gzip as `select -o NAME.gz` does (the default compression level).
-fn gzipped(text: &[u8]) -> Result<Vec<u8>, String> {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    encoder
-        .write_all(text)
-        .and_then(|()| encoder.finish())
-        .map_err(|e| format!("compressing the export: {e}"))
 }
 
 pub use super::app::ExportSet;
