@@ -122,7 +122,7 @@ pub fn half_width_with_bias(bias: f64, sd: f64) -> f64 {
     if sd == 0.0 || bias == 0.0 {
         return bias.max(Z95 * sd);
     }
-    let covered = |h: f64| normal_cdf((h - bias) / sd) - normal_cdf((-h - bias) / sd);
+    let covered = |h: f64| coverage_with_bias(bias, sd, h);
     // Newton's steps on the coverage (it rises with `h`, its slope the two tails' densities),
     // kept inside a bracket that bisection narrows whenever a step would leave it: a few
     // steps where bisection alone took forty (the plan search asks this for every figure).
@@ -150,6 +150,26 @@ pub fn half_width_with_bias(bias: f64, sd: f64) -> f64 {
     h
 }
 
+/// `P(|bias + sd Z| <= h)`, `sd > 0`.
+fn coverage_with_bias(bias: f64, sd: f64, h: f64) -> f64 {
+    normal_cdf((h - bias) / sd) - normal_cdf((-h - bias) / sd)
+}
+
+/// Whether `half_width_with_bias(bias, sd) <= h`, asked of the coverage at `h` once where
+/// the half-width takes Newton's steps (the plan search's trims ask only this, thousands of
+/// times per K).
+pub fn half_width_with_bias_within(bias: f64, sd: f64, h: f64) -> bool {
+    let (bias, sd) = (bias.abs(), sd.max(0.0));
+    if sd == 0.0 || bias == 0.0 {
+        return bias.max(Z95 * sd) <= h;
+    }
+    // The half-width's bracket (`half_width_with_bias`) decides most without the coverage.
+    if h < bias.max(Z95 * sd) {
+        return false;
+    }
+    h >= bias + Z95 * sd || coverage_with_bias(bias, sd, h) >= 0.95
+}
+
 /// Half-width of the 95% interval of an estimate with this variance.
 pub fn half_width(variance: f64) -> f64 {
     Z95 * variance.max(0.0).sqrt()
@@ -173,7 +193,12 @@ pub fn half_width_pct(value: f64, variance: f64) -> f64 {
 /// the one rule every verdict of "target met" uses (`select`'s K search, its plans,
 /// `project --target-error`).
 pub fn meets_target(half_width_pct: f64, target_pct: f64) -> bool {
-    half_width_pct <= target_pct * (1.0 + 1e-9)
+    half_width_pct <= target_limit_pct(target_pct)
+}
+
+/// The widest half-width (in percent) that meets `target_pct` (`meets_target`).
+pub fn target_limit_pct(target_pct: f64) -> f64 {
+    target_pct * (1.0 + 1e-9)
 }
 
 /// The variance whose 95% interval has this half-width (the inverse of `half_width`).
@@ -276,6 +301,24 @@ mod tests {
                 let h = half_width_with_bias(bias, sd);
                 assert!((h - high).abs() <= 1e-10 * high, "{bias} {sd}: {h} {high}");
                 assert!(half_width_with_bias(-bias, sd) == h);
+            }
+        }
+    }
+
+    #[test]
+    fn whether_a_biased_half_width_is_within_agrees_with_the_half_width() {
+        for bias in [0.0f64, -1e-6, 0.01, 0.3, -1.0, 1.7, 4.0, 50.0] {
+            for sd in [0.0, 1e-4, 0.05, 1.0, 3.0] {
+                let h = half_width_with_bias(bias, sd);
+                if h == 0.0 {
+                    assert!(half_width_with_bias_within(bias, sd, 0.0));
+                    continue;
+                }
+                // Either side of the half-width by more than Newton's own tolerance.
+                for factor in [0.0, 0.5, 0.99, 1.0 - 1e-9, 1.0 + 1e-9, 1.01, 2.0] {
+                    let within = half_width_with_bias_within(bias, sd, factor * h);
+                    assert_eq!(within, factor >= 1.0, "{bias} {sd} {factor}: {h}");
+                }
             }
         }
     }

@@ -8,6 +8,7 @@
 mod allocation;
 mod design;
 mod rows;
+mod running;
 mod search;
 #[cfg(test)]
 mod tests;

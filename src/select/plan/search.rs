@@ -3,6 +3,8 @@
 //! step O(K)), then polished by trading samples between bins.
 
 use std::cell::{Cell, RefCell};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::ops::AddAssign;
 
 use crate::estimate::{
@@ -14,6 +16,7 @@ use crate::stats::{half_width_pct, variance_of_half_width};
 
 use super::allocation::{fewest_samples, fewest_samples_with_bias};
 use super::design::{curve_at, curve_scale, PlanDesign};
+use super::running::{running as running_figures, RunningFigure};
 
 /// What a target's plan profiles for each SeqPoint, as the search sees it: its own row, then
 /// its alternates' rows (the rows the plan takes first, in its order: at the key `draw_rows`'
@@ -38,6 +41,9 @@ pub(super) struct ListedRows<'a> {
     /// value, as read whole).
     bins: RefCell<Vec<Vec<BinSums>>>,
     at: RefCell<Vec<u64>>,
+    /// `[metric][figure]`: every figure at `at`'s samples as running sums over the bins
+    /// (`running`); `None` where they cannot follow.
+    running: RefCell<Option<Vec<Vec<RunningFigure>>>>,
 }
 
 /// What target searches cost, counted as they run: the projections they made (every figure
@@ -51,7 +57,8 @@ pub(super) struct SearchWork {
     pub(super) searches: u64,
     /// Projections made (`ListedRows::figures`), each over every bin and metric.
     pub(super) projections: u64,
-    /// Bins read, per metric, over those projections.
+    /// Bins read, per metric, over those projections: every bin at a search's first, then
+    /// those whose samples changed.
     pub(super) bins_read: u64,
     /// The most projections one search made: a few per bin of its K when the search's cost
     /// follows K, as it should; one or more per planned sample when it follows the plan's
@@ -98,13 +105,18 @@ impl RunningSums {
         let value = |c: usize, r: u32| log.configs[c].metrics[metric].values[r as usize];
         let compare = log.configs.len() > 1;
         let over_bin = design == PlanDesign::OverBin;
+        let starting = || {
+            let mut sums = Vec::with_capacity(rows.len() + 1);
+            sums.push(0.0);
+            sums
+        };
         let mut sums = RunningSums {
-            baseline: vec![0.0],
-            new: vec![0.0],
-            ratio_count: vec![0.0],
-            ratio: vec![0.0],
-            ratio_squares: vec![0.0],
-            curve: if over_bin { vec![0.0] } else { Vec::new() },
+            baseline: starting(),
+            new: starting(),
+            ratio_count: starting(),
+            ratio: starting(),
+            ratio_squares: starting(),
+            curve: if over_bin { starting() } else { Vec::new() },
             bin_mean: sp.bin.moments[0][metric].mean,
         };
         for &r in rows {
@@ -211,6 +223,7 @@ impl<'a> ListedRows<'a> {
             least: design.at_least(vec![1; caps.len()], caps),
             bins: RefCell::new(Vec::new()),
             at: RefCell::new(Vec::new()),
+            running: RefCell::new(None),
         }
     }
 
@@ -219,19 +232,14 @@ impl<'a> ListedRows<'a> {
         self.work.get()
     }
 
-    /// Every figure's variance parts at `samples`: each configuration's total of each metric,
-    /// and each speedup, with the values of those samples (so their bias is the one at
-    /// `samples`).
-    pub(super) fn figures(&self, samples: &[u64]) -> Vec<VarianceParts> {
+    /// Brings the bins (and the running figures) to `samples`: only the bins whose samples
+    /// changed are read again.
+    fn read_at(&self, samples: &[u64]) {
         let compare = self.log.configs.len() > 1;
-        self.work.set({
-            let mut work = self.work.get();
-            work.projections += 1;
-            work.bins_read += (self.sums.len() * self.seqpoints.len()) as u64;
-            work
-        });
         let mut bins = self.bins.borrow_mut();
         let mut at = self.at.borrow_mut();
+        let mut running = self.running.borrow_mut();
+        let mut read = 0;
         if at.len() != samples.len() {
             *bins = self
                 .sums
@@ -246,17 +254,42 @@ impl<'a> ListedRows<'a> {
                 })
                 .collect();
             *at = samples.to_vec();
+            *running = running_figures(&bins, compare);
+            read = self.sums.len() * samples.len();
         }
         for (b, (&s, had)) in samples.iter().zip(at.iter_mut()).enumerate() {
             if s != *had {
                 for (m, sums) in self.sums.iter().enumerate() {
                     bins[m][b] = sums[b].bin(&self.seqpoints[b], m, s, compare);
+                    for figure in running.iter_mut().flat_map(|r| &mut r[m]) {
+                        figure.set(b, &bins[m][b]);
+                    }
                 }
                 *had = s;
+                read += self.sums.len();
             }
         }
+        self.work.set({
+            let mut work = self.work.get();
+            work.projections += 1;
+            work.bins_read += read as u64;
+            work
+        });
+    }
+
+    /// Every figure's variance parts at `samples`: each configuration's total of each metric,
+    /// and each speedup, with the values of those samples (so their bias is the one at
+    /// `samples`).
+    pub(super) fn figures(&self, samples: &[u64]) -> Vec<VarianceParts> {
+        self.read_at(samples);
+        self.parts_as_read()
+    }
+
+    /// `figures` at the samples last read.
+    fn parts_as_read(&self) -> Vec<VarianceParts> {
+        let compare = self.log.configs.len() > 1;
         let mut figures = Vec::new();
-        for bins in bins.iter() {
+        for bins in self.bins.borrow().iter() {
             figures.push(baseline_parts_of(bins));
             if compare {
                 let (new, speedup) = new_and_speedup_parts_of(bins);
@@ -268,12 +301,36 @@ impl<'a> ListedRows<'a> {
     }
 
     /// The widest 95% half-width over every figure, in percent: what the plan's projection
-    /// will report at `samples` (`Projection::worst_half_width_pct`).
+    /// will report at `samples` (`Projection::worst_half_width_pct`). Off the running
+    /// figures where they follow (`running`), else off every figure's parts.
     pub(super) fn worst_pct(&self, samples: &[u64]) -> f64 {
-        self.figures(samples)
+        self.read_at(samples);
+        if let Some(running) = self.running.borrow().as_ref() {
+            return running
+                .iter()
+                .flatten()
+                .map(RunningFigure::half_width_pct)
+                .fold(0.0, f64::max);
+        }
+        self.parts_as_read()
             .iter()
             .map(|parts| half_width_pct(parts.value, parts.variance(samples)))
             .fold(0.0, f64::max)
+    }
+
+    /// Whether every figure meets `target_pct` at `samples`: `within_target(worst_pct)`,
+    /// off the running figures without solving for their half-widths where they follow.
+    pub(super) fn meets(&self, samples: &[u64], target_pct: f64) -> bool {
+        self.read_at(samples);
+        if let Some(running) = self.running.borrow().as_ref() {
+            return running.iter().flatten().all(|f| f.meets(target_pct));
+        }
+        let worst = self
+            .parts_as_read()
+            .iter()
+            .map(|parts| half_width_pct(parts.value, parts.variance(samples)))
+            .fold(0.0, f64::max);
+        within_target(worst, target_pct)
     }
 }
 
@@ -381,7 +438,7 @@ fn search_on(
     }
     let mut samples = listed.least.clone();
     for _ in 0..3 {
-        if within_target(listed.worst_pct(&samples), target_pct) {
+        if listed.meets(&samples, target_pct) {
             break;
         }
         let guess = guess_samples(listed, &samples, caps, target_pct);
@@ -442,7 +499,7 @@ pub(super) fn fill_and_trim(
     // kept from when it was last computed, and only the best-looking bin is computed again
     // (its gain still leading, it is taken), as every step changes all gains but little.
     let mut worst = listed.worst_pct(&samples);
-    let mut gains: Vec<Option<f64>> = vec![None; samples.len()];
+    let mut gains = StaleGains::new(samples.len());
     let paced_from = listed.work().projections;
     let mut jumped = false;
     while !within_target(worst, target_pct) {
@@ -453,12 +510,7 @@ pub(super) fn fill_and_trim(
             continue;
         }
         let chosen = loop {
-            let leader = (0..samples.len())
-                .filter(|&b| samples[b] < caps[b])
-                .max_by(|&a, &b| {
-                    let gain = |b: usize| gains[b].unwrap_or(f64::INFINITY);
-                    gain(a).total_cmp(&gain(b)).then(b.cmp(&a))
-                })?;
+            let leader = gains.take_best(&samples, caps)?;
             samples[leader] += 1;
             let after = listed.worst_pct(&samples);
             samples[leader] -= 1;
@@ -469,21 +521,86 @@ pub(super) fn fill_and_trim(
                 (false, true) => f64::MAX,
                 (false, false) => 0.0,
             };
-            let stale_best = (0..samples.len())
-                .filter(|&b| b != leader && samples[b] < caps[b])
-                .map(|b| gains[b].unwrap_or(f64::INFINITY))
-                .fold(f64::NEG_INFINITY, f64::max);
-            gains[leader] = Some(fresh);
+            let stale_best = gains.best(&samples, caps).unwrap_or(f64::NEG_INFINITY);
+            gains.set(leader, fresh);
             if fresh >= stale_best {
                 break (leader, after);
             }
         };
         samples[chosen.0] += 1;
-        gains[chosen.0] = None;
+        gains.set(chosen.0, f64::INFINITY);
         worst = chosen.1;
     }
     let rounds = jumped.then_some(1);
     Some(trim_rounds(listed, samples, None, target_pct, rounds))
+}
+
+/// Each bin's gain as last computed (infinite until it is: every bin is tried once), the
+/// best first: a heap whose entries a newer gain for the same bin leaves stale, skipped when
+/// they come up. The best is the largest gain, of the lowest bin among equals.
+struct StaleGains {
+    heap: BinaryHeap<(TotalOrder, Reverse<usize>, u64)>,
+    /// Each bin's latest entry (its third field).
+    latest: Vec<u64>,
+}
+
+/// An `f64` ordered by `total_cmp`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct TotalOrder(f64);
+
+impl Eq for TotalOrder {}
+
+impl PartialOrd for TotalOrder {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for TotalOrder {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+impl StaleGains {
+    fn new(bins: usize) -> StaleGains {
+        StaleGains {
+            heap: (0..bins)
+                .map(|b| (TotalOrder(f64::INFINITY), Reverse(b), 0))
+                .collect(),
+            latest: vec![0; bins],
+        }
+    }
+
+    /// Drops the stale entries on top, and those of bins at their caps.
+    fn settle(&mut self, samples: &[u64], caps: &[u64]) {
+        while let Some(&(_, Reverse(b), entry)) = self.heap.peek() {
+            if entry == self.latest[b] && samples[b] < caps[b] {
+                return;
+            }
+            self.heap.pop();
+        }
+    }
+
+    /// The best gain of a bin below its cap.
+    fn best(&mut self, samples: &[u64], caps: &[u64]) -> Option<f64> {
+        self.settle(samples, caps);
+        self.heap.peek().map(|&(gain, _, _)| gain.0)
+    }
+
+    /// The best bin below its cap, its entry taken out (`set` puts its next one in).
+    fn take_best(&mut self, samples: &[u64], caps: &[u64]) -> Option<usize> {
+        self.settle(samples, caps);
+        let (_, Reverse(b), _) = self.heap.pop()?;
+        self.latest[b] += 1;
+        Some(b)
+    }
+
+    fn set(&mut self, b: usize, gain: f64) {
+        self.latest[b] += 1;
+        self.heap
+            .push((TotalOrder(gain), Reverse(b), self.latest[b]));
+    }
 }
 
 /// How many projections a fill from a guess makes one sample at a time before it jumps
@@ -519,7 +636,7 @@ fn trim_rounds(
     target_pct: f64,
     rounds: Option<usize>,
 ) -> Vec<u64> {
-    let meets = |samples: &[u64]| within_target(listed.worst_pct(samples), target_pct);
+    let meets = |samples: &[u64]| listed.meets(samples, target_pct);
     for _ in 0..rounds.unwrap_or(usize::MAX) {
         let mut order: Vec<usize> = (0..samples.len())
             .filter(|&b| samples[b] > listed.least[b] && Some(b) != kept)
@@ -608,6 +725,7 @@ mod tests {
     use super::{fill_and_trim, fill_pace, guess_samples, within_target, ListedRows, SearchWork};
     use crate::runlog::RunLog;
     use crate::select::{run_selection, BinCount, SelectOptions, StrataGroups};
+    use crate::stats::half_width_pct;
 
     /// splitmix64's finalizer: a fixed hash, so the logs and the test are deterministic.
     fn mix(x: u64) -> u64 {
@@ -757,6 +875,73 @@ mod tests {
                 assert!(slow > bound(k) && fast < slow, "{said}");
             } else {
                 assert_eq!((&paced, fast), (&one_at_a_time, slow), "{said}");
+            }
+        }
+    }
+
+    /// The running figures (`running`) read what every figure's parts read, step after step
+    /// of a search that moves one bin at a time or many (a jump), over far more steps than
+    /// the sums take to be added up again: the same widest half-width to 1e-9 and the same
+    /// verdict on the target, on a timed log alone and with `--compare`.
+    #[test]
+    fn the_running_figures_read_what_the_figures_parts_read() {
+        let baseline = shaped_log(20_000, (3.0, 0.05, 0.03), 1);
+        let new = shaped_log(20_000, (2.0, 0.03, 0.05), 2);
+        let pair = crate::runlog::with_compare(baseline.clone(), new).unwrap();
+        for (log, k) in [(&baseline, 40), (&pair, 40), (&pair, 200)] {
+            let options = SelectOptions {
+                bins: BinCount::Fixed(k),
+                ..SelectOptions::default()
+            };
+            let selection = run_selection(log, &options).unwrap();
+            let groups = strata_groups(log, &options).unwrap();
+            let seqpoints = &selection.seqpoints;
+            let caps: Vec<u64> = BinCandidates::of_each(log, &groups, seqpoints, options.warmup)
+                .iter()
+                .map(|c| c.count() as u64 + 1)
+                .collect();
+            let caps = representative_caps(seqpoints, &caps);
+            let listed = ListedRows::new(log, seqpoints, &caps);
+            let whole = |s: &[u64]| {
+                listed
+                    .figures(s)
+                    .iter()
+                    .map(|p| half_width_pct(p.value, p.variance(s)))
+                    .fold(0.0, f64::max)
+            };
+            let mut samples = vec![1u64; caps.len()];
+            for step in 0..20 * k as u64 {
+                let h = mix(step + 1000 * k as u64);
+                if h.is_multiple_of(50) {
+                    // A jump: every bin anywhere within its caps.
+                    for (b, s) in samples.iter_mut().enumerate() {
+                        *s = 1 + mix(h ^ b as u64) % caps[b];
+                    }
+                } else {
+                    let b = (h >> 8) as usize % caps.len();
+                    let up = !(h >> 40).is_multiple_of(3);
+                    samples[b] = if up {
+                        (samples[b] + 1).min(caps[b])
+                    } else {
+                        (samples[b] - 1).max(1)
+                    };
+                }
+                let running = listed.worst_pct(&samples);
+                assert!(
+                    listed.running.borrow().is_some(),
+                    "K {k}: the figures follow"
+                );
+                let expected = whole(&samples);
+                let said = format!("K {k}, step {step}: running {running}, whole {expected}");
+                assert!((running - expected).abs() <= 1e-9 * expected, "{said}");
+                for target in [0.5 * expected, expected * (1.0 + 1e-6), 2.0 * expected] {
+                    let verdict = listed.meets(&samples, target);
+                    assert_eq!(
+                        verdict,
+                        within_target(expected, target),
+                        "{said} at {target}"
+                    );
+                }
             }
         }
     }

@@ -26,6 +26,10 @@
 //! baseline's cost does not see what the new configuration speeds up, so at one key it may
 //! vary more, and its picked key stand apart from its bin differently, than the baseline's.
 
+mod figure;
+
+pub use figure::{BinTerms, Combined, Figure};
+
 use crate::groups::{KeyGroups, Moments};
 use crate::stats::{compensated_sum, half_width_pct, half_width_with_bias, interval, t95, Z95};
 
@@ -81,7 +85,7 @@ pub struct KeyNoise {
     /// The bin holds several keys that the baseline cannot tell apart (the same mean, no
     /// noise within any key): how a new configuration differs between them is nothing the
     /// baseline shows, so a figure carried from a pick in it cannot be bounded unless the bin
-    /// was profiled whole (`unbounded_where_silent`).
+    /// was profiled whole (`Figure::unbounded`).
     pub blind: bool,
     /// What the new configuration's own log says of the same key, where its every iteration
     /// is logged (`select --compare`); `None` where only measurements at the picks will show
@@ -362,15 +366,10 @@ impl VarianceParts {
     }
 
     /// The variance whose normal 95% interval, `Z95 sqrt(variance)`, is this figure's with
-    /// `samples[b]` distinct iterations per bin: the noise's, or with a bias `b` the
-    /// `(h / Z95)^2` of the half-width `h` that holds `|b + noise|` 95% of the time
-    /// (`stats::half_width_with_bias`). It falls as the samples grow.
+    /// `samples[b]` distinct iterations per bin (`variance_with_bias`). It falls as the
+    /// samples grow.
     pub fn variance(&self, samples: &[u64]) -> f64 {
-        let spread = self.spread(samples);
-        if self.bias == 0.0 || spread.is_infinite() {
-            return spread;
-        }
-        (half_width_with_bias(self.bias, spread.sqrt()) / Z95).powi(2)
+        variance_with_bias(self.spread(samples), self.bias)
     }
 
     /// The parts scaled so that `Z95 sqrt(variance)` is the 95% half-width when the noise
@@ -403,20 +402,6 @@ impl VarianceParts {
         self
     }
 
-    /// No interval where the data are silent (`NewNoise::silent`) and some bin was not
-    /// profiled whole: a zero width there would claim an exactness nothing measured shows
-    /// (an all-equal baseline binned in one bin and the new configuration measured once
-    /// projects anything at all). The variance is infinite, so no target is met by it, and
-    /// the outputs say "cannot bound" with the reason (`CANNOT_BOUND`).
-    fn unbounded_where_silent(mut self, bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
-        let whole = |b: &BinSums| b.distinct as f64 >= b.weight.floor();
-        let silent = noise.silent && !bins.iter().all(whole);
-        if silent || bins.iter().any(|b| b.key.blind && !whole(b)) {
-            self.rest = f64::INFINITY;
-        }
-        self
-    }
-
     fn estimate(&self, bins: &[BinSums]) -> Estimate {
         let samples: Vec<u64> = bins.iter().map(|b| b.distinct.max(1)).collect();
         Estimate {
@@ -426,54 +411,42 @@ impl VarianceParts {
     }
 }
 
-/// Parts of a total whose bin values are `value(b)` with one iteration's squared noise
-/// `cv2[b]`: `sum (w v)^2 cv^2 (1/s - 1/w)` for the noise, and the picks' offsets summed with
-/// their signs, `sum w v d/x`, as the bias. The offsets are known on the baseline (and carried
-/// at each pick's own ratio to a new configuration, `carried`, with the noise of the picked
-/// key's baseline mean they rest on): they add up as a bias of these picks, not as
-/// independent draws.
-fn total_parts_with(
-    bins: &[BinSums],
-    value: impl Fn(&BinSums) -> f64,
-    noise: &NewNoise,
-    carried: bool,
-) -> VarianceParts {
-    let mut per_sample = Vec::with_capacity(bins.len());
-    let mut rest = 0.0;
-    let mut offsets = 0.0;
-    for (b, &c) in bins.iter().zip(&noise.cv2) {
-        let share = b.weight * value(b);
-        let scale = share.powi(2);
-        // A bin profiled whole has no noise left: `1/s - 1/w` is then 0.
-        per_sample.push(scale * c);
-        rest -= scale * c / b.weight.max(1.0);
-        match (carried, b.key.new) {
-            (true, Some(new)) => {
-                // The new configuration's own offset, read off its log: known, a bias like the
-                // baseline's. Rows of other keys (past the picked key's own) stand apart from
-                // it along the cost curve: on the baseline by `x - key.mean`, known, carried at
-                // the picks' ratio; what that leaves unknown is those rows' baseline noise (an
-                // alternate seen once was ranked near its bin's mean partly by it).
-                offsets += b.weight * new.offset + share * b.pick_offset_rel();
-                rest += scale * b.key.cv.powi(2) * b.other_keys_share(new);
-            }
-            (true, None) => {
-                // The offset carried to another configuration is the baseline's realised one:
-                // the picked key's baseline mean is noisy, and the pick favours keys whose
-                // noise brought them near their bin's mean, so its noise is the offset's
-                // uncertainty.
-                rest += scale * b.key_mean_noise(b.key.cv.powi(2));
-                offsets += share * b.offset_rel();
-            }
-            (false, _) => offsets += share * b.offset_rel(),
-        }
+/// The variance whose normal 95% interval, `Z95 sqrt(variance)`, holds a figure whose noise
+/// has variance `spread` and whose known error is `bias`: the noise's, or with a bias the
+/// `(h / Z95)^2` of the half-width `h` that holds `|bias + noise|` 95% of the time
+/// (`stats::half_width_with_bias`).
+pub fn variance_with_bias(spread: f64, bias: f64) -> f64 {
+    if bias == 0.0 || spread.is_infinite() {
+        return spread;
     }
-    VarianceParts {
-        value: compensated_sum(bins.iter().map(|b| b.weight * value(b))),
-        per_sample,
-        rest,
-        bias: offsets,
+    (half_width_with_bias(bias, spread.sqrt()) / Z95).powi(2)
+}
+
+/// A figure's parts over these bins, one profiled iteration's squared noise being `cv2[b]`
+/// in bin `b` (`Figure::terms`), with the bins' summed terms: the values summed compensated.
+fn parts_of(figure: Figure, bins: &[BinSums], cv2: &[f64]) -> (VarianceParts, BinTerms) {
+    let terms: Vec<BinTerms> = bins
+        .iter()
+        .zip(cv2)
+        .map(|(b, &c)| figure.terms(b, c))
+        .collect();
+    let mut sums = BinTerms::default();
+    for &t in &terms {
+        sums += t;
     }
+    sums.x = compensated_sum(terms.iter().map(|t| t.x));
+    sums.value = compensated_sum(terms.iter().map(|t| t.value));
+    let combined = figure.combine(&sums);
+    let parts = VarianceParts {
+        value: combined.value,
+        per_sample: terms
+            .iter()
+            .map(|t| t.per_sample * combined.noise_scale)
+            .collect(),
+        rest: sums.rest * combined.noise_scale,
+        bias: combined.bias,
+    };
+    (parts, sums)
 }
 
 /// Variance parts of the baseline total `sum w x`.
@@ -483,7 +456,7 @@ pub fn baseline_parts(bins: &[PickedBin]) -> VarianceParts {
 
 /// `baseline_parts` of bins given by their sums.
 pub fn baseline_parts_of(bins: &[BinSums]) -> VarianceParts {
-    total_parts_with(bins, |b| b.x, &NewNoise::baseline(bins), false)
+    parts_of(Figure::Baseline, bins, &NewNoise::baseline(bins).cv2).0
 }
 
 /// Variance parts of the new configuration's total `sum w y`.
@@ -493,9 +466,26 @@ pub fn new_parts(bins: &[PickedBin]) -> VarianceParts {
 }
 
 fn new_parts_with(bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
-    total_parts_with(bins, |b| b.y, noise, true)
-        .widened_for(bins, noise.dof)
-        .unbounded_where_silent(bins, noise)
+    measured_parts(Figure::New, bins, noise)
+}
+
+/// The parts of a figure of the new configuration (its total, the speedup), whose noise
+/// `noise` is estimated from its measurements: widened for the degrees of freedom that rests
+/// on. No interval where the data are silent (`NewNoise::silent`, `Figure::unbounded`) and
+/// some bin was not profiled whole: a zero width there would claim an exactness nothing
+/// measured shows (an all-equal baseline binned in one bin and the new configuration
+/// measured once projects anything at all). The variance is then infinite, so no target is
+/// met by it, and the outputs say "cannot bound" with the reason (`CANNOT_BOUND`).
+fn measured_parts(figure: Figure, bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
+    let (parts, sums) = parts_of(figure, bins, &noise.cv2);
+    let parts = parts.widened_for(bins, noise.dof);
+    if figure.unbounded(&sums, noise.silent) {
+        return VarianceParts {
+            rest: f64::INFINITY,
+            ..parts
+        };
+    }
+    parts
 }
 
 /// Variance parts of the paired speedup `sum w x / sum w y` (delta method): per bin the new
@@ -519,47 +509,10 @@ pub fn new_and_speedup_parts_of(bins: &[BinSums]) -> (VarianceParts, VariancePar
 }
 
 fn speedup_parts_with(bins: &[BinSums], noise: &NewNoise) -> VarianceParts {
-    let x = compensated_sum(bins.iter().map(|b| b.weight * b.x));
-    let y = compensated_sum(bins.iter().map(|b| b.weight * b.y));
-    let ratio = x / y;
-    let mut per_sample = Vec::with_capacity(bins.len());
-    let mut rest = 0.0;
-    let mut known = 0.0;
-    for (b, &c) in bins.iter().zip(&noise.cv2) {
-        let share = ratio * b.weight * b.y / y;
-        let scale = share.powi(2);
-        per_sample.push(scale * c);
-        rest -= scale * c / b.weight.max(1.0);
-        match b.key.new {
-            // Both configurations' offsets known from their logs (`total_parts_with`): they
-            // no longer cancel where the picked key stands apart from its bin differently on
-            // each (what the key does not see); the baseline's whole error at the picks is
-            // known; left: the new configuration's noise at the picks, and other keys' rows'
-            // baseline noise.
-            Some(new) => {
-                let base_error = b.weight * (b.x - b.key.mean + b.key.offset);
-                let new_error = b.weight * (b.y * b.pick_offset_rel() + new.offset);
-                known += ratio * (base_error / x - new_error / y);
-                rest += scale * b.key.cv.powi(2) * b.other_keys_share(new);
-            }
-            None => {
-                rest += scale * b.key_mean_noise(b.key.cv.powi(2));
-                known += share * b.pick_offset_rel();
-            }
-        }
-    }
-    let parts = VarianceParts {
-        value: ratio,
-        per_sample,
-        rest,
-        bias: known,
-    };
-    parts
-        .widened_for(bins, noise.dof)
-        .unbounded_where_silent(bins, noise)
+    measured_parts(Figure::Speedup, bins, noise)
 }
 
-/// What an output says of a figure the data cannot bound (`unbounded_where_silent`): its
+/// What an output says of a figure the data cannot bound (`Figure::unbounded`): its
 /// interval is infinite, and JSON writes it as `[0, f64::MAX]` beside this reason.
 pub const CANNOT_BOUND: &str = "cannot bound: nothing measured shows how the new \
     configuration varies where the baseline shows no difference (one iteration per SeqPoint, or \
@@ -580,13 +533,13 @@ pub struct NewNoise {
     pub dof: f64,
     /// Nothing measured shows the new configuration's noise (no degrees of freedom), and the
     /// baseline it would stand in for shows none either: the data are silent, and a figure
-    /// not measured whole cannot be bounded (`VarianceParts::unbounded_where_silent`).
+    /// not measured whole cannot be bounded (`Figure::unbounded`).
     pub silent: bool,
 }
 
 impl NewNoise {
     /// The baseline's own noise, taken as known (pooled over the log's key groups).
-    fn baseline(bins: &[BinSums]) -> NewNoise {
+    pub fn baseline(bins: &[BinSums]) -> NewNoise {
         NewNoise {
             cv2: bins.iter().map(|b| b.key.cv.powi(2)).collect(),
             dof: f64::INFINITY,
@@ -609,17 +562,35 @@ impl NewNoise {
     /// the few picks show of it rests on few degrees of freedom, and a noise chosen by the
     /// picks' spread is one a plan could be sized on by luck.
     pub fn of(bins: &[BinSums]) -> NewNoise {
-        let estimated = NewNoise::estimated(bins);
-        match bins.iter().map(|b| b.key.new).collect::<Option<Vec<_>>>() {
-            Some(logged) if !bins.is_empty() => NewNoise {
-                cv2: logged.iter().map(|n| n.cv.powi(2)).collect(),
-                dof: f64::INFINITY,
-                // A log that shows no noise at any key is no measurement of how the picks'
-                // neighbours differ: as silent as before.
-                silent: estimated.silent && logged.iter().all(|n| n.cv == 0.0),
-            },
-            _ => estimated,
+        if let Some(logged) = NewNoise::logged(bins) {
+            return logged;
         }
+        let estimated = NewNoise::estimated(bins);
+        if !bins.is_empty() && bins.iter().all(|b| b.key.new.is_some()) {
+            // A log that shows no noise at any key is no measurement of how the picks'
+            // neighbours differ: as silent as the picks alone show.
+            return NewNoise {
+                cv2: vec![0.0; bins.len()],
+                dof: f64::INFINITY,
+                silent: estimated.silent,
+            };
+        }
+        estimated
+    }
+
+    /// `of` where the new configuration's log shows its noise at every bin's key, and some
+    /// noise at one at least: then it is the same whatever the samples (the plan search keeps
+    /// its figures running on it). `None` otherwise.
+    pub fn logged(bins: &[BinSums]) -> Option<NewNoise> {
+        let cv2: Vec<f64> = bins
+            .iter()
+            .map(|b| b.key.new.map(|n| n.cv.powi(2)))
+            .collect::<Option<_>>()?;
+        cv2.iter().any(|&c| c > 0.0).then_some(NewNoise {
+            cv2,
+            dof: f64::INFINITY,
+            silent: false,
+        })
     }
 
     /// `of` where nothing but the picks shows the new configuration's noise.
@@ -924,7 +895,7 @@ mod tests {
             .collect();
         let noise = NewNoise::of(&sums_of(&bins));
         assert_eq!(noise.dof, 2.0);
-        let raw = total_parts_with(&sums_of(&bins), |b| b.y, &noise, true);
+        let raw = parts_of(Figure::New, &sums_of(&bins), &noise.cv2).0;
         let plain: f64 = raw.per_sample.iter().sum::<f64>() + raw.rest;
         let widened = new_parts(&bins).variance(&[1; 4]);
         let ratio = (t95(2.0) / Z95).powi(2);
