@@ -154,17 +154,22 @@ impl KeyNoise {
         }
     }
 
+    /// Whether a bin is one the baseline cannot tell apart (`blind`): several keys, no noise
+    /// within any (`cv2`), and every key's mean the same (`alike`).
+    pub fn is_blind(cv2: f64, alike: bool, several_keys: bool) -> bool {
+        cv2 == 0.0 && alike && several_keys
+    }
+
     /// The bin `members` (key group indices) with key group `picked` as its representative,
     /// on the baseline's metric `metric`; with a compare configuration in `groups`, what its
     /// own log says of the same key too (`LoggedNew`).
     pub fn of(groups: &KeyGroups, members: &[usize], picked: usize, metric: usize) -> KeyNoise {
         let moments = &groups.moments[0][metric];
         let base = KeyLog::of(moments, members, picked);
-        let blind = base.cv2 == 0.0
-            && members.len() > 1
-            && members
-                .iter()
-                .all(|&g| moments[g].mean == moments[picked].mean);
+        let alike = members
+            .iter()
+            .all(|&g| moments[g].mean == moments[picked].mean);
+        let blind = KeyNoise::is_blind(base.cv2, alike, members.len() > 1);
         let new = groups.moments.get(1).map(|moments| {
             let new = KeyLog::of(&moments[metric], members, picked);
             LoggedNew {

@@ -129,8 +129,8 @@ fn picked_bins(
                         offset: s.key_offset.unwrap_or(0.0),
                         count: s.key_count.unwrap_or(1),
                         mean: s.mean + s.key_offset.unwrap_or(0.0),
-                        // Several keys, all alike on the baseline (`KeyNoise::blind`).
-                        blind: cv == 0.0 && s.sd == 0.0 && sp.bin.min != sp.bin.max,
+                        // No spread over the bin, with none within its keys: all alike.
+                        blind: KeyNoise::is_blind(cv * cv, s.sd == 0.0, sp.bin.min != sp.bin.max),
                         // Measurements, not a whole log, show the new configuration's noise.
                         new: None,
                     }
