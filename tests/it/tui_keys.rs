@@ -538,13 +538,15 @@ fn assert_select_json(app: &App, without_command: &str, command: &str) {
     );
 }
 
-/// What `seqpoint select` prints for a recorded command line.
-fn select_output(command: &str, format: &str) -> String {
+/// Runs a recorded `seqpoint select` command line with `more` arguments, in `dir`; its
+/// standard output.
+fn run_recorded(command: &str, more: &[&str], dir: &Path) -> String {
     let words: Vec<&str> = command.split(' ').collect();
     assert_eq!(words[..2], ["seqpoint", "select"]);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_seqpoint"))
         .args(&words[1..])
-        .args(["--format", format])
+        .args(more)
+        .current_dir(dir)
         .output()
         .unwrap();
     assert!(
@@ -553,6 +555,11 @@ fn select_output(command: &str, format: &str) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// What `seqpoint select` prints for a recorded command line.
+fn select_output(command: &str, format: &str) -> String {
+    run_recorded(command, &["--format", format], Path::new("."))
 }
 
 #[test]
@@ -580,18 +587,7 @@ fn export_with_samples_lists_every_iteration_to_profile_as_select_does() {
 
 /// What `seqpoint select … -o NAME` writes, run in `dir`.
 fn select_written(command: &str, dir: &Path, name: &str) {
-    let words: Vec<&str> = command.split(' ').collect();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_seqpoint"))
-        .args(&words[1..])
-        .args(["-o", name])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_recorded(command, &["-o", name], dir);
 }
 
 fn gunzip(path: &Path) -> String {
