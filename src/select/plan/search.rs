@@ -257,16 +257,25 @@ impl<'a> ListedRows<'a> {
             *running = running_figures(&bins, compare);
             read = self.sums.len() * samples.len();
         }
-        for (b, (&s, had)) in samples.iter().zip(at.iter_mut()).enumerate() {
-            if s != *had {
-                for (m, sums) in self.sums.iter().enumerate() {
-                    bins[m][b] = sums[b].bin(&self.seqpoints[b], m, s, compare);
-                    for figure in running.iter_mut().flat_map(|r| &mut r[m]) {
-                        figure.set(b, &bins[m][b]);
+        // A step changes a bin or two of hundreds: whole blocks are compared at once (the scan
+        // was a fifth of a search with `--strata` at K = 500).
+        const BLOCK: usize = 32;
+        for (block, (now, was)) in samples.chunks(BLOCK).zip(at.chunks_mut(BLOCK)).enumerate() {
+            if now == was {
+                continue;
+            }
+            for (i, (&s, had)) in now.iter().zip(was.iter_mut()).enumerate() {
+                if s != *had {
+                    let b = block * BLOCK + i;
+                    for (m, sums) in self.sums.iter().enumerate() {
+                        bins[m][b] = sums[b].bin(&self.seqpoints[b], m, s, compare);
+                        for figure in running.iter_mut().flat_map(|r| &mut r[m]) {
+                            figure.set(b, &bins[m][b]);
+                        }
                     }
+                    *had = s;
+                    read += self.sums.len();
                 }
-                *had = s;
-                read += self.sums.len();
             }
         }
         self.work.set({
