@@ -190,10 +190,12 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
     assert!(doc["iterations_to_profile"].as_u64().unwrap() < 63);
     let projected = metric["projected_total"].as_f64().unwrap();
     // The speedup by hand: the known baseline total over the ratio estimate of the new one,
-    // sum_b w_b X_b (sum y / sum a), with X_b the bin's baseline mean (its `bin_stats`), a
-    // the auxiliary at each SeqPoint's profiled iterations, z + beta (x - z) from the
-    // baseline's expected value z and logged value x there (both in the file) and the blend
-    // beta the projection reports, and y the 2-thread values at the same iterations.
+    // sum_b w_b X_b r_b, with X_b the bin's baseline mean (its `bin_stats`), a the auxiliary
+    // at each SeqPoint's profiled iterations, z + beta (x - z) from the baseline's expected
+    // value z and logged value x there (both in the file) and the blend beta the projection
+    // reports, and y the 2-thread values at the same iterations; r_b Beale's ratio,
+    // (ybar / abar) (1 + f s_ay / (s abar ybar)) / (1 + f s_aa / (s abar^2)) with the
+    // pairs' sample covariance and variance and f = 1 - s / N, N the bin's iterations.
     assert_eq!(metric["estimate"], "ratio");
     let beta = metric["baseline_noise_share"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&beta), "{beta}");
@@ -212,8 +214,21 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
         let values = &rows[&sp["id"].as_u64().unwrap()];
         let w = sp["weight"].as_f64().unwrap();
         let bin_mean = sp["bin_stats"]["time_ms"]["mean"].as_f64().unwrap();
-        let ratio =
-            values.iter().map(|v| v.1).sum::<f64>() / values.iter().map(|v| v.0).sum::<f64>();
+        let n = values.len() as f64;
+        let abar = values.iter().map(|v| v.0).sum::<f64>() / n;
+        let ybar = values.iter().map(|v| v.1).sum::<f64>() / n;
+        let mut ratio = ybar / abar;
+        if values.len() >= 2 {
+            let count = sp["bin_stats"]["time_ms"]["count"].as_f64().unwrap();
+            let f = 1.0 - n / count.max(w);
+            let s_aa = values.iter().map(|v| (v.0 - abar).powi(2)).sum::<f64>() / (n - 1.0);
+            let s_ay = values
+                .iter()
+                .map(|v| (v.0 - abar) * (v.1 - ybar))
+                .sum::<f64>()
+                / (n - 1.0);
+            ratio *= (1.0 + f / n * s_ay / (abar * ybar)) / (1.0 + f / n * s_aa / (abar * abar));
+        }
         new_total += w * bin_mean * ratio;
     }
     assert!(
