@@ -3,13 +3,13 @@
 //! the baseline, known for every iteration of the run, as auxiliary information, the
 //! survey-sampling way.
 //!
-//! Per bin `b` of weight `w` whose baseline mean over all its iterations is `X`, with pairs
-//! `(a_i, y_i)` at the `s` distinct iterations measured: `r = ybar / abar`, corrected for its
-//! small-sample lean by Beale's factor (`PairedBin::ratio`), and the bin's new total `w X r`. Dividing by the same iterations' auxiliary removes what the plain mean
-//! `w ybar` carries over from where the measured iterations stand in the bin (their keys'
-//! offsets from the bin's mean), as far as the new configuration's time follows the
-//! baseline's within a bin. The speedup is the known baseline total over the projected new
-//! total.
+//! Per bin `b` of weight `w` whose baseline mean over all its iterations is `X`, with pairs `(a_i,
+//! y_i)` at the `s` distinct iterations measured: `r = ybar / abar`, corrected for its small-sample
+//! lean by Beale's factor (`PairedBin::ratio`), and the bin's new total `w X r`. Dividing by the
+//! same iterations' auxiliary removes what the plain mean `w ybar` carries over from where the
+//! measured iterations stand in the bin (their keys' offsets from the bin's mean), as far as the
+//! new configuration's time follows the baseline's within a bin. The speedup is the known baseline
+//! total over the projected new total.
 //!
 //! The auxiliary `a = z + beta (x - z)` blends the baseline expected at the iteration's key
 //! (`z`, the bin's baseline curve, `pick::BaselineCurve`, which sums to the bin's baseline
@@ -24,16 +24,16 @@
 //! divides by `x`, as before.
 //!
 //! The variance is the ratio estimator's, `sum (w X r)^2 q (1/s - 1/N)`, with `q` the squared
-//! relative residual `(y - r a) / (r abar)` pooled over the bins measured at two or more
-//! iterations (relative noise is alike across lengths), and Student's t at the pooled degrees
-//! of freedom (less one for a fitted `beta`). Its `r` in the residuals is the plain ratio's:
-//! Beale's factor moves `r` by a term of order `1/s` in the squared relative spreads, which
-//! changes the variance only at the next order (`1/s^2`), below what `q`'s own few degrees of
-//! freedom can show; the plain ratio's is the variance the survey-sampling texts give for
-//! both. Each bin's `(w X r)^2` is read off the ratios of all the bins (`expected_totals`),
-//! not the bin's own, so that a bin's stated noise does not follow its own error. With no bin measured twice there are no degrees
-//! of freedom: no interval from the pairs (`None`), and the caller keeps the design's interval
-//! from the baseline log.
+//! relative residual `(y - r a) / (r abar)` pooled over the bins measured at two or more iterations
+//! (relative noise is alike across lengths), and Student's t at the pooled degrees of freedom (less
+//! one for a fitted `beta`). Its `r` in the residuals is the plain ratio's: Beale's factor moves
+//! `r` by a term of order `1/s` in the squared relative spreads, which changes the variance only at
+//! the next order (`1/s^2`), below what `q`'s own few degrees of freedom can show; the plain
+//! ratio's is the variance the survey-sampling texts give for both. Each bin's `(w X r)^2` is read
+//! off the ratios of all the bins (`expected_totals`), not the bin's own, so that a bin's stated
+//! noise does not follow its own error. With no bin measured twice there are no degrees of freedom:
+//! no interval from the pairs (`None`), and the caller keeps the design's interval from the
+//! baseline log.
 
 use std::collections::{BTreeMap, HashMap};
 
