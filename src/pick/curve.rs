@@ -37,6 +37,18 @@ impl BaselineCurve {
     /// The curve of the bin `members` (key group indices of `groups`) on the baseline.
     pub fn of(groups: &KeyGroups, members: &[usize]) -> Self {
         let dims = groups.dims;
+        if let (&[g], 1..) = (members, dims) {
+            // A key alone keeps its own mean (`expected_means`): most bins at a large K, each
+            // made at every K the plan's search costs.
+            return BaselineCurve {
+                dims,
+                keys: groups.key(g).to_vec(),
+                expected: groups.moments[0]
+                    .iter()
+                    .map(|metric| vec![metric[g].mean])
+                    .collect(),
+            };
+        }
         let mut members = members.to_vec();
         members.sort_by(|&a, &b| groups.key(a).cmp(groups.key(b)));
         let sorted_keys = members
@@ -297,7 +309,47 @@ mod tests {
     /// The curve as first written, a buffer per key and feature: the oracle of the one above,
     /// which must give the same values, bit for bit.
     mod plain {
-        use super::super::KeyMean;
+        use super::super::{BaselineCurve, KeyMean};
+        use crate::groups::KeyGroups;
+
+        pub(super) fn curve_of(groups: &KeyGroups, members: &[usize]) -> BaselineCurve {
+            let dims = groups.dims;
+            let mut members = members.to_vec();
+            members.sort_by(|&a, &b| groups.key(a).cmp(groups.key(b)));
+            let sorted_keys = members
+                .iter()
+                .flat_map(|&g| groups.key(g).to_vec())
+                .collect();
+            let coords: Vec<f64> = members
+                .iter()
+                .flat_map(|&g| groups.key(g).iter().map(|&k| f64::from(k)))
+                .collect();
+            let mut keys: Vec<KeyMean> = coords
+                .chunks(dims.max(1))
+                .map(|c| KeyMean {
+                    coords: c,
+                    count: 0.0,
+                    mean: 0.0,
+                    squares: 0.0,
+                })
+                .collect();
+            let expected = groups.moments[0]
+                .iter()
+                .map(|metric| {
+                    for (key, &g) in keys.iter_mut().zip(&members) {
+                        key.count = metric[g].count as f64;
+                        key.mean = metric[g].mean;
+                        key.squares = metric[g].m2;
+                    }
+                    expected_means(&keys)
+                })
+                .collect();
+            BaselineCurve {
+                dims,
+                keys: sorted_keys,
+                expected,
+            }
+        }
 
         /// Each key's expected value (see the module's comment), scaled to the keys' total.
         pub(super) fn expected_means(keys: &[KeyMean<'_>]) -> Vec<f64> {
@@ -538,6 +590,61 @@ mod tests {
         }
         // Most bins are fitted, not left at their own means.
         assert!(fitted > 1_000, "{fitted} of 4,000 fitted");
+    }
+
+    /// A bin's curve is the plain one, bit for bit, for every run of consecutive keys of a
+    /// log (one key alone, in a line of one or two columns, seen once or many times), its
+    /// members given in either order.
+    #[test]
+    fn a_bins_curve_is_the_plain_ones_bit_for_bit() {
+        let one: String = (0..600u64)
+            .map(|i| {
+                let key = 10 + mix(i) % 30;
+                let time = 3.0 + 0.05 * key as f64 + (mix(i ^ 77) % 1000) as f64 / 4000.0;
+                let other = 1.0 + (mix(i ^ 99) % 1000) as f64 / 100.0;
+                format!("{key},{time},{other}\n")
+            })
+            .collect();
+        let two: String = (0..400u64)
+            .map(|i| {
+                let (a, b) = (1 + mix(i) % 6, 1 + mix(i ^ 5) % 5);
+                let time = 2.0 + (a * b) as f64 + (mix(i ^ 77) % 1000) as f64 / 1000.0;
+                format!("{a},{b},{time}\n")
+            })
+            .collect();
+        use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+        let options = LoadOptions {
+            key: vec!["src_len".into(), "tgt_len".into()],
+            ..LoadOptions::default()
+        };
+        let text = format!("src_len,tgt_len,time_ms\n{two}");
+        let logs = [
+            crate::runlog::test_log(&format!("seq_len,time_ms,mem_mb\n{one}")),
+            load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap(),
+        ];
+        for log in &logs {
+            let groups = KeyGroups::from_log(log);
+            let count = groups.len();
+            assert!(count >= 25, "{count} keys");
+            for first in 0..count {
+                for end in first + 1..=count {
+                    let members: Vec<usize> = (first..end).collect();
+                    let reversed: Vec<usize> = members.iter().rev().copied().collect();
+                    let plain = plain::curve_of(&groups, &members);
+                    for members in [&members, &reversed] {
+                        let curve = BaselineCurve::of(&groups, members);
+                        assert_eq!(curve.keys, plain.keys, "{members:?}");
+                        let bits = |c: &BaselineCurve| {
+                            c.expected
+                                .iter()
+                                .map(|m| m.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+                                .collect::<Vec<_>>()
+                        };
+                        assert_eq!(bits(&curve), bits(&plain), "{members:?}");
+                    }
+                }
+            }
+        }
     }
 
     fn key(x: f64, count: f64, mean: f64, sd: f64) -> KeyMean<'static> {
