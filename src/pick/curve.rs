@@ -51,14 +51,12 @@ impl BaselineCurve {
         }
         let mut members = members.to_vec();
         members.sort_by(|&a, &b| groups.key(a).cmp(groups.key(b)));
-        let sorted_keys = members
-            .iter()
-            .flat_map(|&g| groups.key(g).iter().copied())
-            .collect();
-        let coords: Vec<f64> = members
-            .iter()
-            .flat_map(|&g| groups.key(g).iter().map(|&k| f64::from(k)))
-            .collect();
+        let mut sorted_keys = Vec::with_capacity(members.len() * dims);
+        let mut coords: Vec<f64> = Vec::with_capacity(members.len() * dims);
+        for &g in &members {
+            sorted_keys.extend_from_slice(groups.key(g));
+            coords.extend(groups.key(g).iter().map(|&k| f64::from(k)));
+        }
         let mut keys: Vec<KeyMean> = coords
             .chunks(dims.max(1))
             .map(|c| KeyMean {
@@ -167,7 +165,7 @@ fn expected_means(keys: &[KeyMean<'_>]) -> Vec<f64> {
 }
 
 /// A fitted surface `intercept + sum b_j (feature_j - centre_j)` over the keys' features
-/// (`features`), with no coefficient along a feature the keys do not vary in.
+/// (`push_features`), with no coefficient along a feature the keys do not vary in.
 struct Line {
     /// The keys' weighted mean coordinates, subtracted before the features are taken.
     origin: Vec<f64>,
@@ -180,7 +178,7 @@ struct Line {
 impl Line {
     fn at(&self, coords: &[f64]) -> f64 {
         let term = |j: usize, x: f64| self.coefficients[1 + j] * (x - self.centre[j]);
-        // The features of the shifted coordinates (`features`), taken without a buffer: a
+        // The features of the shifted coordinates (`push_features`), taken without a buffer: a
         // line is read at every key of every bin.
         let terms: f64 = match (coords, self.origin.as_slice()) {
             ([x], [o]) => {
@@ -202,9 +200,10 @@ impl Line {
 /// square, pushed onto `features`. Costs bend with length (attention is quadratic in it), and
 /// a straight line through a bent cost sits above it mid-bin, where the pick stands: dividing
 /// by it there would lean every ratio low.
-fn push_features(coords: &[f64], features: &mut Vec<f64>) {
-    features.extend_from_slice(coords);
-    if let [x] = coords {
+fn push_features(coords: impl Iterator<Item = f64>, features: &mut Vec<f64>) {
+    let start = features.len();
+    features.extend(coords);
+    if let &[x] = &features[start..] {
         features.push(x * x);
     }
 }
@@ -224,12 +223,12 @@ fn fit_line(keys: &[KeyMean<'_>]) -> Option<Line> {
         .map(|d| keys.iter().map(|k| k.count * k.coords[d]).sum::<f64>() / total)
         .collect();
     // Each key's features, `n` a key, in one buffer.
-    let mut shifted = Vec::new();
-    let mut c = Vec::with_capacity(dims);
+    let mut shifted = Vec::with_capacity(keys.len() * (dims + 1));
     for k in keys {
-        c.clear();
-        c.extend(k.coords.iter().zip(&origin).map(|(x, o)| x - o));
-        push_features(&c, &mut shifted);
+        push_features(
+            k.coords.iter().zip(&origin).map(|(x, o)| x - o),
+            &mut shifted,
+        );
     }
     let n = shifted.len() / keys.len();
     let shifted = shifted.chunks_exact(n);
