@@ -37,16 +37,26 @@ impl BaselineCurve {
     /// The curve of the bin `members` (key group indices of `groups`) on the baseline.
     pub fn of(groups: &KeyGroups, members: &[usize]) -> Self {
         let dims = groups.dims;
+        if let (&[g], 1..) = (members, dims) {
+            // A key alone keeps its own mean (`expected_means`): most bins at a large K, each
+            // made at every K the plan's search costs.
+            return BaselineCurve {
+                dims,
+                keys: groups.key(g).to_vec(),
+                expected: groups.moments[0]
+                    .iter()
+                    .map(|metric| vec![metric[g].mean])
+                    .collect(),
+            };
+        }
         let mut members = members.to_vec();
         members.sort_by(|&a, &b| groups.key(a).cmp(groups.key(b)));
-        let sorted_keys = members
-            .iter()
-            .flat_map(|&g| groups.key(g).to_vec())
-            .collect();
-        let coords: Vec<f64> = members
-            .iter()
-            .flat_map(|&g| groups.key(g).iter().map(|&k| f64::from(k)))
-            .collect();
+        let mut sorted_keys = Vec::with_capacity(members.len() * dims);
+        let mut coords: Vec<f64> = Vec::with_capacity(members.len() * dims);
+        for &g in &members {
+            sorted_keys.extend_from_slice(groups.key(g));
+            coords.extend(groups.key(g).iter().map(|&k| f64::from(k)));
+        }
         let mut keys: Vec<KeyMean> = coords
             .chunks(dims.max(1))
             .map(|c| KeyMean {
@@ -105,13 +115,18 @@ struct KeyMean<'a> {
 
 /// Each key's expected value (see the module's comment), scaled to the keys' total.
 fn expected_means(keys: &[KeyMean<'_>]) -> Vec<f64> {
-    let own: Vec<f64> = keys.iter().map(|k| k.mean).collect();
+    let own = || keys.iter().map(|k| k.mean).collect();
     let within_dof: f64 = keys.iter().map(|k| (k.count - 1.0).max(0.0)).sum();
+    // A curve has at least its intercept: one key, or no noise to weigh it by, keeps its own
+    // without a fit (the bins of one key are most of them at a large K).
+    if within_dof <= 0.0 || keys.len() <= 1 {
+        return own();
+    }
     let Some(line) = fit_line(keys) else {
-        return own;
+        return own();
     };
-    if within_dof <= 0.0 || keys.len() <= line.parameters {
-        return own;
+    if keys.len() <= line.parameters {
+        return own();
     }
     let noise = keys.iter().map(|k| k.squares).sum::<f64>() / within_dof;
     let fitted: Vec<f64> = keys.iter().map(|k| line.at(k.coords)).collect();
@@ -125,31 +140,32 @@ fn expected_means(keys: &[KeyMean<'_>]) -> Vec<f64> {
     let g = keys.len() as f64;
     let p = line.parameters as f64;
     let spread = ((misfit - (g - p) * noise) / (total * (1.0 - p / g))).max(0.0);
-    let expected: Vec<f64> = keys
-        .iter()
-        .zip(&fitted)
-        .map(|(k, &f)| {
-            let pull = if noise > 0.0 {
-                spread / (spread + noise / k.count)
-            } else {
-                1.0
-            };
-            f + pull * (k.mean - f)
-        })
-        .collect();
+    let mut expected = fitted;
+    for (e, k) in expected.iter_mut().zip(keys) {
+        let f = *e;
+        let pull = if noise > 0.0 {
+            spread / (spread + noise / k.count)
+        } else {
+            1.0
+        };
+        *e = f + pull * (k.mean - f);
+    }
     let sum_expected: f64 = keys.iter().zip(&expected).map(|(k, e)| k.count * e).sum();
     let sum_own: f64 = keys.iter().map(|k| k.count * k.mean).sum();
     // A curve that dips to zero or below at the bin's edge cannot divide; keys' own means can.
     let positive = |v: f64| v > 0.0;
     if !positive(sum_expected) || !expected.iter().all(|&e| positive(e)) {
-        return own;
+        return own();
     }
     let scale = sum_own / sum_expected;
-    expected.iter().map(|e| e * scale).collect()
+    for e in &mut expected {
+        *e *= scale;
+    }
+    expected
 }
 
 /// A fitted surface `intercept + sum b_j (feature_j - centre_j)` over the keys' features
-/// (`features`), with no coefficient along a feature the keys do not vary in.
+/// (`push_features`), with no coefficient along a feature the keys do not vary in.
 struct Line {
     /// The keys' weighted mean coordinates, subtracted before the features are taken.
     origin: Vec<f64>,
@@ -161,31 +177,35 @@ struct Line {
 
 impl Line {
     fn at(&self, coords: &[f64]) -> f64 {
-        let shifted: Vec<f64> = coords
-            .iter()
-            .zip(&self.origin)
-            .map(|(x, o)| x - o)
-            .collect();
-        self.coefficients[0]
-            + features(&shifted)
+        let term = |j: usize, x: f64| self.coefficients[1 + j] * (x - self.centre[j]);
+        // The features of the shifted coordinates (`push_features`), taken without a buffer: a
+        // line is read at every key of every bin.
+        let terms: f64 = match (coords, self.origin.as_slice()) {
+            ([x], [o]) => {
+                let x = x - o;
+                [term(0, x), term(1, x * x)].into_iter().sum()
+            }
+            _ => coords
                 .iter()
-                .zip(&self.centre)
-                .zip(&self.coefficients[1..])
-                .map(|((x, c), b)| b * (x - c))
-                .sum::<f64>()
+                .zip(&self.origin)
+                .enumerate()
+                .map(|(j, (x, o))| term(j, x - o))
+                .sum(),
+        };
+        self.coefficients[0] + terms
     }
 }
 
 /// What the curve is fitted on: the key's coordinates and, for a one-dimensional key, its
-/// square. Costs bend with length (attention is quadratic in it), and a straight line
-/// through a bent cost sits above it mid-bin, where the pick stands: dividing by it there
-/// would lean every ratio low.
-fn features(coords: &[f64]) -> Vec<f64> {
-    let mut features = coords.to_vec();
-    if let [x] = coords {
+/// square, pushed onto `features`. Costs bend with length (attention is quadratic in it), and
+/// a straight line through a bent cost sits above it mid-bin, where the pick stands: dividing
+/// by it there would lean every ratio low.
+fn push_features(coords: impl Iterator<Item = f64>, features: &mut Vec<f64>) {
+    let start = features.len();
+    features.extend(coords);
+    if let &[x] = &features[start..] {
         features.push(x * x);
     }
-    features
 }
 
 /// Weighted least squares of the keys' means on their features (weights: iterations), solved
@@ -202,33 +222,36 @@ fn fit_line(keys: &[KeyMean<'_>]) -> Option<Line> {
     let origin: Vec<f64> = (0..dims)
         .map(|d| keys.iter().map(|k| k.count * k.coords[d]).sum::<f64>() / total)
         .collect();
-    let shifted: Vec<Vec<f64>> = keys
-        .iter()
-        .map(|k| {
-            let c: Vec<f64> = k.coords.iter().zip(&origin).map(|(x, o)| x - o).collect();
-            features(&c)
-        })
-        .collect();
-    let n = shifted[0].len();
+    // Each key's features, `n` a key, in one buffer.
+    let mut shifted = Vec::with_capacity(keys.len() * (dims + 1));
+    for k in keys {
+        push_features(
+            k.coords.iter().zip(&origin).map(|(x, o)| x - o),
+            &mut shifted,
+        );
+    }
+    let n = shifted.len() / keys.len();
+    let shifted = shifted.chunks_exact(n);
     let centre: Vec<f64> = (0..n)
         .map(|j| {
             keys.iter()
-                .zip(&shifted)
+                .zip(shifted.clone())
                 .map(|(k, f)| k.count * f[j])
                 .sum::<f64>()
                 / total
         })
         .collect();
     let mean = keys.iter().map(|k| k.count * k.mean).sum::<f64>() / total;
-    // Normal equations of the coefficients on centred features (the intercept is the mean).
-    let mut a = vec![vec![0.0; n]; n];
+    // Normal equations of the coefficients on centred features (the intercept is the mean),
+    // `a` row-major.
+    let mut a = vec![0.0; n * n];
     let mut b = vec![0.0; n];
-    for (k, f) in keys.iter().zip(&shifted) {
+    for (k, f) in keys.iter().zip(shifted) {
         for i in 0..n {
             let xi = f[i] - centre[i];
             b[i] += k.count * xi * (k.mean - mean);
             for j in 0..n {
-                a[i][j] += k.count * xi * (f[j] - centre[j]);
+                a[i * n + j] += k.count * xi * (f[j] - centre[j]);
             }
         }
     }
@@ -244,32 +267,36 @@ fn fit_line(keys: &[KeyMean<'_>]) -> Option<Line> {
     })
 }
 
-/// Solves `a x = b` (symmetric, positive semi-definite) by Gaussian elimination, leaving out
-/// (as `None`) each variable whose pivot is negligible next to its own diagonal: a coordinate
-/// that does not vary, or varies only with one already taken.
-fn solve_dropping_flat(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<Option<f64>> {
+/// Solves `a x = b` (symmetric, positive semi-definite, `a` row-major) by Gaussian
+/// elimination, leaving out (as `None`) each variable whose pivot is negligible next to its
+/// own diagonal: a coordinate that does not vary, or varies only with one already taken.
+fn solve_dropping_flat(mut a: Vec<f64>, mut b: Vec<f64>) -> Vec<Option<f64>> {
     let n = b.len();
-    let diagonal: Vec<f64> = (0..n).map(|i| a[i][i]).collect();
+    let diagonal: Vec<f64> = (0..n).map(|i| a[i * n + i]).collect();
     let mut kept = vec![false; n];
+    let mut pivot_row = Vec::with_capacity(n);
     for i in 0..n {
         // Also false for a NaN pivot.
-        let pivots = diagonal[i] > 0.0 && a[i][i] > 1e-9 * diagonal[i];
+        let pivots = diagonal[i] > 0.0 && a[i * n + i] > 1e-9 * diagonal[i];
         if !pivots {
             continue;
         }
         kept[i] = true;
-        let pivot_row = a[i].clone();
+        pivot_row.clear();
+        pivot_row.extend_from_slice(&a[i * n..(i + 1) * n]);
         for r in 0..n {
-            if r != i && a[r][i] != 0.0 {
-                let factor = a[r][i] / pivot_row[i];
-                for (cell, p) in a[r].iter_mut().zip(&pivot_row) {
+            if r != i && a[r * n + i] != 0.0 {
+                let factor = a[r * n + i] / pivot_row[i];
+                for (cell, p) in a[r * n..(r + 1) * n].iter_mut().zip(&pivot_row) {
                     *cell -= factor * p;
                 }
                 b[r] -= factor * b[i];
             }
         }
     }
-    (0..n).map(|i| kept[i].then(|| b[i] / a[i][i])).collect()
+    (0..n)
+        .map(|i| kept[i].then(|| b[i] / a[i * n + i]))
+        .collect()
 }
 
 #[cfg(test)]
@@ -277,6 +304,347 @@ mod tests {
     use super::*;
 
     const XS: [f64; 6] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
+
+    /// The curve as first written, a buffer per key and feature: the oracle of the one above,
+    /// which must give the same values, bit for bit.
+    mod plain {
+        use super::super::{BaselineCurve, KeyMean};
+        use crate::groups::KeyGroups;
+
+        pub(super) fn curve_of(groups: &KeyGroups, members: &[usize]) -> BaselineCurve {
+            let dims = groups.dims;
+            let mut members = members.to_vec();
+            members.sort_by(|&a, &b| groups.key(a).cmp(groups.key(b)));
+            let sorted_keys = members
+                .iter()
+                .flat_map(|&g| groups.key(g).to_vec())
+                .collect();
+            let coords: Vec<f64> = members
+                .iter()
+                .flat_map(|&g| groups.key(g).iter().map(|&k| f64::from(k)))
+                .collect();
+            let mut keys: Vec<KeyMean> = coords
+                .chunks(dims.max(1))
+                .map(|c| KeyMean {
+                    coords: c,
+                    count: 0.0,
+                    mean: 0.0,
+                    squares: 0.0,
+                })
+                .collect();
+            let expected = groups.moments[0]
+                .iter()
+                .map(|metric| {
+                    for (key, &g) in keys.iter_mut().zip(&members) {
+                        key.count = metric[g].count as f64;
+                        key.mean = metric[g].mean;
+                        key.squares = metric[g].m2;
+                    }
+                    expected_means(&keys)
+                })
+                .collect();
+            BaselineCurve {
+                dims,
+                keys: sorted_keys,
+                expected,
+            }
+        }
+
+        /// Each key's expected value (see the module's comment), scaled to the keys' total.
+        pub(super) fn expected_means(keys: &[KeyMean<'_>]) -> Vec<f64> {
+            let own: Vec<f64> = keys.iter().map(|k| k.mean).collect();
+            let within_dof: f64 = keys.iter().map(|k| (k.count - 1.0).max(0.0)).sum();
+            let Some(line) = fit_line(keys) else {
+                return own;
+            };
+            if within_dof <= 0.0 || keys.len() <= line.parameters {
+                return own;
+            }
+            let noise = keys.iter().map(|k| k.squares).sum::<f64>() / within_dof;
+            let fitted: Vec<f64> = keys.iter().map(|k| line.at(k.coords)).collect();
+            let total: f64 = keys.iter().map(|k| k.count).sum();
+            let misfit: f64 = keys
+                .iter()
+                .zip(&fitted)
+                .map(|(k, f)| k.count * (k.mean - f).powi(2))
+                .sum();
+            // E[misfit] = (G - p) s^2 + tau^2 N (1 - p / G), by the weighted fit's leverage.
+            let g = keys.len() as f64;
+            let p = line.parameters as f64;
+            let spread = ((misfit - (g - p) * noise) / (total * (1.0 - p / g))).max(0.0);
+            let expected: Vec<f64> = keys
+                .iter()
+                .zip(&fitted)
+                .map(|(k, &f)| {
+                    let pull = if noise > 0.0 {
+                        spread / (spread + noise / k.count)
+                    } else {
+                        1.0
+                    };
+                    f + pull * (k.mean - f)
+                })
+                .collect();
+            let sum_expected: f64 = keys.iter().zip(&expected).map(|(k, e)| k.count * e).sum();
+            let sum_own: f64 = keys.iter().map(|k| k.count * k.mean).sum();
+            // A curve that dips to zero or below at the bin's edge cannot divide; keys' own means can.
+            let positive = |v: f64| v > 0.0;
+            if !positive(sum_expected) || !expected.iter().all(|&e| positive(e)) {
+                return own;
+            }
+            let scale = sum_own / sum_expected;
+            expected.iter().map(|e| e * scale).collect()
+        }
+
+        /// A fitted surface `intercept + sum b_j (feature_j - centre_j)` over the keys' features
+        /// (`features`), with no coefficient along a feature the keys do not vary in.
+        struct Line {
+            /// The keys' weighted mean coordinates, subtracted before the features are taken.
+            origin: Vec<f64>,
+            centre: Vec<f64>,
+            coefficients: Vec<f64>,
+            /// Fitted parameters: the intercept and one per feature that varies.
+            parameters: usize,
+        }
+
+        impl Line {
+            fn at(&self, coords: &[f64]) -> f64 {
+                let shifted: Vec<f64> = coords
+                    .iter()
+                    .zip(&self.origin)
+                    .map(|(x, o)| x - o)
+                    .collect();
+                self.coefficients[0]
+                    + features(&shifted)
+                        .iter()
+                        .zip(&self.centre)
+                        .zip(&self.coefficients[1..])
+                        .map(|((x, c), b)| b * (x - c))
+                        .sum::<f64>()
+            }
+        }
+
+        /// What the curve is fitted on: the key's coordinates and, for a one-dimensional key, its
+        /// square. Costs bend with length (attention is quadratic in it), and a straight line
+        /// through a bent cost sits above it mid-bin, where the pick stands: dividing by it there
+        /// would lean every ratio low.
+        fn features(coords: &[f64]) -> Vec<f64> {
+            let mut features = coords.to_vec();
+            if let [x] = coords {
+                features.push(x * x);
+            }
+            features
+        }
+
+        /// Weighted least squares of the keys' means on their features (weights: iterations), solved
+        /// on centred features; a feature along which the keys do not vary (or vary only with
+        /// others) gets no coefficient. `None` without any iteration.
+        fn fit_line(keys: &[KeyMean<'_>]) -> Option<Line> {
+            let total: f64 = keys.iter().map(|k| k.count).sum();
+            if keys.is_empty() || total <= 0.0 {
+                return None;
+            }
+            // Centre the coordinates first so that the square of a length is not a huge number
+            // nearly collinear with the length itself.
+            let dims = keys[0].coords.len();
+            let origin: Vec<f64> = (0..dims)
+                .map(|d| keys.iter().map(|k| k.count * k.coords[d]).sum::<f64>() / total)
+                .collect();
+            let shifted: Vec<Vec<f64>> = keys
+                .iter()
+                .map(|k| {
+                    let c: Vec<f64> = k.coords.iter().zip(&origin).map(|(x, o)| x - o).collect();
+                    features(&c)
+                })
+                .collect();
+            let n = shifted[0].len();
+            let centre: Vec<f64> = (0..n)
+                .map(|j| {
+                    keys.iter()
+                        .zip(&shifted)
+                        .map(|(k, f)| k.count * f[j])
+                        .sum::<f64>()
+                        / total
+                })
+                .collect();
+            let mean = keys.iter().map(|k| k.count * k.mean).sum::<f64>() / total;
+            // Normal equations of the coefficients on centred features (the intercept is the mean).
+            let mut a = vec![vec![0.0; n]; n];
+            let mut b = vec![0.0; n];
+            for (k, f) in keys.iter().zip(&shifted) {
+                for i in 0..n {
+                    let xi = f[i] - centre[i];
+                    b[i] += k.count * xi * (k.mean - mean);
+                    for j in 0..n {
+                        a[i][j] += k.count * xi * (f[j] - centre[j]);
+                    }
+                }
+            }
+            let slopes = solve_dropping_flat(a, b);
+            let parameters = 1 + slopes.iter().filter(|s| s.is_some()).count();
+            let mut coefficients = vec![mean];
+            coefficients.extend(slopes.into_iter().map(|s| s.unwrap_or(0.0)));
+            Some(Line {
+                origin,
+                centre,
+                coefficients,
+                parameters,
+            })
+        }
+
+        /// Solves `a x = b` (symmetric, positive semi-definite) by Gaussian elimination, leaving out
+        /// (as `None`) each variable whose pivot is negligible next to its own diagonal: a coordinate
+        /// that does not vary, or varies only with one already taken.
+        fn solve_dropping_flat(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<Option<f64>> {
+            let n = b.len();
+            let diagonal: Vec<f64> = (0..n).map(|i| a[i][i]).collect();
+            let mut kept = vec![false; n];
+            for i in 0..n {
+                // Also false for a NaN pivot.
+                let pivots = diagonal[i] > 0.0 && a[i][i] > 1e-9 * diagonal[i];
+                if !pivots {
+                    continue;
+                }
+                kept[i] = true;
+                let pivot_row = a[i].clone();
+                for r in 0..n {
+                    if r != i && a[r][i] != 0.0 {
+                        let factor = a[r][i] / pivot_row[i];
+                        for (cell, p) in a[r].iter_mut().zip(&pivot_row) {
+                            *cell -= factor * p;
+                        }
+                        b[r] -= factor * b[i];
+                    }
+                }
+            }
+            (0..n).map(|i| kept[i].then(|| b[i] / a[i][i])).collect()
+        }
+    }
+
+    /// splitmix64's finalizer: a fixed hash, so the bins are the same on every run.
+    fn mix(x: u64) -> u64 {
+        let h = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        h ^ (h >> 31)
+    }
+
+    /// The curve without a buffer per key is the curve with them, bit for bit, on bins of one
+    /// to nine keys in one and two dimensions: smooth, stepwise, flat along a dimension, seen
+    /// once, noiseless, and dipping below zero (where the keys keep their own means).
+    #[test]
+    fn the_curve_is_the_plain_curves_bit_for_bit() {
+        let mut fitted = 0;
+        for case in 0..4_000u64 {
+            let h = |i: u64| mix(case * 1_000 + i);
+            let unit = |i: u64| (h(i) >> 11) as f64 / (1u64 << 53) as f64;
+            let dims = 1 + (h(0) % 2) as usize;
+            let count = 1 + (h(1) % 9) as usize;
+            let coords: Vec<f64> = (0..count * dims)
+                .map(|i| {
+                    let flat = dims == 2 && i % 2 == 1 && h(2) % 3 == 0;
+                    if flat {
+                        7.0
+                    } else {
+                        (h(100 + i as u64) % 600) as f64
+                    }
+                })
+                .collect();
+            let keys: Vec<KeyMean> = coords
+                .chunks(dims)
+                .enumerate()
+                .map(|(i, c)| {
+                    let i = i as u64;
+                    let seen = match h(3) % 4 {
+                        0 => 1.0,
+                        _ => (1 + h(200 + i) % 40) as f64,
+                    };
+                    let curve = 3.0 + 0.05 * c[0] + 1e-4 * c[0] * c[0];
+                    let step = if h(4) % 3 == 0 && c[0] > 300.0 {
+                        20.0
+                    } else {
+                        0.0
+                    };
+                    let shift = if h(5) % 5 == 0 { -30.0 } else { 0.0 };
+                    let sd = if h(6) % 7 == 0 {
+                        0.0
+                    } else {
+                        2.0 * unit(300 + i)
+                    };
+                    KeyMean {
+                        coords: c,
+                        count: seen,
+                        mean: curve + step + shift + (unit(400 + i) - 0.5),
+                        squares: sd * sd * (seen - 1.0),
+                    }
+                })
+                .collect();
+            let (fast, slow) = (expected_means(&keys), plain::expected_means(&keys));
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(
+                bits(&fast),
+                bits(&slow),
+                "case {case}: {fast:?} against {slow:?}"
+            );
+            fitted += usize::from(keys.iter().zip(&fast).any(|(k, e)| k.mean != *e));
+        }
+        // Most bins are fitted, not left at their own means.
+        assert!(fitted > 1_000, "{fitted} of 4,000 fitted");
+    }
+
+    /// A bin's curve is the plain one, bit for bit, for every run of consecutive keys of a
+    /// log (one key alone, in a line of one or two columns, seen once or many times), its
+    /// members given in either order.
+    #[test]
+    fn a_bins_curve_is_the_plain_ones_bit_for_bit() {
+        let one: String = (0..600u64)
+            .map(|i| {
+                let key = 10 + mix(i) % 30;
+                let time = 3.0 + 0.05 * key as f64 + (mix(i ^ 77) % 1000) as f64 / 4000.0;
+                let other = 1.0 + (mix(i ^ 99) % 1000) as f64 / 100.0;
+                format!("{key},{time},{other}\n")
+            })
+            .collect();
+        let two: String = (0..400u64)
+            .map(|i| {
+                let (a, b) = (1 + mix(i) % 6, 1 + mix(i ^ 5) % 5);
+                let time = 2.0 + (a * b) as f64 + (mix(i ^ 77) % 1000) as f64 / 1000.0;
+                format!("{a},{b},{time}\n")
+            })
+            .collect();
+        use crate::runlog::{load_bytes, InputFormat, LoadOptions};
+        let options = LoadOptions {
+            key: vec!["src_len".into(), "tgt_len".into()],
+            ..LoadOptions::default()
+        };
+        let text = format!("src_len,tgt_len,time_ms\n{two}");
+        let logs = [
+            crate::runlog::test_log(&format!("seq_len,time_ms,mem_mb\n{one}")),
+            load_bytes("t.csv", text.as_bytes(), InputFormat::Csv, &options).unwrap(),
+        ];
+        for log in &logs {
+            let groups = KeyGroups::from_log(log);
+            let count = groups.len();
+            assert!(count >= 25, "{count} keys");
+            for first in 0..count {
+                for end in first + 1..=count {
+                    let members: Vec<usize> = (first..end).collect();
+                    let reversed: Vec<usize> = members.iter().rev().copied().collect();
+                    let plain = plain::curve_of(&groups, &members);
+                    for members in [&members, &reversed] {
+                        let curve = BaselineCurve::of(&groups, members);
+                        assert_eq!(curve.keys, plain.keys, "{members:?}");
+                        let bits = |c: &BaselineCurve| {
+                            c.expected
+                                .iter()
+                                .map(|m| m.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+                                .collect::<Vec<_>>()
+                        };
+                        assert_eq!(bits(&curve), bits(&plain), "{members:?}");
+                    }
+                }
+            }
+        }
+    }
 
     fn key(x: f64, count: f64, mean: f64, sd: f64) -> KeyMean<'static> {
         KeyMean {

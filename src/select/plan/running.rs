@@ -3,8 +3,145 @@
 //! (`estimate::Figure`), so a projection costs a step per changed bin instead of a pass over
 //! every bin and figure (at K = 500 with `--compare`, those passes were 60% of the search).
 
-use crate::estimate::{variance_with_bias, BinSums, BinTerms, Figure, NewNoise};
+use crate::estimate::{variance_with_bias, BinSums, BinTerms, Figure, NewNoise, RatioSpread};
+use crate::pick::SeqPoint;
+use crate::runlog::RunLog;
 use crate::stats::{half_width_pct, half_width_with_bias_within, target_limit_pct};
+
+use super::design::{curve_at, curve_scale, PlanDesign};
+
+/// The sums over a bin's first rows on one metric (`RunningSums`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Prefix {
+    baseline: f64,
+    new: f64,
+    /// The paired log ratios `ln(y / x)` that exist (counted exactly in an `f64`), their sum
+    /// and sum of squares.
+    ratio_count: f64,
+    ratio: f64,
+    ratio_squares: f64,
+    /// Over the bin (`PlanDesign::OverBin`): the baseline's curve at the rows' keys, so that
+    /// the baseline reads as the plan's projection reads it (`PlanDesign::baseline_values`);
+    /// 0 at the key.
+    curve: f64,
+}
+
+/// Running sums over each bin's listed rows, on every metric: per bin and metric, entry `i`
+/// sums the bin's first `i` rows. A plan asking more samples than the bin lists takes them
+/// round again (as `draw_rows` repeats the list), so a sum over `s` rows is whole rounds plus
+/// a first part. One buffer for every bin of a K: built once per search, and a bin's figures
+/// read off two entries (a buffer per bin and sum was most of a search's allocations).
+pub(super) struct RunningSums {
+    /// Per bin, per metric, the bin's `listed + 1` entries.
+    entries: Vec<Prefix>,
+    /// Where each bin's entries start, then the buffer's end.
+    starts: Vec<usize>,
+    metrics: usize,
+    compare: bool,
+    over_bin: bool,
+}
+
+impl RunningSums {
+    /// The sums over each bin's listed rows (at least one), which `list(b, rows)` puts in
+    /// `rows` for `seqpoints[b]`.
+    pub(super) fn over(
+        log: &RunLog,
+        seqpoints: &[SeqPoint],
+        design: PlanDesign,
+        mut list: impl FnMut(usize, &mut Vec<u32>),
+    ) -> RunningSums {
+        let metrics = log.metric_names().len();
+        let compare = log.configs.len() > 1;
+        let over_bin = design == PlanDesign::OverBin;
+        let mut entries = Vec::new();
+        let mut starts = Vec::with_capacity(seqpoints.len() + 1);
+        let mut rows = Vec::new();
+        for (b, sp) in seqpoints.iter().enumerate() {
+            rows.clear();
+            list(b, &mut rows);
+            starts.push(entries.len());
+            for metric in 0..metrics {
+                let value = |c: usize, r: u32| log.configs[c].metrics[metric].values[r as usize];
+                let mut last = Prefix::default();
+                entries.push(last);
+                for &r in &rows {
+                    let x = value(0, r);
+                    let curve = if over_bin {
+                        last.curve + curve_at(log, sp, r, metric)
+                    } else {
+                        0.0
+                    };
+                    let y = if compare { value(1, r) } else { 0.0 };
+                    let ratio = (compare && x > 0.0 && y > 0.0).then(|| (y / x).ln());
+                    let r = ratio.unwrap_or(0.0);
+                    last = Prefix {
+                        baseline: last.baseline + x,
+                        new: last.new + y,
+                        ratio_count: last.ratio_count + if ratio.is_some() { 1.0 } else { 0.0 },
+                        ratio: last.ratio + r,
+                        ratio_squares: last.ratio_squares + r * r,
+                        curve,
+                    };
+                    entries.push(last);
+                }
+            }
+        }
+        starts.push(entries.len());
+        RunningSums {
+            entries,
+            starts,
+            metrics,
+            compare,
+            over_bin,
+        }
+    }
+
+    /// Bin `b` (`sp`) on `metric` as the interval formulas read it with `samples` rows
+    /// profiled.
+    pub(super) fn bin(&self, b: usize, sp: &SeqPoint, metric: usize, samples: u64) -> BinSums {
+        let per_metric = (self.starts[b + 1] - self.starts[b]) / self.metrics;
+        let start = self.starts[b] + metric * per_metric;
+        let entries = &self.entries[start..start + per_metric];
+        let listed = per_metric - 1;
+        let s = samples.max(1) as usize;
+        let (rounds, part) = ((s / listed) as f64, s % listed);
+        let (whole, part) = (&entries[listed], &entries[part]);
+        // The sum of a field over the first `s` rows, the list taken round again as needed.
+        let first = |field: fn(&Prefix) -> f64| rounds * field(whole) + field(part);
+        let ratio_count = first(|p| p.ratio_count) as usize;
+        let (sum, squares) = (first(|p| p.ratio), first(|p| p.ratio_squares));
+        // The baseline's mean over the first `s` rows, divided by the curve's there over the
+        // bin (`PlanDesign::baseline_values`).
+        let plain = first(|p| p.baseline) / s as f64;
+        let x = if self.over_bin {
+            let bin_mean = sp.bin.moments[0][metric].mean;
+            plain * curve_scale(bin_mean, first(|p| p.curve) / s as f64)
+        } else {
+            plain
+        };
+        BinSums {
+            weight: sp.weight as f64,
+            x,
+            y: if self.compare {
+                first(|p| p.new) / s as f64
+            } else {
+                0.0
+            },
+            new_count: if self.compare { s } else { 0 },
+            ratios: RatioSpread {
+                count: ratio_count,
+                squares: if ratio_count > 0 {
+                    (squares - sum * sum / ratio_count as f64).max(0.0)
+                } else {
+                    0.0
+                },
+            },
+            distinct: samples,
+            key: sp.key_noise[metric],
+            stratum: sp.stratum.unwrap_or(0),
+        }
+    }
+}
 
 /// One figure of one metric: its bins' terms at the search's current samples, and their sums.
 pub(super) struct RunningFigure {

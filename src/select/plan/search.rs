@@ -7,16 +7,14 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::AddAssign;
 
-use crate::estimate::{
-    baseline_parts_of, new_and_speedup_parts_of, BinSums, RatioSpread, VarianceParts,
-};
+use crate::estimate::{baseline_parts_of, new_and_speedup_parts_of, BinSums, VarianceParts};
 use crate::pick::SeqPoint;
 use crate::runlog::RunLog;
 use crate::stats::{half_width_pct, variance_of_half_width};
 
 use super::allocation::{fewest_samples, fewest_samples_with_bias};
-use super::design::{curve_at, curve_scale, PlanDesign};
-use super::running::{running as running_figures, RunningFigure};
+use super::design::PlanDesign;
+use super::running::{running as running_figures, RunningFigure, RunningSums};
 
 /// What a target's plan profiles for each SeqPoint, as the search sees it: its own row, then
 /// its alternates' rows (the rows the plan takes first, in its order: at the key `draw_rows`'
@@ -25,25 +23,72 @@ use super::running::{running as running_figures, RunningFigure};
 /// from. Beyond them (a bin with more iterations than it lists) the plan's further draws are
 /// taken as the listed rows again, keeping their mean and their spread. Kept as running
 /// sums, so that the figures at any sample counts cost a step per bin.
+///
+/// It also holds the search's current samples, as a cursor: the search moves it a bin at a
+/// time (`set`) or wholesale (`move_to`) and reads the figures there (`worst_pct_here`,
+/// `meets_here`). A fill or a trim changes a bin or two between projections, so a projection
+/// reads only the bins set since the last one: finding them by comparing every bin's samples
+/// with the last projection's took a pass per projection, a fifth of a search with
+/// `--strata` at K = 500.
 pub(super) struct ListedRows<'a> {
     log: &'a RunLog,
     seqpoints: &'a [SeqPoint],
-    /// `[metric][bin]`: running sums over the bin's first rows, up to its cap.
-    sums: Vec<Vec<RunningSums>>,
+    /// Running sums over each bin's first rows, up to its cap, on every metric.
+    sums: RunningSums,
     /// What the search has cost so far (a `Cell`: the figures are read through `&self`).
     work: Cell<SearchWork>,
     /// The fewest samples each bin takes (`PlanDesign::at_least`): where the search starts
     /// and the trim stops.
     least: Vec<u64>,
-    /// `[metric][bin]`: the bins as the last figures read them, at `at`'s samples: a fill or
-    /// a trim changes one bin's samples between projections, so only the bins whose samples
-    /// changed are read off their running sums again (each `BinSums` the same, value for
+    /// The cursor and the figures as last read (a `RefCell`: read through `&self`).
+    reading: RefCell<Reading>,
+}
+
+/// The search's current samples, and the figures as the last projection read them.
+#[derive(Default)]
+struct Reading {
+    /// The current samples; empty until the cursor is first moved.
+    now: Vec<u64>,
+    /// The samples the bins were last read at; empty until the first projection, which
+    /// reads every bin.
+    read: Vec<u64>,
+    /// The bins set since the last projection, each once (`flagged` marks them); some may
+    /// be back at their samples as read.
+    dirty: Vec<usize>,
+    flagged: Vec<bool>,
+    /// `[metric][bin]`: the bins at `read`'s samples (each `BinSums` the same, value for
     /// value, as read whole).
-    bins: RefCell<Vec<Vec<BinSums>>>,
-    at: RefCell<Vec<u64>>,
-    /// `[metric][figure]`: every figure at `at`'s samples as running sums over the bins
+    bins: Vec<Vec<BinSums>>,
+    /// `[metric][figure]`: every figure at `read`'s samples as running sums over the bins
     /// (`running`); `None` where they cannot follow.
-    running: RefCell<Option<Vec<Vec<RunningFigure>>>>,
+    running: Option<Vec<Vec<RunningFigure>>>,
+}
+
+impl Reading {
+    fn set(&mut self, b: usize, samples: u64) {
+        if self.now[b] == samples {
+            return;
+        }
+        self.now[b] = samples;
+        if !self.flagged[b] {
+            self.flagged[b] = true;
+            self.dirty.push(b);
+        }
+    }
+
+    fn move_to(&mut self, samples: &[u64]) {
+        if self.now.len() != samples.len() {
+            *self = Reading {
+                now: samples.to_vec(),
+                flagged: vec![false; samples.len()],
+                ..Reading::default()
+            };
+            return;
+        }
+        for (b, &s) in samples.iter().enumerate() {
+            self.set(b, s);
+        }
+    }
 }
 
 /// What target searches cost, counted as they run: the projections they made (every figure
@@ -75,127 +120,13 @@ impl AddAssign for SearchWork {
         self.largest = self.largest.max(other.largest);
     }
 }
-
-/// Running sums over a bin's listed rows on one metric: entry `i` sums the first `i` rows.
-/// A plan asking more samples than the bin lists takes them round again (as `draw_rows`
-/// repeats the list), so a sum over `s` rows is whole rounds plus a first part.
-pub(super) struct RunningSums {
-    baseline: Vec<f64>,
-    new: Vec<f64>,
-    /// The paired log ratios `ln(y / x)` that exist (counted exactly in an `f64`), their sum
-    /// and sum of squares.
-    ratio_count: Vec<f64>,
-    ratio: Vec<f64>,
-    ratio_squares: Vec<f64>,
-    /// Over the bin (`PlanDesign::OverBin`): the baseline's curve at the rows' keys, and the
-    /// bin's baseline mean, so that the baseline reads as the plan's projection reads it
-    /// (`PlanDesign::baseline_values`); empty at the key.
-    curve: Vec<f64>,
-    bin_mean: f64,
-}
-
-impl RunningSums {
-    pub(super) fn over(
-        log: &RunLog,
-        metric: usize,
-        rows: &[u32],
-        sp: &SeqPoint,
-        design: PlanDesign,
-    ) -> RunningSums {
-        let value = |c: usize, r: u32| log.configs[c].metrics[metric].values[r as usize];
-        let compare = log.configs.len() > 1;
-        let over_bin = design == PlanDesign::OverBin;
-        let starting = || {
-            let mut sums = Vec::with_capacity(rows.len() + 1);
-            sums.push(0.0);
-            sums
-        };
-        let mut sums = RunningSums {
-            baseline: starting(),
-            new: starting(),
-            ratio_count: starting(),
-            ratio: starting(),
-            ratio_squares: starting(),
-            curve: if over_bin { starting() } else { Vec::new() },
-            bin_mean: sp.bin.moments[0][metric].mean,
-        };
-        for &r in rows {
-            let x = value(0, r);
-            if over_bin {
-                let z = curve_at(log, sp, r, metric);
-                sums.curve.push(sums.curve.last().expect("starts at 0") + z);
-            }
-            let y = if compare { value(1, r) } else { 0.0 };
-            let ratio = (compare && x > 0.0 && y > 0.0).then(|| (y / x).ln());
-            let last = |v: &Vec<f64>| *v.last().expect("starts at 0");
-            sums.baseline.push(last(&sums.baseline) + x);
-            sums.new.push(last(&sums.new) + y);
-            let count = last(&sums.ratio_count) + if ratio.is_some() { 1.0 } else { 0.0 };
-            sums.ratio_count.push(count);
-            let r = ratio.unwrap_or(0.0);
-            sums.ratio.push(last(&sums.ratio) + r);
-            sums.ratio_squares.push(last(&sums.ratio_squares) + r * r);
-        }
-        sums
-    }
-
-    /// The sum of `of` over the first `samples` rows, the list taken round again as needed.
-    pub(super) fn first(&self, of: &[f64], samples: usize) -> f64 {
-        let listed = of.len() - 1;
-        let (rounds, part) = (samples / listed, samples % listed);
-        rounds as f64 * of[listed] + of[part]
-    }
-
-    /// The baseline's mean over the first `s` rows, divided by the curve's there over the bin
-    /// (`PlanDesign::baseline_values`).
-    fn baseline_mean(&self, s: usize) -> f64 {
-        let plain = self.first(&self.baseline, s) / s as f64;
-        if self.curve.is_empty() {
-            return plain;
-        }
-        plain * curve_scale(self.bin_mean, self.first(&self.curve, s) / s as f64)
-    }
-
-    /// The bin as the interval formulas read it with `samples` rows profiled.
-    pub(super) fn bin(&self, sp: &SeqPoint, metric: usize, samples: u64, compare: bool) -> BinSums {
-        let s = samples.max(1) as usize;
-        let ratio_count = self.first(&self.ratio_count, s) as usize;
-        let (sum, squares) = (
-            self.first(&self.ratio, s),
-            self.first(&self.ratio_squares, s),
-        );
-        BinSums {
-            weight: sp.weight as f64,
-            x: self.baseline_mean(s),
-            y: if compare {
-                self.first(&self.new, s) / s as f64
-            } else {
-                0.0
-            },
-            new_count: if compare { s } else { 0 },
-            ratios: RatioSpread {
-                count: ratio_count,
-                squares: if ratio_count > 0 {
-                    (squares - sum * sum / ratio_count as f64).max(0.0)
-                } else {
-                    0.0
-                },
-            },
-            distinct: samples,
-            key: sp.key_noise[metric],
-            stratum: sp.stratum.unwrap_or(0),
-        }
-    }
-}
-
 impl<'a> ListedRows<'a> {
     /// The listed rows of each SeqPoint, as many as its cap (`caps[b]`) allows.
     pub(super) fn new(log: &'a RunLog, seqpoints: &'a [SeqPoint], caps: &[u64]) -> Self {
         let design = PlanDesign::of(log);
-        let rows: Vec<Vec<u32>> = seqpoints
-            .iter()
-            .zip(caps)
-            .map(|(sp, &cap)| {
+        let sums = RunningSums::over(log, seqpoints, design, |b, rows| {
+            let sp = &seqpoints[b];
+            rows.extend(
                 std::iter::once(sp.row as u32)
                     .chain(
                         sp.alternates
@@ -203,27 +134,16 @@ impl<'a> ListedRows<'a> {
                             .filter_map(|&it| log.iterations.row_of(it))
                             .map(|r| r as u32),
                     )
-                    .take(cap.max(1) as usize)
-                    .collect()
-            })
-            .collect();
-        let sums = (0..log.metric_names().len())
-            .map(|m| {
-                rows.iter()
-                    .zip(seqpoints)
-                    .map(|(r, sp)| RunningSums::over(log, m, r, sp, design))
-                    .collect()
-            })
-            .collect();
+                    .take(caps[b].max(1) as usize),
+            );
+        });
         ListedRows {
             log,
             seqpoints,
             sums,
             work: Cell::new(SearchWork::default()),
             least: design.at_least(vec![1; caps.len()], caps),
-            bins: RefCell::new(Vec::new()),
-            at: RefCell::new(Vec::new()),
-            running: RefCell::new(None),
+            reading: RefCell::new(Reading::default()),
         }
     }
 
@@ -232,52 +152,64 @@ impl<'a> ListedRows<'a> {
         self.work.get()
     }
 
-    /// Brings the bins (and the running figures) to `samples`: only the bins whose samples
-    /// changed are read again.
-    fn read_at(&self, samples: &[u64]) {
+    /// Moves the cursor to `samples`, every bin.
+    pub(super) fn move_to(&self, samples: &[u64]) {
+        self.reading.borrow_mut().move_to(samples);
+    }
+
+    /// Sets bin `b`'s samples at the cursor (moved to the search's samples before).
+    pub(super) fn set(&self, b: usize, samples: u64) {
+        self.reading.borrow_mut().set(b, samples);
+    }
+
+    /// Brings the bins (and the running figures) to the cursor's samples: only the bins set
+    /// since the last projection are read again, in bin order (the running figures' sums
+    /// then add and take off in the order a pass over every bin did).
+    fn read_here(&self) {
         let compare = self.log.configs.len() > 1;
-        let mut bins = self.bins.borrow_mut();
-        let mut at = self.at.borrow_mut();
-        let mut running = self.running.borrow_mut();
+        let metrics = self.log.metric_names().len();
+        let mut reading = self.reading.borrow_mut();
+        let reading = &mut *reading;
         let mut read = 0;
-        if at.len() != samples.len() {
-            *bins = self
-                .sums
-                .iter()
-                .enumerate()
-                .map(|(m, sums)| {
-                    sums.iter()
-                        .zip(self.seqpoints)
-                        .zip(samples)
-                        .map(|((sums, sp), &s)| sums.bin(sp, m, s, compare))
+        if reading.read.len() != reading.now.len() {
+            reading.bins = (0..metrics)
+                .map(|m| {
+                    reading
+                        .now
+                        .iter()
+                        .enumerate()
+                        .map(|(b, &s)| self.sums.bin(b, &self.seqpoints[b], m, s))
                         .collect()
                 })
                 .collect();
-            *at = samples.to_vec();
-            *running = running_figures(&bins, compare);
-            read = self.sums.len() * samples.len();
+            reading.read = reading.now.clone();
+            reading.running = running_figures(&reading.bins, compare);
+            read = metrics * reading.now.len();
+            for &b in &reading.dirty {
+                reading.flagged[b] = false;
+            }
+            reading.dirty.clear();
         }
-        // A step changes a bin or two of hundreds: whole blocks are compared at once (the scan
-        // was a fifth of a search with `--strata` at K = 500).
-        const BLOCK: usize = 32;
-        for (block, (now, was)) in samples.chunks(BLOCK).zip(at.chunks_mut(BLOCK)).enumerate() {
-            if now == was {
+        reading.dirty.sort_unstable();
+        for &b in &reading.dirty {
+            reading.flagged[b] = false;
+            let s = reading.now[b];
+            if s == reading.read[b] {
                 continue;
             }
-            for (i, (&s, had)) in now.iter().zip(was.iter_mut()).enumerate() {
-                if s != *had {
-                    let b = block * BLOCK + i;
-                    for (m, sums) in self.sums.iter().enumerate() {
-                        bins[m][b] = sums[b].bin(&self.seqpoints[b], m, s, compare);
-                        for figure in running.iter_mut().flat_map(|r| &mut r[m]) {
-                            figure.set(b, &bins[m][b]);
-                        }
+            reading.read[b] = s;
+            for m in 0..metrics {
+                let bin = self.sums.bin(b, &self.seqpoints[b], m, s);
+                if let Some(running) = reading.running.as_mut() {
+                    for figure in &mut running[m] {
+                        figure.set(b, &bin);
                     }
-                    *had = s;
-                    read += self.sums.len();
                 }
+                reading.bins[m][b] = bin;
             }
+            read += metrics;
         }
+        reading.dirty.clear();
         self.work.set({
             let mut work = self.work.get();
             work.projections += 1;
@@ -290,7 +222,8 @@ impl<'a> ListedRows<'a> {
     /// and each speedup, with the values of those samples (so their bias is the one at
     /// `samples`).
     pub(super) fn figures(&self, samples: &[u64]) -> Vec<VarianceParts> {
-        self.read_at(samples);
+        self.move_to(samples);
+        self.read_here();
         self.parts_as_read()
     }
 
@@ -298,7 +231,7 @@ impl<'a> ListedRows<'a> {
     fn parts_as_read(&self) -> Vec<VarianceParts> {
         let compare = self.log.configs.len() > 1;
         let mut figures = Vec::new();
-        for bins in self.bins.borrow().iter() {
+        for bins in &self.reading.borrow().bins {
             figures.push(baseline_parts_of(bins));
             if compare {
                 let (new, speedup) = new_and_speedup_parts_of(bins);
@@ -310,34 +243,48 @@ impl<'a> ListedRows<'a> {
     }
 
     /// The widest 95% half-width over every figure, in percent: what the plan's projection
-    /// will report at `samples` (`Projection::worst_half_width_pct`). Off the running
-    /// figures where they follow (`running`), else off every figure's parts.
+    /// will report at `samples` (`Projection::worst_half_width_pct`).
     pub(super) fn worst_pct(&self, samples: &[u64]) -> f64 {
-        self.read_at(samples);
-        if let Some(running) = self.running.borrow().as_ref() {
+        self.move_to(samples);
+        self.worst_pct_here()
+    }
+
+    /// `worst_pct` at the cursor. Off the running figures where they follow (`running`),
+    /// else off every figure's parts.
+    pub(super) fn worst_pct_here(&self) -> f64 {
+        self.read_here();
+        if let Some(running) = self.reading.borrow().running.as_ref() {
             return running
                 .iter()
                 .flatten()
                 .map(RunningFigure::half_width_pct)
                 .fold(0.0, f64::max);
         }
+        let samples = self.reading.borrow().read.clone();
         self.parts_as_read()
             .iter()
-            .map(|parts| half_width_pct(parts.value, parts.variance(samples)))
+            .map(|parts| half_width_pct(parts.value, parts.variance(&samples)))
             .fold(0.0, f64::max)
     }
 
-    /// Whether every figure meets `target_pct` at `samples`: `within_target(worst_pct)`,
-    /// off the running figures without solving for their half-widths where they follow.
+    /// Whether every figure meets `target_pct` at `samples`: `within_target(worst_pct)`.
     pub(super) fn meets(&self, samples: &[u64], target_pct: f64) -> bool {
-        self.read_at(samples);
-        if let Some(running) = self.running.borrow().as_ref() {
+        self.move_to(samples);
+        self.meets_here(target_pct)
+    }
+
+    /// `meets` at the cursor: off the running figures without solving for their half-widths
+    /// where they follow.
+    pub(super) fn meets_here(&self, target_pct: f64) -> bool {
+        self.read_here();
+        if let Some(running) = self.reading.borrow().running.as_ref() {
             return running.iter().flatten().all(|f| f.meets(target_pct));
         }
+        let samples = self.reading.borrow().read.clone();
         let worst = self
             .parts_as_read()
             .iter()
-            .map(|parts| half_width_pct(parts.value, parts.variance(samples)))
+            .map(|parts| half_width_pct(parts.value, parts.variance(&samples)))
             .fold(0.0, f64::max);
         within_target(worst, target_pct)
     }
@@ -520,9 +467,10 @@ pub(super) fn fill_and_trim(
         }
         let chosen = loop {
             let leader = gains.take_best(&samples, caps)?;
-            samples[leader] += 1;
-            let after = listed.worst_pct(&samples);
-            samples[leader] -= 1;
+            // The cursor stands at `samples` (`worst_pct` above, or the last step).
+            listed.set(leader, samples[leader] + 1);
+            let after = listed.worst_pct_here();
+            listed.set(leader, samples[leader]);
             // While no figure is bounded yet (nothing shows the new configuration's noise), a
             // sample gains all if it bounds them and nothing otherwise: never `inf - inf`.
             let fresh = match (worst.is_finite(), after.is_finite()) {
@@ -537,6 +485,7 @@ pub(super) fn fill_and_trim(
             }
         };
         samples[chosen.0] += 1;
+        listed.set(chosen.0, samples[chosen.0]);
         gains.set(chosen.0, f64::INFINITY);
         worst = chosen.1;
     }
@@ -645,8 +594,9 @@ fn trim_rounds(
     target_pct: f64,
     rounds: Option<usize>,
 ) -> Vec<u64> {
-    let meets = |samples: &[u64]| listed.meets(samples, target_pct);
     for _ in 0..rounds.unwrap_or(usize::MAX) {
+        // The cursor follows `samples` a bin at a time from here.
+        listed.move_to(&samples);
         let mut order: Vec<usize> = (0..samples.len())
             .filter(|&b| samples[b] > listed.least[b] && Some(b) != kept)
             .collect();
@@ -657,8 +607,8 @@ fn trim_rounds(
             let had = samples[b];
             let (mut fewest, mut misses) = (had, 0);
             for m in (listed.least[b]..had).rev() {
-                samples[b] = m;
-                if meets(&samples) {
+                listed.set(b, m);
+                if listed.meets_here(target_pct) {
                     (fewest, misses) = (m, 0);
                 } else {
                     misses += 1;
@@ -668,6 +618,7 @@ fn trim_rounds(
                 }
             }
             samples[b] = fewest;
+            listed.set(b, fewest);
             trimmed |= fewest < had;
         }
         if !trimmed {
@@ -889,9 +840,10 @@ mod tests {
     }
 
     /// The running figures (`running`) read what every figure's parts read, step after step
-    /// of a search that moves one bin at a time or many (a jump), over far more steps than
-    /// the sums take to be added up again: the same widest half-width to 1e-9 and the same
-    /// verdict on the target, on a timed log alone and with `--compare`.
+    /// of a search that moves one bin at a time (the cursor, a bin tried and taken back
+    /// between) or many (a jump), over far more steps than the sums take to be added up
+    /// again: the same widest half-width to 1e-9 and the same verdict on the target, on a
+    /// timed log alone and with `--compare`.
     #[test]
     fn the_running_figures_read_what_the_figures_parts_read() {
         let baseline = shaped_log(20_000, (3.0, 0.05, 0.03), 1);
@@ -919,25 +871,36 @@ mod tests {
                     .fold(0.0, f64::max)
             };
             let mut samples = vec![1u64; caps.len()];
+            listed.move_to(&samples);
             for step in 0..20 * k as u64 {
                 let h = mix(step + 1000 * k as u64);
-                if h.is_multiple_of(50) {
+                let running = if h.is_multiple_of(50) {
                     // A jump: every bin anywhere within its caps.
                     for (b, s) in samples.iter_mut().enumerate() {
                         *s = 1 + mix(h ^ b as u64) % caps[b];
                     }
+                    listed.worst_pct(&samples)
                 } else {
+                    // A step of the cursor, as a fill or a trim moves it: a bin tried and
+                    // taken back (read, or not), then the step.
                     let b = (h >> 8) as usize % caps.len();
+                    let other = (h >> 20) as usize % caps.len();
+                    listed.set(other, caps[other]);
+                    if (h >> 30).is_multiple_of(2) {
+                        listed.worst_pct_here();
+                    }
+                    listed.set(other, samples[other]);
                     let up = !(h >> 40).is_multiple_of(3);
                     samples[b] = if up {
                         (samples[b] + 1).min(caps[b])
                     } else {
                         (samples[b] - 1).max(1)
                     };
-                }
-                let running = listed.worst_pct(&samples);
+                    listed.set(b, samples[b]);
+                    listed.worst_pct_here()
+                };
                 assert!(
-                    listed.running.borrow().is_some(),
+                    listed.reading.borrow().running.is_some(),
                     "K {k}: the figures follow"
                 );
                 let expected = whole(&samples);
