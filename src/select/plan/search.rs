@@ -92,10 +92,10 @@ impl Reading {
 }
 
 /// What target searches cost, counted as they run: the projections they made (every figure
-/// at one set of sample counts) and the bins those read. A projection reads each bin's
-/// running sums once per metric, so `bins_read` is what a search's time follows, free of
-/// the machine's load: a test can hold it to a bound where a timed test would be flaky.
-/// Counting is always on (two additions per projection of K bin reads).
+/// at one set of sample counts) and the bins those read. A projection reads again only the
+/// bins whose samples changed (`running`), so the projections and the bins read are what a
+/// search's time follows, free of the machine's load: a test can hold them to a bound where
+/// a timed test would be flaky. Counting is always on (two additions per projection).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct SearchWork {
     /// Searches made (`samples_for_target` calls): one per K costed, one per K polished.
