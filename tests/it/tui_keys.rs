@@ -562,14 +562,20 @@ fn select_output(command: &str, format: &str) -> String {
     run_recorded(command, &["--format", format], Path::new("."))
 }
 
-#[test]
-fn export_with_samples_lists_every_iteration_to_profile_as_select_does() {
-    let dir = tempfile::tempdir().unwrap();
-    let session = sample_session(SelectOptions {
+/// The sample at 6 bins, 3 samples per SeqPoint: a plan whose export lists several
+/// iterations per SeqPoint.
+fn six_bins_three_samples() -> tui::Session {
+    sample_session(SelectOptions {
         bins: BinCount::Fixed(6),
         samples: 3,
         ..SelectOptions::default()
-    });
+    })
+}
+
+#[test]
+fn export_with_samples_lists_every_iteration_to_profile_as_select_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = six_bins_three_samples();
     let mut app = started(&session);
     press(&mut app, ch('p'));
     let path = dir.path().join("planned.json");
@@ -605,11 +611,7 @@ fn gunzip(path: &Path) -> String {
 #[test]
 fn export_follows_the_name_as_select_o_does() {
     let dir = tempfile::tempdir().unwrap();
-    let session = sample_session(SelectOptions {
-        bins: BinCount::Fixed(6),
-        samples: 3,
-        ..SelectOptions::default()
-    });
+    let session = six_bins_three_samples();
     let mut app = started(&session);
     let theirs = dir.path().join("theirs");
     std::fs::create_dir(&theirs).unwrap();
