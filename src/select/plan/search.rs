@@ -260,6 +260,12 @@ impl<'a> ListedRows<'a> {
                 .map(RunningFigure::half_width_pct)
                 .fold(0.0, f64::max);
         }
+        self.worst_of_parts()
+    }
+
+    /// The widest half-width at the cursor, off every figure's parts (where the running
+    /// figures cannot follow).
+    fn worst_of_parts(&self) -> f64 {
         let samples = self.reading.borrow().read.clone();
         self.parts_as_read()
             .iter()
@@ -280,13 +286,7 @@ impl<'a> ListedRows<'a> {
         if let Some(running) = self.reading.borrow().running.as_ref() {
             return running.iter().flatten().all(|f| f.meets(target_pct));
         }
-        let samples = self.reading.borrow().read.clone();
-        let worst = self
-            .parts_as_read()
-            .iter()
-            .map(|parts| half_width_pct(parts.value, parts.variance(&samples)))
-            .fold(0.0, f64::max);
-        within_target(worst, target_pct)
+        within_target(self.worst_of_parts(), target_pct)
     }
 }
 
