@@ -168,6 +168,13 @@ pub struct BinStats {
     /// at, on average: each at its key's mean over the kept iterations (absent without any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded_mean: Option<f64>,
+    /// How the baseline's expected values (its curve, `pick::BaselineCurve`; a proxy's own
+    /// values) spread over the bin's iterations about their mean: `E[v ln^k v] / k!` for k =
+    /// 1..=4, `v` an iteration's expected value over the bin's mean (`stats::LevelMoments`).
+    /// What lets `project` follow a ratio that changes with the cost within a bin
+    /// (`project::trend`). Absent for a bin of one key and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levels: Option<[f64; 4]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -390,6 +397,11 @@ pub struct MetricProjection {
     /// file has no expected values or the ratio estimate is not used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_noise_share: Option<f64>,
+    /// The ratio estimate's cost trend (`project::trend`): the new configuration's ratio to
+    /// the baseline goes as the baseline's cost to this power across the bins, and is followed
+    /// so within each (0 for a flat ratio). Absent where the ratio estimate is not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_trend: Option<f64>,
     /// Measured rows used and SeqPoints measured.
     pub samples: u64,
     pub measured_seqpoints: u64,

@@ -52,6 +52,57 @@ pub fn median_in_place(values: &mut [f64]) -> f64 {
     }
 }
 
+/// How a positive quantity `z` spreads about its mean `Z` over a population, as the moments
+/// `E[v ln^k v] / k!` (k = 1..=4) of `v = z / Z`: enough to give `E[v^(1 + g)]`, the mean of
+/// a power of it (`power_mean`), without the population at hand. `project` reads a bin's
+/// (of its baseline's expected values) to follow a ratio that changes with the cost within the
+/// bin (`project::trend`). All zero for a population of one value.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LevelMoments(pub [f64; 4]);
+
+impl LevelMoments {
+    /// The moments of `(value, count)` pairs; `None` without a positive total or with a value
+    /// that is not positive (its logarithm is not a number).
+    pub fn of(values: impl Iterator<Item = (f64, f64)> + Clone) -> Option<LevelMoments> {
+        let (mut count, mut sum) = (0.0, 0.0);
+        for (value, n) in values.clone() {
+            if !(value > 0.0 && value.is_finite()) {
+                return None;
+            }
+            count += n;
+            sum += n * value;
+        }
+        if !(count > 0.0 && sum > 0.0) {
+            return None;
+        }
+        let mean = sum / count;
+        let mut moments = [0.0; 4];
+        for (value, n) in values {
+            let v = value / mean;
+            let ln = v.ln();
+            let mut term = n * v / count;
+            for (k, m) in moments.iter_mut().enumerate() {
+                term *= ln / (k + 1) as f64;
+                *m += term;
+            }
+        }
+        Some(LevelMoments(moments))
+    }
+
+    /// `E[v^(1 + g)] = E[v e^(g ln v)] = 1 + sum_k g^k E[v ln^k v] / k!`, the series cut after
+    /// its fourth power: within `(g ln v)^5 / 120` of the power's mean, which is below 2e-5
+    /// where `|g ln v| <= 0.3` (a bin's cost within a factor of 2 of its mean at `|g| <= 0.4`).
+    pub fn power_mean(&self, g: f64) -> f64 {
+        let mut power = 1.0;
+        let mut mean = 1.0;
+        for m in self.0 {
+            power *= g;
+            mean += power * m;
+        }
+        mean
+    }
+}
+
 /// The 97.5% point of the standard normal: a two-sided 95% interval is `estimate +- Z95 * sd`.
 pub const Z95: f64 = 1.959_963_984_540_054;
 
@@ -219,6 +270,31 @@ pub fn percent_error(estimate: f64, actual: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_power_mean_of_a_spread_matches_the_population_it_was_read_from() {
+        // Three values with counts: E[v^(1+g)] by hand against the moments' series.
+        let values = [(2.0, 3.0), (3.0, 1.0), (5.0, 2.0)];
+        let moments = super::LevelMoments::of(values.iter().copied()).unwrap();
+        let count: f64 = values.iter().map(|v| v.1).sum();
+        let mean: f64 = values.iter().map(|v| v.0 * v.1).sum::<f64>() / count;
+        for g in [-0.4, -0.1, 0.0, 0.2, 0.5] {
+            let exact: f64 = values
+                .iter()
+                .map(|&(z, n)| n * (z / mean).powf(1.0 + g))
+                .sum::<f64>()
+                / count;
+            let series = moments.power_mean(g);
+            assert!(
+                (series - exact).abs() < 1e-4,
+                "g {g}: {series} against {exact}"
+            );
+        }
+        // One value: no spread, every power's mean is 1.
+        let one = super::LevelMoments::of([(4.0, 7.0)].into_iter()).unwrap();
+        assert_eq!(one, super::LevelMoments::default());
+        assert!(super::LevelMoments::of([(0.0, 1.0)].into_iter()).is_none());
+    }
+
     use super::*;
 
     #[test]

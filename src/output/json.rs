@@ -150,6 +150,8 @@ pub fn select_document(log: &RunLog, selection: &Selection, command: Option<Stri
                         key_offset: Some(key.offset),
                         key_count: Some(key.count),
                         excluded_mean: (share.iterations > 0).then(|| share.baseline_mean[m]),
+                        levels: Some(sp.bin.curve.levels(m).0)
+                            .filter(|l| l.iter().any(|&v| v != 0.0)),
                     };
                     (n.clone(), stats)
                 })

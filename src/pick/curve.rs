@@ -22,6 +22,7 @@
 //! per key that is the iteration's logged value, the estimate as it was without a curve.
 
 use crate::groups::KeyGroups;
+use crate::stats::LevelMoments;
 
 /// Each member key's expected baseline value, per metric.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -31,6 +32,9 @@ pub struct BaselineCurve {
     keys: Vec<u32>,
     /// `[metric][member]`, in `keys`' order.
     expected: Vec<Vec<f64>>,
+    /// `[metric]`: how the expected values spread over the bin's iterations (each key's
+    /// counted as often as it was logged), all zero for one key.
+    levels: Vec<LevelMoments>,
 }
 
 impl BaselineCurve {
@@ -47,6 +51,7 @@ impl BaselineCurve {
                     .iter()
                     .map(|metric| vec![metric[g].mean])
                     .collect(),
+                levels: vec![LevelMoments::default(); groups.moments[0].len()],
             };
         }
         let mut members = members.to_vec();
@@ -66,6 +71,7 @@ impl BaselineCurve {
                 squares: 0.0,
             })
             .collect();
+        let mut levels = Vec::with_capacity(groups.moments[0].len());
         let expected = groups.moments[0]
             .iter()
             .map(|metric| {
@@ -74,14 +80,23 @@ impl BaselineCurve {
                     key.mean = metric[g].mean;
                     key.squares = metric[g].m2;
                 }
-                expected_means(&keys)
+                let expected = expected_means(&keys);
+                let counted = expected.iter().zip(&keys).map(|(&e, k)| (e, k.count));
+                levels.push(LevelMoments::of(counted).unwrap_or_default());
+                expected
             })
             .collect();
         BaselineCurve {
             dims,
             keys: sorted_keys,
             expected,
+            levels,
         }
+    }
+
+    /// How `metric`'s expected values spread over the bin's iterations (`LevelMoments`).
+    pub fn levels(&self, metric: usize) -> LevelMoments {
+        self.levels.get(metric).copied().unwrap_or_default()
     }
 
     /// The expected baseline value of `metric` at `key`, if `key` is one of the bin's.
@@ -347,6 +362,8 @@ mod tests {
                 dims,
                 keys: sorted_keys,
                 expected,
+                // Not the oracle's to check: the spread is read off the values compared.
+                levels: Vec::new(),
             }
         }
 

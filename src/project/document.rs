@@ -263,7 +263,7 @@ pub fn project_measurements(
         // measured ratio with the random-pick variance (`stratified`).
         let mut blend = None;
         let ratio = paired_bins(doc, name, measured, m, scale).and_then(|(paired, fit)| {
-            blend = Some(fit).filter(|b| b.fitted > 0);
+            blend = Some(fit);
             ratio_noise(&paired, fit.fitted).map(|noise| (noise, paired))
         });
         let ratio_used = ratio.is_some();
@@ -422,7 +422,8 @@ pub fn project_measurements(
                 "speedup".into()
             },
             estimate: Some(if ratio_used { "ratio" } else { "design" }.into()),
-            baseline_noise_share: blend.filter(|_| ratio_used).map(|b| b.beta),
+            baseline_noise_share: blend.filter(|b| ratio_used && b.fitted > 0).map(|b| b.beta),
+            cost_trend: blend.filter(|_| ratio_used).map(|b| b.cost_trend),
             missing_bins: missing_bins.clone(),
             missing_share,
             samples: measured.rows() as u64,

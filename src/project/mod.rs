@@ -12,6 +12,7 @@ pub mod request;
 mod run_bins;
 pub mod stratified;
 pub mod target;
+pub mod trend;
 pub mod validate;
 
 use crate::pick::SeqPoint;

@@ -18,7 +18,9 @@ use crate::project::ratio::{
 use crate::project::request::ProjectError;
 use crate::project::run_bins::{logged_iterations, placed_excluded, run_bin};
 use crate::project::target::{judge, next_unmeasured, Figure};
+use crate::project::trend::with_cost_trend;
 use crate::runlog::measured::{Measurements, Sample};
+use crate::stats::LevelMoments;
 use crate::stats::{half_width_pct, interval, Z95};
 
 /// Each SeqPoint's measured iterations with both configurations' mean of metric `m` there.
@@ -95,6 +97,13 @@ fn bins_of(
                 (Some(mean), Some(xs)) if xs.iter().all(|&x| x > 0.0) && mean > 0.0 => (mean, xs),
                 _ => (1.0, vec![1.0; measured.len()]),
             };
+            // Where each iteration's auxiliary stands in its bin (`trend::with_cost_trend`).
+            let (levels, spread) = match stats.and_then(|s| Some((s.mean, s.levels?))) {
+                Some((mean, levels)) if mean > 0.0 && baseline_mean != 1.0 => {
+                    (xs.iter().map(|x| x / mean).collect(), LevelMoments(levels))
+                }
+                _ => (Vec::new(), LevelMoments::default()),
+            };
             PairedBin {
                 weight: bin.weight,
                 population: bin.population,
@@ -106,6 +115,8 @@ fn bins_of(
                     .collect(),
                 // Both configurations are measured: their pairs alone speak for their noise.
                 noise_floor: 0.0,
+                levels,
+                spread,
             }
         })
         .collect()
@@ -169,8 +180,9 @@ pub fn project_paired(
             )));
         }
         let distinct: Vec<u64> = pairs.iter().map(|p| p.len() as u64).collect();
-        let base_bins = bins_of(doc, &pairs, scale, |(b, _)| b);
-        let new_bins = bins_of(doc, &pairs, scale, |(_, n)| n);
+        // Each configuration's ratio to the proxy follows its own trend with the cost.
+        let (base_bins, _) = with_cost_trend(bins_of(doc, &pairs, scale, |(b, _)| b));
+        let (new_bins, new_trend) = with_cost_trend(bins_of(doc, &pairs, scale, |(_, n)| n));
         let no_spread = || match next_unmeasured(doc, |b, it| pairs[b].contains_key(&it)) {
             Some((seqpoint, iteration)) => ProjectError::Invalid(format!(
                 "{} and {}: metric '{name}': one iteration measured per SeqPoint gives no spread \
@@ -215,6 +227,8 @@ pub fn project_paired(
             },
             estimate: Some("paired".into()),
             baseline_noise_share: None,
+            // The new configuration's, on the proxy (the baseline's follows its own).
+            cost_trend: Some(new_trend),
             missing_bins: Vec::new(),
             missing_share: 0.0,
             samples: distinct.iter().sum(),

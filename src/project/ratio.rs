@@ -40,12 +40,13 @@ use std::collections::{BTreeMap, HashMap};
 use crate::doc::SelectDoc;
 use crate::estimate::VarianceParts;
 use crate::project::run_bins::run_bin;
+use crate::project::trend::{with_cost_trend, CostLine};
 use crate::runlog::measured::Measurements;
-use crate::stats::{compensated_sum, t95, Z95};
+use crate::stats::{compensated_sum, t95, LevelMoments, Z95};
 
 /// One measured bin: its weight and population in the projected run, its baseline mean over
 /// all its iterations, and the measured pairs (baseline, new), one per distinct iteration.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PairedBin {
     pub weight: f64,
     pub population: f64,
@@ -54,6 +55,12 @@ pub struct PairedBin {
     /// The least squared relative residual this bin's interval takes, whatever its pairs
     /// show (see `ratio_total`); 0 for none.
     pub noise_floor: f64,
+    /// Where each pair stands in the bin: the baseline expected at its key over the bin's
+    /// mean (`v`, in `pairs`' order), and how that spreads over all the bin's iterations.
+    /// What `trend::with_cost_trend` follows a ratio that changes with the cost by; empty
+    /// and zero where the SeqPoints file does not say (its ratio is then taken as flat).
+    pub levels: Vec<f64>,
+    pub spread: LevelMoments,
 }
 
 impl PairedBin {
@@ -212,15 +219,27 @@ pub fn blended(bins: Vec<MeasuredBin>) -> (Vec<PairedBin>, Blend) {
         })
         .collect();
     let fitted = usize::from(shows_noise);
-    (bins, Blend { beta, fitted })
+    (
+        bins,
+        Blend {
+            beta,
+            fitted,
+            cost_trend: 0.0,
+        },
+    )
 }
 
 /// The blend `blended` fitted: `beta`, the share of an iteration's baseline noise the new
-/// configuration follows, and the parameters fitted (0 where the pairs could not show it).
+/// configuration follows, and whether it was fitted (1, else 0: the pairs could not show it);
+/// and the cost trend followed within bins (`trend::with_cost_trend`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Blend {
     pub beta: f64,
     pub fitted: usize,
+    /// The slope followed within bins (`trend::with_cost_trend`), 0 where none. Not a degree
+    /// of freedom of the residuals: it is read off the bins' ratios, one per bin, which the
+    /// residuals already count.
+    pub cost_trend: f64,
 }
 
 /// A ratio figure's noise as the pairs measured it, kept apart from Student's t so that its
@@ -320,33 +339,13 @@ pub fn ratio_noise(bins: &[PairedBin], fitted: usize) -> Option<RatioNoise> {
 /// shows of a speedup that changes with the cost (1.1x to 2x across the bins of the
 /// speedup-by-length case), which one flat ratio would misplace.
 fn expected_totals(bins: &[PairedBin]) -> Vec<f64> {
-    // (ln X, ln r, w X) of every bin with a positive ratio and baseline.
-    let points: Vec<(f64, f64, f64)> = bins
-        .iter()
-        .filter_map(|b| {
-            let (r, base) = (b.ratio(), b.weight * b.baseline_mean);
-            (r > 0.0 && b.baseline_mean > 0.0 && base > 0.0)
-                .then(|| (b.baseline_mean.ln(), r.ln(), base))
-        })
-        .collect();
-    let weights: f64 = points.iter().map(|p| p.2).sum();
-    if points.is_empty() {
+    let Some(line) = CostLine::of(bins) else {
         return bins.iter().map(PairedBin::total).collect();
-    }
-    let mean = |f: &dyn Fn(&(f64, f64, f64)) -> f64| {
-        points.iter().map(|p| p.2 * f(p)).sum::<f64>() / weights
-    };
-    let (mx, my) = (mean(&|p| p.0), mean(&|p| p.1));
-    let sxx = mean(&|p| (p.0 - mx).powi(2));
-    let slope = if points.len() >= 3 && sxx > 0.0 {
-        mean(&|p| (p.0 - mx) * (p.1 - my)) / sxx
-    } else {
-        0.0
     };
     bins.iter()
         .map(|b| {
             if b.baseline_mean > 0.0 && b.ratio() > 0.0 {
-                b.weight * b.baseline_mean * (my + slope * (b.baseline_mean.ln() - mx)).exp()
+                b.weight * b.baseline_mean * line.ratio_at(b.baseline_mean)
             } else {
                 b.total()
             }
@@ -387,12 +386,14 @@ pub fn paired_speedup_noise(baseline: &[PairedBin], new: &[PairedBin]) -> Option
         if scale <= 0.0 {
             continue;
         }
+        // Each configuration's own auxiliary: the same iteration's, each following its own
+        // trend with the cost (`trend::with_cost_trend`).
         squares += b
             .pairs
             .iter()
             .zip(&n.pairs)
-            .map(|(&(x, y_b), &(_, y_n))| {
-                (((y_b - r_b * x) - speedup * (y_n - r_n * x)) / scale).powi(2)
+            .map(|(&(x_b, y_b), &(x_n, y_n))| {
+                (((y_b - r_b * x_b) - speedup * (y_n - r_n * x_n)) / scale).powi(2)
             })
             .sum::<f64>();
         dof += (s - 1) as f64;
@@ -509,6 +510,13 @@ pub fn paired_bins(
                     population: bin.population,
                     baseline_mean: bin.baseline_mean.unwrap_or(stats.mean),
                     pairs: Vec::new(),
+                    levels: match stats.levels {
+                        Some(_) if stats.mean > 0.0 => {
+                            points.iter().map(|m| m.expected / stats.mean).collect()
+                        }
+                        _ => Vec::new(),
+                    },
+                    spread: LevelMoments(stats.levels.unwrap_or_default()),
                     // The new configuration is taken to be at least as noisy as the baseline
                     // (as `select` plans it): the baseline's within-key noise, known from the
                     // whole log, keeps a few lucky pairs from narrowing the interval below
@@ -522,7 +530,15 @@ pub fn paired_bins(
             })
         })
         .collect::<Option<Vec<_>>>()?;
-    Some(blended(bins))
+    let (bins, blend) = blended(bins);
+    let (bins, cost_trend) = with_cost_trend(bins);
+    Some((
+        bins,
+        Blend {
+            cost_trend,
+            ..blend
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -536,6 +552,7 @@ mod tests {
             baseline_mean: mean,
             pairs: pairs.to_vec(),
             noise_floor: 0.0,
+            ..PairedBin::default()
         }
     }
 
@@ -595,7 +612,8 @@ mod tests {
             blend,
             Blend {
                 beta: 1.0,
-                fitted: 1
+                fitted: 1,
+                cost_trend: 0.0
             }
         );
         for (b, pair) in bins.iter().zip(logged.chunks(2)) {
@@ -614,7 +632,8 @@ mod tests {
             blend,
             Blend {
                 beta: 0.0,
-                fitted: 1
+                fitted: 1,
+                cost_trend: 0.0
             }
         );
         for (b, pair) in bins.iter().zip(logged.chunks(2)) {
@@ -881,6 +900,7 @@ mod tests {
             baseline_mean: mean,
             pairs,
             noise_floor: 0.0,
+            ..PairedBin::default()
         }
     }
 

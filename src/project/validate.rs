@@ -108,6 +108,17 @@ pub fn check_document(path: &str, doc: &SelectDoc) -> Result<(), ProjectError> {
                     "a finite offset",
                 ));
             }
+            // Moments of `v ln^k v` about a mean of 1: the even ones and the first (Jensen's) are
+            // never negative; a hand-edited one would bend the trend's correction.
+            if let Some(levels) = stats.levels.filter(|l| {
+                !(l.iter().all(|m| m.is_finite()) && l[0] >= 0.0 && l[1] >= 0.0 && l[3] >= 0.0)
+            }) {
+                return Err(bad(
+                    format!("{field}.levels"),
+                    format!("{levels:?}"),
+                    "four finite moments, the first, second and fourth not negative",
+                ));
+            }
             if let Some(count) = stats.key_count.filter(|&c| c == 0 || c > stats.count) {
                 return Err(bad(
                     format!("{field}.key_count"),
@@ -286,6 +297,11 @@ mod tests {
             key_offset,
             key_count,
             excluded_mean: None,
+            levels: None,
+        };
+        let spread = |levels| BinStats {
+            levels: Some(levels),
+            ..stats(None, None, None)
         };
         for (bad, field, expected) in [
             (
@@ -307,6 +323,16 @@ mod tests {
                 stats(None, None, Some(3)),
                 "key_count",
                 "the picked key's iterations",
+            ),
+            (
+                spread([-0.01, 0.0, 0.0, 0.0]),
+                "levels",
+                "four finite moments",
+            ),
+            (
+                spread([0.01, 0.02, 0.0, -1.0]),
+                "levels",
+                "four finite moments",
             ),
         ] {
             let mut d = doc();
@@ -340,6 +366,7 @@ mod tests {
                     key_offset: None,
                     key_count: None,
                     excluded_mean: None,
+                    levels: None,
                 },
             );
             assert_eq!(

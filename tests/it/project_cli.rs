@@ -195,32 +195,38 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
     // value z and logged value x there (both in the file) and the blend beta the projection
     // reports, and y the 2-thread values at the same iterations; r_b Beale's ratio,
     // (ybar / abar) (1 + f s_ay / (s abar ybar)) / (1 + f s_aa / (s abar^2)) with the
-    // pairs' sample covariance and variance and f = 1 - s / N, N the bin's iterations.
+    // pairs' sample covariance and variance and f = 1 - s / N, N the bin's iterations; and
+    // the cost trend: g the slope of the bins' ln r on ln X (weighted by w X), each a taken as
+    // a v^g with v = z / X, and X as X E[v^(1 + g)] from the bin's recorded `levels`.
     assert_eq!(metric["estimate"], "ratio");
     let beta = metric["baseline_noise_share"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&beta), "{beta}");
     let t2 = times(T2);
-    let mut rows: HashMap<u64, Vec<(f64, f64)>> = HashMap::new();
+    let index: HashMap<u64, usize> = doc["seqpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, sp)| (sp["id"].as_u64().unwrap(), i))
+        .collect();
+    let mut rows: HashMap<u64, Vec<(f64, f64, f64)>> = HashMap::new();
     for row in doc["plan"]["profile"].as_array().unwrap() {
         let iteration = row["iteration"].as_u64().unwrap();
         let x = row["metrics"]["time_ms"].as_f64().unwrap();
         let z = row["expected"]["time_ms"].as_f64().unwrap();
+        let sp = &doc["seqpoints"][index[&row["seqpoint"].as_u64().unwrap()]];
+        let mean = sp["bin_stats"]["time_ms"]["mean"].as_f64().unwrap();
         rows.entry(row["seqpoint"].as_u64().unwrap())
             .or_default()
-            .push((z + beta * (x - z), t2[&iteration]));
+            .push((z + beta * (x - z), z / mean, t2[&iteration]));
     }
-    let mut new_total = 0.0;
-    for sp in doc["seqpoints"].as_array().unwrap() {
-        let values = &rows[&sp["id"].as_u64().unwrap()];
-        let w = sp["weight"].as_f64().unwrap();
-        let bin_mean = sp["bin_stats"]["time_ms"]["mean"].as_f64().unwrap();
+    let beale = |values: &[(f64, f64)], population: f64| {
         let n = values.len() as f64;
         let abar = values.iter().map(|v| v.0).sum::<f64>() / n;
         let ybar = values.iter().map(|v| v.1).sum::<f64>() / n;
         let mut ratio = ybar / abar;
         if values.len() >= 2 {
-            let count = sp["bin_stats"]["time_ms"]["count"].as_f64().unwrap();
-            let f = 1.0 - n / count.max(w);
+            let f = 1.0 - n / population;
             let s_aa = values.iter().map(|v| (v.0 - abar).powi(2)).sum::<f64>() / (n - 1.0);
             let s_ay = values
                 .iter()
@@ -229,7 +235,56 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
                 / (n - 1.0);
             ratio *= (1.0 + f / n * s_ay / (abar * ybar)) / (1.0 + f / n * s_aa / (abar * abar));
         }
-        new_total += w * bin_mean * ratio;
+        ratio
+    };
+    // Per bin: weight, baseline mean, population, the pairs, each pair's z over the mean and
+    // the bin's recorded spread of it (`levels`, E[v ln^k v] / k!).
+    let bins: Vec<_> = doc["seqpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|sp| {
+            let stats = &sp["bin_stats"]["time_ms"];
+            let w = sp["weight"].as_f64().unwrap();
+            let mean = stats["mean"].as_f64().unwrap();
+            let values = rows[&sp["id"].as_u64().unwrap()].clone();
+            let levels: Vec<f64> = stats["levels"].as_array().map_or(vec![0.0; 4], |l| {
+                l.iter().map(|m| m.as_f64().unwrap()).collect()
+            });
+            let population = stats["count"].as_f64().unwrap().max(w);
+            (w, mean, population, values, levels)
+        })
+        .collect();
+    // The cost trend: the line of ln r on ln X over the bins, weighted by w X.
+    let points: Vec<(f64, f64, f64)> = bins
+        .iter()
+        .map(|(w, mean, population, values, _)| {
+            let pairs: Vec<(f64, f64)> = values.iter().map(|v| (v.0, v.2)).collect();
+            (mean.ln(), beale(&pairs, *population).ln(), w * mean)
+        })
+        .collect();
+    let weights: f64 = points.iter().map(|p| p.2).sum();
+    let centre = |f: &dyn Fn(&(f64, f64, f64)) -> f64| {
+        points.iter().map(|p| p.2 * f(p)).sum::<f64>() / weights
+    };
+    let (mx, mr) = (centre(&|p| p.0), centre(&|p| p.1));
+    let trend = centre(&|p| (p.0 - mx) * (p.1 - mr)) / centre(&|p| (p.0 - mx).powi(2));
+    let reported = metric["cost_trend"].as_f64().unwrap();
+    assert!((trend - reported).abs() < 1e-9, "{trend} {reported}");
+    // Each bin then divides by a v^g and scales by X E[v^(1 + g)] = X (1 + sum g^k m_k).
+    let mut new_total = 0.0;
+    for (w, mean, population, values, levels) in &bins {
+        let pairs: Vec<(f64, f64)> = values
+            .iter()
+            .map(|&(a, v, y)| (a * v.powf(trend), y))
+            .collect();
+        let power_mean: f64 = 1.0
+            + levels
+                .iter()
+                .enumerate()
+                .map(|(k, m)| trend.powi(k as i32 + 1) * m)
+                .sum::<f64>();
+        new_total += w * mean * power_mean * beale(&pairs, *population);
     }
     assert!(
         (projected - new_total).abs() < 1e-9 * new_total,
