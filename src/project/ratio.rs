@@ -24,7 +24,8 @@
 //! divides by `x`, as before.
 //!
 //! The variance is the ratio estimator's, `sum (w X r)^2 q (1/s - 1/N)`, with `q` the squared
-//! relative residual `(y - r a) / (r abar)` pooled over the bins measured at two or more iterations
+//! relative residual `(y - r a) / (R abar)` (`R` the run's ratio at the bin's `X`,
+//! `expected_ratio`) pooled over the bins measured at two or more iterations
 //! (relative noise is alike across lengths), and Student's t at the pooled degrees of freedom (less
 //! one for a fitted `beta`). Its `r` in the residuals is the plain ratio's: Beale's factor moves
 //! `r` by a term of order `1/s` in the squared relative spreads, which changes the variance only at
@@ -115,14 +116,14 @@ impl PairedBin {
     }
 
     /// `(sum of squared relative residuals, degrees of freedom)` of this bin's pairs.
-    fn residuals(&self) -> (f64, f64) {
+    fn residuals(&self, expected_ratio: f64) -> (f64, f64) {
         let s = self.pairs.len();
         if s < 2 {
             return (0.0, 0.0);
         }
         let r = self.plain_ratio();
         let xbar = compensated_sum(self.pairs.iter().map(|p| p.0)) / s as f64;
-        let scale = r * xbar;
+        let scale = expected_ratio * xbar;
         if scale <= 0.0 {
             return (0.0, 0.0);
         }
@@ -306,9 +307,10 @@ pub fn ratio_noise(bins: &[PairedBin], fitted: usize) -> Option<RatioNoise> {
     {
         return None;
     }
+    let line = CostLine::of(bins);
     let (squares, dof) = bins
         .iter()
-        .map(PairedBin::residuals)
+        .map(|b| b.residuals(expected_ratio(b, line.as_ref())))
         .fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
     let dof = dof - fitted as f64;
     if dof <= 0.0 {
@@ -338,6 +340,20 @@ pub fn ratio_noise(bins: &[PairedBin], fitted: usize) -> Option<RatioNoise> {
 /// so, -0.06% (-0.02%) and 92.5%, at 313 iterations against 318. The line keeps what the run
 /// shows of a speedup that changes with the cost (1.1x to 2x across the bins of the
 /// speedup-by-length case), which one flat ratio would misplace.
+/// The ratio a bin's residuals are taken relative to: the run's line at its baseline mean,
+/// not its own ratio. Relative to its own, a pair that caught a slow iteration raises the mean
+/// it is divided by, and the bin reads quieter than it is: with 5% of iterations 1.5x slower
+/// the pooled relative noise read 16% low (the redraw example's heavy-tailed case). The bin's
+/// own plain ratio where the line has none for it.
+fn expected_ratio(bin: &PairedBin, line: Option<&CostLine>) -> f64 {
+    match line {
+        Some(line) if bin.baseline_mean > 0.0 && bin.ratio() > 0.0 => {
+            line.ratio_at(bin.baseline_mean)
+        }
+        _ => bin.plain_ratio(),
+    }
+}
+
 fn expected_totals(bins: &[PairedBin]) -> Vec<f64> {
     let Some(line) = CostLine::of(bins) else {
         return bins.iter().map(PairedBin::total).collect();
@@ -362,8 +378,8 @@ pub fn ratio_total(bins: &[PairedBin], fitted: usize) -> Option<VarianceParts> {
 /// `new[b]` pair the same `x` with each configuration's value, as `project --baseline`
 /// measures them), and its noise. Linearised, `B - S N` is one ratio estimate of the
 /// per-iteration difference `z = y_B - S y_N`: per bin its residual is
-/// `d = (y_B - r_B x) - S (y_N - r_N x)`, pooled relative to the bin's `r_B xbar` as the
-/// totals pool theirs, so a bin's part is `(B_b / N)^2 q` over its distinct iterations. The
+/// `d = (y_B - r_B x) - S (y_N - r_N x)`, pooled relative to the baseline's `R xbar` as the
+/// totals pool theirs (`expected_ratio`), so a bin's part is `(B_b / N)^2 q` over its distinct iterations. The
 /// two configurations' noise at one iteration co-varies (a slow iteration is slow on both),
 /// which this keeps: the speedup is tighter than its two totals. `None` without degrees of
 /// freedom, as `ratio_noise`.
@@ -374,6 +390,7 @@ pub fn paired_speedup_noise(baseline: &[PairedBin], new: &[PairedBin]) -> Option
         return None;
     }
     let speedup = base_total / new_total;
+    let line = CostLine::of(baseline);
     let (mut squares, mut dof) = (0.0, 0.0);
     for (b, n) in baseline.iter().zip(new) {
         let s = b.pairs.len();
@@ -382,7 +399,7 @@ pub fn paired_speedup_noise(baseline: &[PairedBin], new: &[PairedBin]) -> Option
         }
         let (r_b, r_n) = (b.plain_ratio(), n.plain_ratio());
         let xbar = compensated_sum(b.pairs.iter().map(|p| p.0)) / s as f64;
-        let scale = r_b * xbar;
+        let scale = expected_ratio(b, line.as_ref()) * xbar;
         if scale <= 0.0 {
             continue;
         }
@@ -458,6 +475,27 @@ fn known_values(doc: &SelectDoc, metric: &str, values: Values) -> HashMap<u64, f
     known
 }
 
+/// The baseline's within-key noise of one iteration over the whole run: each bin's
+/// (`key_cv`, squared) weighted by its iterations; 0 where the file records none.
+fn run_key_noise(doc: &SelectDoc, metric: &str) -> f64 {
+    let (mut squares, mut count) = (0.0, 0.0);
+    for stats in doc
+        .seqpoints
+        .iter()
+        .filter_map(|sp| sp.bin_stats.get(metric))
+    {
+        if let Some(cv) = stats.key_cv {
+            squares += stats.count as f64 * cv * cv;
+            count += stats.count as f64;
+        }
+    }
+    if count > 0.0 {
+        squares / count
+    } else {
+        0.0
+    }
+}
+
 /// Every SeqPoint's measured pairs for `metric` (measured column `m`), one per distinct
 /// iteration (repeated rows of an iteration averaged), weights scaled by `scale`, blended
 /// (`blended`), and the blend; `None` when the pairs are incomplete: a
@@ -475,6 +513,7 @@ pub fn paired_bins(
     }
     let known = known_baseline(doc, metric);
     let expected = known_values(doc, metric, Values::Expected);
+    let run_noise = run_key_noise(doc, metric);
     let bins = doc
         .seqpoints
         .iter()
@@ -520,8 +559,12 @@ pub fn paired_bins(
                     // The new configuration is taken to be at least as noisy as the baseline
                     // (as `select` plans it): the baseline's within-key noise, known from the
                     // whole log, keeps a few lucky pairs from narrowing the interval below
-                    // what that noise allows, and so from ending a top-up too early.
-                    noise_floor: stats.key_cv.map_or(0.0, |cv| cv * cv),
+                    // what that noise allows, and so from ending a top-up too early. The
+                    // run's, not the bin's own: a bin's few keys may hold a slow tail's
+                    // iterations or none, and a floor that missed it let the bins that missed
+                    // it on the new configuration too stop early and low (the redraw example's
+                    // heavy-tailed flow held 91%; 93% so).
+                    noise_floor: run_noise,
                 };
                 MeasuredBin {
                     bin,
@@ -683,13 +726,14 @@ mod tests {
         // ybar = 3/2, s_aa = 2, s_ay = 1, f / s = (1 - 2/10) / 2 = 0.4. Beale's ratio:
         // 3/4 (1 + 0.4 x 1/3) / (1 + 0.4 x 2/4) = 3/4 x (17/15) / (6/5) = 17/24.
         // The residuals stay the plain ratio's: 1 - 3/4 = 1/4 and 2 - 9/4 = -1/4, relative
-        // to r xbar = 3/2: 1/6 each; q = 2/36 over 1 dof; one bin's expected total is its own.
+        // to the line's ratio (one bin's: its own, Beale's) times xbar, 17/24 x 2 = 17/12:
+        // 3/17 each; q = 18/289 over 1 dof; one bin's expected total is its own.
         let b = bin(10.0, 2.0, &[(1.0, 1.0), (3.0, 2.0)]);
         assert!((b.ratio() - 17.0 / 24.0).abs() < 1e-15);
         let parts = ratio_total(std::slice::from_ref(&b), 0).unwrap();
         let total = 10.0 * 2.0 * 17.0 / 24.0;
         assert!((parts.value - total).abs() < 1e-12);
-        let q = 2.0 / 36.0 * (t95(1.0) / Z95).powi(2);
+        let q = 18.0 / 289.0 * (t95(1.0) / Z95).powi(2);
         let expected = total * total * q * (1.0 / 2.0 - 1.0 / 10.0);
         assert!((parts.variance(&[2]) - expected).abs() < 1e-9);
     }
@@ -908,5 +952,57 @@ mod tests {
     fn no_bin_measured_twice_gives_no_interval() {
         assert!(ratio_total(&[bin(10.0, 2.0, &[(1.0, 1.0)])], 0).is_none());
         assert!(ratio_total(&[bin(10.0, 2.0, &[(0.0, 1.0), (1.0, 1.0)])], 0).is_none());
+    }
+
+    #[test]
+    fn a_bin_that_caught_a_slow_iteration_is_not_read_quieter_than_the_run() {
+        // Three bins at X = 1, two with ratio 1 and no residual, one whose second pair ran
+        // 1.5x slow (plain and Beale's ratio 1.25: its auxiliaries are equal). The run's line
+        // is flat at the weighted mean of ln r: 1.25^(1/3). The caught bin's residuals, +-1/4,
+        // are taken relative to that times xbar = 1, not to its own 1.25, which would read
+        // it (and the run) (1.25 / 1.25^(1/3))^2 = 1.35x quieter.
+        let bins = [
+            bin(10.0, 1.0, &[(1.0, 1.0), (1.0, 1.5)]),
+            bin(10.0, 1.0, &[(1.0, 1.0), (1.0, 1.0)]),
+            bin(10.0, 1.0, &[(1.0, 1.0), (1.0, 1.0)]),
+        ];
+        let line_ratio = 1.25f64.powf(1.0 / 3.0);
+        let q = ratio_noise(&bins, 0).unwrap().q;
+        let by_hand = 2.0 * (0.25 / line_ratio).powi(2) / 3.0;
+        assert!((q - by_hand).abs() < 1e-12, "{q} against {by_hand}");
+        let own = 2.0 * (0.25f64 / 1.25).powi(2) / 3.0;
+        assert!(q > 1.3 * own);
+    }
+
+    #[test]
+    fn the_noise_floor_is_the_whole_runs_within_key_noise() {
+        // Bins of 30 and 10 iterations whose keys vary 10% and 30%: each bin's floor is the
+        // run's, (30 x 0.01 + 10 x 0.09) / 40 = 0.03, not its own, which a few slow
+        // iterations in one bin's keys and none in another's would set apart by chance.
+        use crate::doc::BinStats;
+        let text = "iteration,seq_len,time_ms\n0,10,1\n1,20,3\n2,30,6\n3,10,1\n";
+        let log = crate::runlog::load_run_bytes(
+            "run.csv",
+            text.as_bytes(),
+            crate::runlog::InputFormat::Csv,
+            &crate::runlog::LoadOptions::default(),
+        )
+        .unwrap();
+        let options = crate::select::SelectOptions {
+            bins: crate::select::BinCount::Fixed(2),
+            ..crate::select::SelectOptions::default()
+        };
+        let selection = crate::select::run_selection(&log, &options).unwrap();
+        let mut doc = crate::output::json::select_document(&log, &selection, None);
+        for (sp, (count, cv)) in doc.seqpoints.iter_mut().zip([(30, 0.1), (10, 0.3)]) {
+            let stats = sp.bin_stats.get_mut("time_ms").unwrap();
+            *stats = BinStats {
+                count,
+                key_cv: Some(cv),
+                ..*stats
+            };
+        }
+        assert!((run_key_noise(&doc, "time_ms") - 0.03).abs() < 1e-15);
+        assert_eq!(run_key_noise(&doc, "energy"), 0.0);
     }
 }
