@@ -178,8 +178,8 @@ struct PickCache {
     budget: usize,
 }
 
-/// A `PickCache` generation's size in members, per key group of the picker: four Ks' bins.
-const CACHE_MEMBERS_PER_GROUP: usize = 4;
+/// A `PickCache` generation's size in members, per key group of the picker: two Ks' bins.
+const CACHE_MEMBERS_PER_GROUP: usize = 2;
 
 impl PickCache {
     fn new(groups: usize) -> Self {

@@ -4,7 +4,7 @@
 //! every bin and figure (at K = 500 with `--compare`, those passes were 60% of the search).
 
 use crate::estimate::{variance_with_bias, BinSums, BinTerms, Figure, NewNoise, RatioSpread};
-use crate::pick::SeqPoint;
+use crate::pick::{SeqPoint, ALTERNATES};
 use crate::runlog::RunLog;
 use crate::stats::{half_width_pct, half_width_with_bias_within, target_limit_pct};
 
@@ -50,10 +50,12 @@ impl RunningSums {
         design: PlanDesign,
         mut list: impl FnMut(usize, &mut Vec<u32>),
     ) -> RunningSums {
-        let metrics = log.metric_names().len();
+        let metrics = log.configs[0].metrics.len();
         let compare = log.configs.len() > 1;
         let over_bin = design == PlanDesign::OverBin;
-        let mut entries = Vec::new();
+        // About a bin's listed rows and one more entry per bin and metric (a list holds the
+        // pick and its alternates, nine rows at most): reserved once, not grown.
+        let mut entries = Vec::with_capacity(seqpoints.len() * metrics * (ALTERNATES + 2));
         let mut starts = Vec::with_capacity(seqpoints.len() + 1);
         let mut rows = Vec::new();
         for (b, sp) in seqpoints.iter().enumerate() {
@@ -61,17 +63,20 @@ impl RunningSums {
             list(b, &mut rows);
             starts.push(entries.len());
             for metric in 0..metrics {
-                let value = |c: usize, r: u32| log.configs[c].metrics[metric].values[r as usize];
+                // Each configuration's values of this metric, looked up once per bin rather
+                // than once per row.
+                let baseline = &log.configs[0].metrics[metric].values;
+                let new = &log.configs[compare as usize].metrics[metric].values;
                 let mut last = Prefix::default();
                 entries.push(last);
                 for &r in &rows {
-                    let x = value(0, r);
+                    let x = baseline[r as usize];
                     let curve = if over_bin {
                         last.curve + curve_at(log, sp, r, metric)
                     } else {
                         0.0
                     };
-                    let y = if compare { value(1, r) } else { 0.0 };
+                    let y = if compare { new[r as usize] } else { 0.0 };
                     let ratio = (compare && x > 0.0 && y > 0.0).then(|| (y / x).ln());
                     let r = ratio.unwrap_or(0.0);
                     last = Prefix {

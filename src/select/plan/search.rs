@@ -167,7 +167,8 @@ impl<'a> ListedRows<'a> {
     /// then add and take off in the order a pass over every bin did).
     fn read_here(&self) {
         let compare = self.log.configs.len() > 1;
-        let metrics = self.log.metric_names().len();
+        // Counted, not named: `metric_names` allocates, and this runs once per projection.
+        let metrics = self.log.configs[0].metrics.len();
         let mut reading = self.reading.borrow_mut();
         let reading = &mut *reading;
         let mut read = 0;
