@@ -123,6 +123,7 @@ impl SeqPoint {
             self.id,
             Picked {
                 alternates,
+                listed: Vec::new(),
                 ..(*self.picked).clone()
             },
         )
@@ -155,6 +156,24 @@ pub struct Picked {
     /// `[metric]`: the picked key's noise and offset from its bin on the baseline (what the
     /// projection's interval is computed from).
     pub key_noise: Vec<crate::estimate::KeyNoise>,
+    /// The values at the rows the pick lists (`listed_values`), `[config][metric]`, then row
+    /// by row; empty where the alternates were replaced.
+    listed: Vec<f64>,
+}
+
+impl Picked {
+    /// `config`'s values of `metric` at the rows the pick lists: its own, then each
+    /// alternate's, in order (what a plan at the key profiles first); `None` where the
+    /// alternates were replaced (`SeqPoint::with_alternates`). Why held here: the plan's search
+    /// reads them for every bin of every K it costs, and off the log, whose rows lie scattered
+    /// over the run, those reads missed the CPU's caches (60% of building its running sums
+    /// with `--strata phases:4` at `--max-bins 500`).
+    pub fn listed_values(&self, config: usize, metric: usize) -> Option<&[f64]> {
+        let rows = 1 + self.alternates.len();
+        let metrics = self.values.first().map_or(0, Vec::len);
+        let at = (config * metrics + metric) * rows;
+        self.listed.get(at..at + rows)
+    }
 }
 
 /// The bins a picker has made, by their members, each as `Picked` (a bin's SeqPoint but its
@@ -578,6 +597,13 @@ impl<'a> BinPicker<'a> {
                     })
                     .collect()
             },
+            listed: self
+                .log
+                .configs
+                .iter()
+                .flat_map(|c| &c.metrics)
+                .flat_map(|m| rows.iter().map(|&r| m.values[r as usize]))
+                .collect(),
         }
     }
 }

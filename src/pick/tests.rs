@@ -341,3 +341,42 @@ fn cached_bins_are_the_bins_made_afresh() {
         }
     }
 }
+
+/// A pick's listed values are the log's at its own row and each alternate's, in order, on
+/// every configuration and metric (the plan's search reads them in place of the log's), and
+/// a SeqPoint whose alternates were replaced has none.
+#[test]
+fn listed_values_are_the_logs_at_the_pick_and_its_alternates() {
+    for dims in [1, 2] {
+        let log = seeded_pair(7, 300, dims);
+        let groups = KeyGroups::from_log(&log);
+        let settings = PickSettings {
+            method: if dims == 1 {
+                Method::Optimal
+            } else {
+                Method::Quantile
+            },
+            pick: Pick::NearestMean,
+            warmup: 5,
+            seed: 7,
+            max_bins: 16,
+        };
+        let picker = BinPicker::new(&log, &groups, settings, None).unwrap();
+        for k in [1, 5, 16] {
+            for sp in picker.select(k).unwrap() {
+                let rows: Vec<usize> = std::iter::once(sp.iteration)
+                    .chain(sp.alternates.iter().copied())
+                    .map(|it| log.iterations.row_of(it).expect("a row of the log"))
+                    .collect();
+                assert_eq!(rows[0], sp.row);
+                for (c, config) in log.configs.iter().enumerate() {
+                    for (m, metric) in config.metrics.iter().enumerate() {
+                        let logged: Vec<f64> = rows.iter().map(|&r| metric.values[r]).collect();
+                        assert_eq!(sp.listed_values(c, m), Some(&logged[..]));
+                    }
+                }
+                assert_eq!(sp.with_alternates(vec![]).listed_values(0, 0), None);
+            }
+        }
+    }
+}
