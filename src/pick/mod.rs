@@ -10,6 +10,8 @@ mod curve;
 mod tests;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use crate::binning::{Binner, BinningError, Bins, Method};
 use crate::groups::{KeyGroups, Moments};
@@ -94,10 +96,51 @@ impl BinSummary {
     }
 }
 
-/// One bin's representative: the iteration to profile and what it stands for.
+/// One bin's representative: the iteration to profile and what it stands for. Its id is its
+/// bin's place in its K's bins; the rest (`Picked`, read through `Deref`: `sp.row`,
+/// `sp.bin`) depends on the bin alone and is shared, so a SeqPoint clones in a reference
+/// count. The plan's search asks for every bin of every K it costs (485,000 SeqPoints over
+/// 5,949 distinct bins with `--strata phases:4` at `--max-bins 500`), and a picker hands out
+/// a bin it made at an earlier K again (`PickCache`), its id the new K's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeqPoint {
     pub id: usize,
+    picked: Arc<Picked>,
+}
+
+impl SeqPoint {
+    /// SeqPoint `id` of the bin `picked` describes.
+    pub fn new(id: usize, picked: Picked) -> Self {
+        SeqPoint {
+            id,
+            picked: Arc::new(picked),
+        }
+    }
+
+    /// The same SeqPoint listing `alternates` after its own iteration.
+    pub fn with_alternates(&self, alternates: Vec<u64>) -> Self {
+        SeqPoint::new(
+            self.id,
+            Picked {
+                alternates,
+                listed: Vec::new(),
+                ..(*self.picked).clone()
+            },
+        )
+    }
+}
+
+impl std::ops::Deref for SeqPoint {
+    type Target = Picked;
+
+    fn deref(&self) -> &Picked {
+        &self.picked
+    }
+}
+
+/// What a SeqPoint says of its bin, whatever its id: the same for the same bin at any K.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picked {
     pub stratum: Option<usize>,
     pub iteration: u64,
     pub row: usize,
@@ -113,6 +156,119 @@ pub struct SeqPoint {
     /// `[metric]`: the picked key's noise and offset from its bin on the baseline (what the
     /// projection's interval is computed from).
     pub key_noise: Vec<crate::estimate::KeyNoise>,
+    /// The values at the rows the pick lists (`listed_values`), `[config][metric]`, then row
+    /// by row; empty where the alternates were replaced.
+    listed: Vec<f64>,
+}
+
+impl Picked {
+    /// `config`'s values of `metric` at the rows the pick lists: its own, then each
+    /// alternate's, in order (what a plan at the key profiles first); `None` where the
+    /// alternates were replaced (`SeqPoint::with_alternates`). Why held here: the plan's search
+    /// reads them for every bin of every K it costs, and off the log, whose rows lie scattered
+    /// over the run, those reads missed the CPU's caches (60% of building its running sums
+    /// with `--strata phases:4` at `--max-bins 500`).
+    pub fn listed_values(&self, config: usize, metric: usize) -> Option<&[f64]> {
+        let rows = 1 + self.alternates.len();
+        let metrics = self.values.first().map_or(0, Vec::len);
+        let at = (config * metrics + metric) * rows;
+        self.listed.get(at..at + rows)
+    }
+}
+
+/// The bins a picker has made, by their members, each as `Picked` (a bin's SeqPoint but its
+/// id): what makes the plan's search over K cheap where the bins of one K recur at the next
+/// (with `--strata phases:4` at `--max-bins 500`, 98.8% of the bins asked for had been made
+/// at one of the two Ks before; building each whole was a third of the search's time). A bin's
+/// `Picked` is a function of its members and the picker, so a bin handed out from here is
+/// the one made afresh, to the bit, and so are the plans read off it.
+///
+/// Two generations bound its memory: bins go into the current one; when it holds more than
+/// `CACHE_MEMBERS_PER_GROUP` times the picker's key groups in members (two Ks' bins at
+/// least, as one K's hold each group once), it becomes the previous one and the one before
+/// is dropped. A bin found in the previous generation moves to the current one. (Four Ks'
+/// bins a generation held 7 MB more at that run's peak of 58 MB, and gained nothing.)
+#[derive(Default)]
+struct PickCache {
+    current: HashMap<Box<[usize]>, Arc<Picked>, MembersHash>,
+    previous: HashMap<Box<[usize]>, Arc<Picked>, MembersHash>,
+    /// Members (at least one per bin) held by `current`.
+    held: usize,
+    /// Members `current` may hold before it becomes the previous generation.
+    budget: usize,
+}
+
+/// `PickCache`'s hash of a bin's members: a multiply and rotate per word (after FxHash).
+/// The default hasher, proof against keys chosen to collide, was 3% of the plan's search
+/// (a lookup per bin per K); a bin's members are group indices, nobody's input to attack.
+type MembersHash = std::hash::BuildHasherDefault<WordHasher>;
+
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl std::hash::Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    // A slice of integers hashes as its bytes in one call: taken a word at a time.
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.write_u64(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+        }
+        for &byte in words.remainder() {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+}
+
+/// A `PickCache` generation's size in members, per key group of the picker: two Ks' bins.
+const CACHE_MEMBERS_PER_GROUP: usize = 2;
+
+impl PickCache {
+    fn new(groups: usize) -> Self {
+        PickCache {
+            budget: CACHE_MEMBERS_PER_GROUP * groups.max(1),
+            ..PickCache::default()
+        }
+    }
+
+    fn get(&mut self, members: &[usize]) -> Option<Arc<Picked>> {
+        if let Some(picked) = self.current.get(members) {
+            return Some(Arc::clone(picked));
+        }
+        let (members, picked) = self.previous.remove_entry(members)?;
+        self.insert(members, Arc::clone(&picked));
+        Some(picked)
+    }
+
+    fn insert(&mut self, members: Box<[usize]>, picked: Arc<Picked>) {
+        self.held += members.len().max(1);
+        self.current.insert(members, picked);
+        if self.held > self.budget {
+            self.previous = std::mem::take(&mut self.current);
+            self.held = 0;
+        }
+    }
+
+    /// Members held over both generations (the bound a test holds it to).
+    #[cfg(test)]
+    fn members(&self) -> usize {
+        self.current
+            .keys()
+            .chain(self.previous.keys())
+            .map(|m| m.len().max(1))
+            .sum()
+    }
 }
 
 /// Bin members ordered by how well each represents the bin under `pick`.
@@ -251,6 +407,8 @@ pub struct BinPicker<'a> {
     binner: Binner<'a>,
     pick: Pick,
     stratum: Option<usize>,
+    /// The bins made so far (a `Mutex`: the plan's search asks for Ks on every core).
+    cache: Mutex<PickCache>,
 }
 
 impl<'a> BinPicker<'a> {
@@ -306,6 +464,7 @@ impl<'a> BinPicker<'a> {
             )?,
             pick: settings.pick,
             stratum,
+            cache: Mutex::new(PickCache::new(groups.len())),
         })
     }
 
@@ -327,14 +486,43 @@ impl<'a> BinPicker<'a> {
         self.binner.ready(k)
     }
 
+    /// The SeqPoints of K bins, each bin's made once and handed out again at any later K
+    /// that has it (`PickCache`).
     pub fn select(&self, k: usize) -> Result<Vec<SeqPoint>, BinningError> {
         let bins =
             merge_bins_without_candidates(self.binner.bins(k)?, self.groups, &self.candidates);
-        Ok(bins
-            .iter()
+        let mut picked: Vec<Option<Arc<Picked>>> = {
+            let mut cache = self.cache();
+            bins.iter().map(|members| cache.get(members)).collect()
+        };
+        // The bins not made yet, made outside the lock (another K's search goes on meanwhile).
+        let mut made = Vec::new();
+        for (members, slot) in bins.iter().zip(&mut picked) {
+            if slot.is_none() {
+                let fresh = Arc::new(self.picked(members));
+                made.push((members, Arc::clone(&fresh)));
+                *slot = Some(fresh);
+            }
+        }
+        if !made.is_empty() {
+            let mut cache = self.cache();
+            for (members, fresh) in made {
+                cache.insert(members.clone().into_boxed_slice(), fresh);
+            }
+        }
+        Ok(picked
+            .into_iter()
             .enumerate()
-            .map(|(id, members)| self.seqpoint(id, members))
+            .map(|(id, picked)| SeqPoint {
+                id,
+                picked: picked.expect("every bin made or found"),
+            })
             .collect())
+    }
+
+    /// The cache, whatever a panic elsewhere left it in: it holds only whole bins.
+    fn cache(&self) -> std::sync::MutexGuard<'_, PickCache> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The rows to profile for a bin: the best-ranked key's candidates, then the next keys'
@@ -385,7 +573,8 @@ impl<'a> BinPicker<'a> {
         rows
     }
 
-    fn seqpoint(&self, id: usize, members: &[usize]) -> SeqPoint {
+    /// Bin `members`' SeqPoint but its id.
+    fn picked(&self, members: &[usize]) -> Picked {
         let groups = self.groups;
         let rows = self.chosen_rows(members);
         let row = rows[0] as usize;
@@ -396,8 +585,7 @@ impl<'a> BinPicker<'a> {
         let bin_max = (0..dims)
             .map(|d| members.iter().map(|&g| groups.key(g)[d]).max().unwrap_or(0))
             .collect();
-        SeqPoint {
-            id,
+        Picked {
             stratum: self.stratum,
             iteration: self.log.iteration(row),
             row,
@@ -443,6 +631,13 @@ impl<'a> BinPicker<'a> {
                     })
                     .collect()
             },
+            listed: self
+                .log
+                .configs
+                .iter()
+                .flat_map(|c| &c.metrics)
+                .flat_map(|m| rows.iter().map(|&r| m.values[r as usize]))
+                .collect(),
         }
     }
 }

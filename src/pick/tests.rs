@@ -234,3 +234,149 @@ proptest::proptest! {
         }
     }
 }
+
+/// A seeded log for the cache's test: `rows` iterations, keys on `1..=60` (one column) or
+/// `1..=12 x 1..=8` (two), the time rising with the key times U(0.9, 1.1), and a compare
+/// configuration of another slope and noise (so the bins pool two configurations and a
+/// co-moment).
+fn seeded_pair(seed: u64, rows: usize, dims: usize) -> RunLog {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let keys: Vec<Vec<u32>> = (0..rows)
+        .map(|_| match dims {
+            1 => vec![rng.gen_range(1..=60)],
+            _ => vec![rng.gen_range(1..=12), rng.gen_range(1..=8)],
+        })
+        .collect();
+    let header = if dims == 1 {
+        "seq_len"
+    } else {
+        "src_len,tgt_len"
+    };
+    let mut text = |slope: f64| {
+        let mut text = format!("{header},time_ms\n");
+        for key in &keys {
+            let size: f64 = key.iter().map(|&k| f64::from(k)).sum();
+            let time = (1.0 + slope * size) * rng.gen_range(0.9..1.1);
+            let key: Vec<String> = key.iter().map(|k| k.to_string()).collect();
+            text.push_str(&format!("{},{time}\n", key.join(",")));
+        }
+        text
+    };
+    let (base, new) = (text(0.1), text(0.07));
+    let load = |text: &str| {
+        let options = crate::runlog::LoadOptions {
+            key: header.split(',').map(String::from).collect(),
+            ..crate::runlog::LoadOptions::default()
+        };
+        crate::runlog::load_bytes(
+            "t.csv",
+            text.as_bytes(),
+            crate::runlog::InputFormat::Csv,
+            &options,
+        )
+        .expect("the test log loads")
+    };
+    crate::runlog::with_compare(load(&base), load(&new)).expect("the same keys")
+}
+
+/// A picker hands out a bin it made at an earlier K (`PickCache`) as that bin's SeqPoint made
+/// afresh: over seeded logs (one and two key columns, a compare configuration, the whole run
+/// and each of three strata of its rows, with and without warm-up), every method, and Ks
+/// asked out of order and again, each `select(k)` equals a new picker's, ids included (the
+/// plan's seeds read them). The cache's generations swap several times here (a few Ks' bins
+/// each), and it holds at most two of them.
+#[test]
+fn cached_bins_are_the_bins_made_afresh() {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    for seed in 0..4u64 {
+        let dims = 1 + (seed % 2) as usize;
+        let log = seeded_pair(seed, 400, dims);
+        let third = log.len() / 3;
+        let mut parts: Vec<(Option<usize>, KeyGroups)> = vec![(None, KeyGroups::from_log(&log))];
+        for s in 0..3 {
+            let rows = crate::rows::RowRanges::new(std::iter::once(s * third..(s + 1) * third));
+            parts.push((Some(s), KeyGroups::from_rows(&log, &rows)));
+        }
+        let methods: &[Method] = if dims == 1 {
+            &[Method::Optimal, Method::Uniform, Method::Quantile]
+        } else {
+            &[Method::Quantile, Method::Kmeans]
+        };
+        for (stratum, groups) in &parts {
+            let candidates = Candidates::new(&log, groups, 20 * seed);
+            for &method in methods {
+                let settings = PickSettings {
+                    method,
+                    pick: Pick::NearestMean,
+                    warmup: 20 * seed,
+                    seed,
+                    max_bins: 40,
+                };
+                let picker = BinPicker::new(&log, groups, settings, *stratum).unwrap();
+                // k-means fits each K afresh, slowly: fewer Ks.
+                let most = if method == Method::Kmeans { 6 } else { 40 };
+                let mut ks: Vec<usize> = (1..=most).chain(1..=most).collect();
+                ks.shuffle(&mut rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed));
+                for k in ks {
+                    // A new picker over the same candidates and DP table: an empty cache.
+                    let fresh = BinPicker::prepared(
+                        &log,
+                        groups,
+                        &candidates,
+                        picker.table(),
+                        settings,
+                        *stratum,
+                    )
+                    .unwrap();
+                    let cached = picker.select(k).unwrap();
+                    let afresh = fresh.select(k).unwrap();
+                    assert!(cached == afresh, "seed {seed}, {method:?}, K {k}");
+                    assert!(cached.iter().enumerate().all(|(id, sp)| sp.id == id));
+                    let bound = 2 * (CACHE_MEMBERS_PER_GROUP + 1) * groups.len();
+                    assert!(picker.cache().members() <= bound);
+                }
+            }
+        }
+    }
+}
+
+/// A pick's listed values are the log's at its own row and each alternate's, in order, on
+/// every configuration and metric (the plan's search reads them in place of the log's), and
+/// a SeqPoint whose alternates were replaced has none.
+#[test]
+fn listed_values_are_the_logs_at_the_pick_and_its_alternates() {
+    for dims in [1, 2] {
+        let log = seeded_pair(7, 300, dims);
+        let groups = KeyGroups::from_log(&log);
+        let settings = PickSettings {
+            method: if dims == 1 {
+                Method::Optimal
+            } else {
+                Method::Quantile
+            },
+            pick: Pick::NearestMean,
+            warmup: 5,
+            seed: 7,
+            max_bins: 16,
+        };
+        let picker = BinPicker::new(&log, &groups, settings, None).unwrap();
+        for k in [1, 5, 16] {
+            for sp in picker.select(k).unwrap() {
+                let rows: Vec<usize> = std::iter::once(sp.iteration)
+                    .chain(sp.alternates.iter().copied())
+                    .map(|it| log.iterations.row_of(it).expect("a row of the log"))
+                    .collect();
+                assert_eq!(rows[0], sp.row);
+                for (c, config) in log.configs.iter().enumerate() {
+                    for (m, metric) in config.metrics.iter().enumerate() {
+                        let logged: Vec<f64> = rows.iter().map(|&r| metric.values[r]).collect();
+                        assert_eq!(sp.listed_values(c, m), Some(&logged[..]));
+                    }
+                }
+                assert_eq!(sp.with_alternates(vec![]).listed_values(0, 0), None);
+            }
+        }
+    }
+}

@@ -107,10 +107,7 @@ impl PlanDesign {
                     .iter()
                     .map(|&r| log.iteration(r as usize))
                     .collect();
-                SeqPoint {
-                    alternates,
-                    ..sp.clone()
-                }
+                sp.with_alternates(alternates)
             })
             .collect();
         Cow::Owned(read)

@@ -4,7 +4,7 @@
 //! every bin and figure (at K = 500 with `--compare`, those passes were 60% of the search).
 
 use crate::estimate::{variance_with_bias, BinSums, BinTerms, Figure, NewNoise, RatioSpread};
-use crate::pick::SeqPoint;
+use crate::pick::{SeqPoint, ALTERNATES};
 use crate::runlog::RunLog;
 use crate::stats::{half_width_pct, half_width_with_bias_within, target_limit_pct};
 
@@ -42,36 +42,70 @@ pub(super) struct RunningSums {
 }
 
 impl RunningSums {
-    /// The sums over each bin's listed rows (at least one), which `list(b, rows)` puts in
-    /// `rows` for `seqpoints[b]`.
+    /// The sums over each bin's listed rows: `seqpoints[b]`'s own row, then its alternates'
+    /// (at the key, the rows the plan takes first; over the bin, its draws), as many as
+    /// `caps[b]` allows and at least one.
     pub(super) fn over(
         log: &RunLog,
         seqpoints: &[SeqPoint],
         design: PlanDesign,
-        mut list: impl FnMut(usize, &mut Vec<u32>),
+        caps: &[u64],
     ) -> RunningSums {
-        let metrics = log.metric_names().len();
+        let metrics = log.configs[0].metrics.len();
         let compare = log.configs.len() > 1;
         let over_bin = design == PlanDesign::OverBin;
-        let mut entries = Vec::new();
+        // About a bin's listed rows and one more entry per bin and metric (a list holds the
+        // pick and its alternates, nine rows at most): reserved once, not grown.
+        let mut entries = Vec::with_capacity(seqpoints.len() * metrics * (ALTERNATES + 2));
         let mut starts = Vec::with_capacity(seqpoints.len() + 1);
         let mut rows = Vec::new();
         for (b, sp) in seqpoints.iter().enumerate() {
+            let listed = (caps[b].max(1) as usize).min(1 + sp.alternates.len());
+            // At the key the values come off the pick (`Picked::listed_values`); over the bin
+            // the rows are needed for the curve at their keys, and draws are not the pick's.
+            let known = |c: usize, metric: usize| {
+                (!over_bin).then(|| sp.listed_values(c, metric)).flatten()
+            };
             rows.clear();
-            list(b, &mut rows);
+            if known(0, 0).is_none() {
+                rows.extend(
+                    std::iter::once(sp.row as u32)
+                        .chain(
+                            sp.alternates
+                                .iter()
+                                .filter_map(|&it| log.iterations.row_of(it))
+                                .map(|r| r as u32),
+                        )
+                        .take(listed),
+                );
+            }
             starts.push(entries.len());
             for metric in 0..metrics {
-                let value = |c: usize, r: u32| log.configs[c].metrics[metric].values[r as usize];
+                // Each configuration's values of this metric at the listed rows.
+                let (baseline, new) = (
+                    &log.configs[0].metrics[metric].values,
+                    &log.configs[compare as usize].metrics[metric].values,
+                );
+                let (known_x, known_y) = (known(0, metric), known(compare as usize, metric));
                 let mut last = Prefix::default();
                 entries.push(last);
-                for &r in &rows {
-                    let x = value(0, r);
+                let count = if known_x.is_some() {
+                    listed
+                } else {
+                    rows.len()
+                };
+                for i in 0..count {
+                    let x = known_x.map_or_else(|| baseline[rows[i] as usize], |v| v[i]);
                     let curve = if over_bin {
-                        last.curve + curve_at(log, sp, r, metric)
+                        last.curve + curve_at(log, sp, rows[i], metric)
                     } else {
                         0.0
                     };
-                    let y = if compare { value(1, r) } else { 0.0 };
+                    let y = if compare {
+                        known_y.map_or_else(|| new[rows[i] as usize], |v| v[i])
+                    } else {
+                        0.0
+                    };
                     let ratio = (compare && x > 0.0 && y > 0.0).then(|| (y / x).ln());
                     let r = ratio.unwrap_or(0.0);
                     last = Prefix {

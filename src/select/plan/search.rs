@@ -124,19 +124,7 @@ impl<'a> ListedRows<'a> {
     /// The listed rows of each SeqPoint, as many as its cap (`caps[b]`) allows.
     pub(super) fn new(log: &'a RunLog, seqpoints: &'a [SeqPoint], caps: &[u64]) -> Self {
         let design = PlanDesign::of(log);
-        let sums = RunningSums::over(log, seqpoints, design, |b, rows| {
-            let sp = &seqpoints[b];
-            rows.extend(
-                std::iter::once(sp.row as u32)
-                    .chain(
-                        sp.alternates
-                            .iter()
-                            .filter_map(|&it| log.iterations.row_of(it))
-                            .map(|r| r as u32),
-                    )
-                    .take(caps[b].max(1) as usize),
-            );
-        });
+        let sums = RunningSums::over(log, seqpoints, design, caps);
         ListedRows {
             log,
             seqpoints,
@@ -167,7 +155,8 @@ impl<'a> ListedRows<'a> {
     /// then add and take off in the order a pass over every bin did).
     fn read_here(&self) {
         let compare = self.log.configs.len() > 1;
-        let metrics = self.log.metric_names().len();
+        // Counted, not named: `metric_names` allocates, and this runs once per projection.
+        let metrics = self.log.configs[0].metrics.len();
         let mut reading = self.reading.borrow_mut();
         let reading = &mut *reading;
         let mut read = 0;
