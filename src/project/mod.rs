@@ -7,6 +7,7 @@
 pub mod document;
 pub mod merge;
 pub mod paired;
+pub mod paired_bin;
 pub mod ratio;
 pub mod request;
 mod run_bins;

@@ -12,9 +12,8 @@ use std::collections::BTreeMap;
 
 use crate::doc::{MetricProjection, ProjectionReport, SelectDoc, PROJECTION_SCHEMA};
 use crate::project::document::ProjectOptions;
-use crate::project::ratio::{
-    known_baseline, paired_speedup_noise, ratio_noise, PairedBin, RatioNoise,
-};
+use crate::project::paired_bin::PairedBin;
+use crate::project::ratio::{known_baseline, paired_speedup_noise, ratio_noise, RatioNoise};
 use crate::project::request::ProjectError;
 use crate::project::run_bins::{logged_iterations, placed_excluded, run_bin};
 use crate::project::target::{judge, next_unmeasured, Figure};

@@ -19,7 +19,7 @@
 //! records). A flat ratio fits `g` near 0 and changes nothing; the baseline's own noise in an
 //! auxiliary is kept (`a`, the blend's).
 
-use crate::project::ratio::PairedBin;
+use crate::project::paired_bin::PairedBin;
 
 /// The weighted least-squares line of `ln r` on `ln X` over the bins with a positive ratio
 /// and baseline mean, each weighted by its baseline total `w X`: flat with fewer than three
