@@ -90,11 +90,14 @@ pub fn with_cost_trend(bins: Vec<PairedBin>) -> (Vec<PairedBin>, f64) {
     let bins = bins
         .into_iter()
         .map(|mut b| {
-            if b.levels.len() == b.pairs.len() {
+            // A spread whose series gives no positive mean (a hand-edited file: `project`
+            // checks the moments' signs, not their size) keeps the bin flat.
+            let power_mean = b.spread.power_mean(slope);
+            if b.levels.len() == b.pairs.len() && power_mean.is_finite() && power_mean > 0.0 {
                 for (pair, &v) in b.pairs.iter_mut().zip(&b.levels) {
                     pair.0 *= v.powf(slope);
                 }
-                b.baseline_mean *= b.spread.power_mean(slope);
+                b.baseline_mean *= power_mean;
             }
             b
         })
@@ -192,6 +195,18 @@ mod tests {
             .unzip();
         let (kept, slope) = with_cost_trend(unrecorded.clone());
         assert_eq!((kept, slope), (unrecorded, 0.0));
+    }
+
+    #[test]
+    fn a_spread_with_no_positive_mean_keeps_its_bin_flat() {
+        // A first moment of 10 at a slope of -0.3: 1 - 3 < 0, no mean of a power.
+        let (mut bins, _): (Vec<PairedBin>, Vec<f64>) = run(-0.3).into_iter().unzip();
+        bins[0].spread = LevelMoments([10.0, 0.0, 0.0, 0.0]);
+        let before = bins[0].clone();
+        let (followed, slope) = with_cost_trend(bins);
+        assert!(slope < 0.0);
+        assert_eq!(followed[0], before);
+        assert!(followed.iter().all(|b| b.total() > 0.0));
     }
 
     #[test]
