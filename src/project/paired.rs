@@ -19,8 +19,7 @@ use crate::project::run_bins::{logged_iterations, placed_excluded, run_bin};
 use crate::project::target::{judge, next_unmeasured, Figure};
 use crate::project::trend::with_cost_trend;
 use crate::runlog::measured::{Measurements, Sample};
-use crate::stats::LevelMoments;
-use crate::stats::{half_width_pct, interval, Z95};
+use crate::stats::{half_width_pct, interval, LevelMoments, Z95};
 
 /// Each SeqPoint's measured iterations with both configurations' mean of metric `m` there.
 type Pairs = Vec<BTreeMap<u64, (f64, f64)>>;
@@ -92,17 +91,22 @@ fn bins_of(
             let stats = sp.bin_stats.get(auxiliary);
             let bin = run_bin(sp, stats, scale);
             let xs: Option<Vec<f64>> = measured.keys().map(|it| known.get(it).copied()).collect();
-            let (baseline_mean, xs) = match (bin.baseline_mean, xs) {
-                (Some(mean), Some(xs)) if xs.iter().all(|&x| x > 0.0) && mean > 0.0 => (mean, xs),
-                _ => (1.0, vec![1.0; measured.len()]),
+            let auxiliary = match (bin.baseline_mean, xs) {
+                (Some(mean), Some(xs)) if xs.iter().all(|&x| x > 0.0) && mean > 0.0 => {
+                    Some((mean, xs))
+                }
+                _ => None,
             };
-            // Where each iteration's auxiliary stands in its bin (`trend::with_cost_trend`).
-            let (levels, spread) = match stats.and_then(|s| Some((s.mean, s.levels?))) {
-                Some((mean, levels)) if mean > 0.0 && baseline_mean != 1.0 => {
+            // Where each iteration's auxiliary stands in its bin (`trend::with_cost_trend`);
+            // a bin estimated by its plain mean has no place to follow.
+            let recorded = stats.and_then(|s| Some((s.mean, s.levels?)));
+            let (levels, spread) = match (&auxiliary, recorded) {
+                (Some((_, xs)), Some((mean, levels))) if mean > 0.0 => {
                     (xs.iter().map(|x| x / mean).collect(), LevelMoments(levels))
                 }
                 _ => (Vec::new(), LevelMoments::default()),
             };
+            let (baseline_mean, xs) = auxiliary.unwrap_or_else(|| (1.0, vec![1.0; measured.len()]));
             PairedBin {
                 weight: bin.weight,
                 population: bin.population,

@@ -236,20 +236,6 @@ pub fn ratio_noise(bins: &[PairedBin], fitted: usize) -> Option<RatioNoise> {
     })
 }
 
-/// Each bin's expected new total, what its part of the variance scales the pooled relative
-/// noise by: `w X` times the ratio the run's bins show at the bin's baseline mean `X` (the
-/// least-squares line of `ln r` on `ln X`, each bin weighted by its baseline total `w X`;
-/// flat with fewer than three bins or one `X`), not the bin's own ratio.
-///
-/// Why not the bin's own `w X r`: it would tie a bin's stated noise, and with it the bin's
-/// share of a top-up and the verdict that stops one, to that bin's own error. With skewed
-/// noise (a slow tail) a bin whose few pairs caught a slow iteration reads high, is called
-/// noisy and is topped up, which pulls it back; one that missed the tail reads low, is called
-/// quiet and keeps its error: on the redraw example's heavy-tailed case (200 two-stage flows)
-/// the new total leaned -0.20% (-0.17% with the draws' seed varied) and held 91.5%; scaled
-/// so, -0.06% (-0.02%) and 92.5%, at 313 iterations against 318. The line keeps what the run
-/// shows of a speedup that changes with the cost (1.1x to 2x across the bins of the
-/// speedup-by-length case), which one flat ratio would misplace.
 /// The ratio a bin's residuals are taken relative to: the run's line at its baseline mean,
 /// not its own ratio. Relative to its own, a pair that caught a slow iteration raises the mean
 /// it is divided by, and the bin reads quieter than it is: with 5% of iterations 1.5x slower
@@ -264,6 +250,20 @@ fn expected_ratio(bin: &PairedBin, line: Option<&CostLine>) -> f64 {
     }
 }
 
+/// Each bin's expected new total, what its part of the variance scales the pooled relative
+/// noise by: `w X` times the ratio the run's bins show at the bin's baseline mean `X` (the
+/// least-squares line of `ln r` on `ln X`, each bin weighted by its baseline total `w X`;
+/// flat with fewer than three bins or one `X`), not the bin's own ratio.
+///
+/// Why not the bin's own `w X r`: it would tie a bin's stated noise, and with it the bin's
+/// share of a top-up and the verdict that stops one, to that bin's own error. With skewed
+/// noise (a slow tail) a bin whose few pairs caught a slow iteration reads high, is called
+/// noisy and is topped up, which pulls it back; one that missed the tail reads low, is called
+/// quiet and keeps its error: on the redraw example's heavy-tailed case (200 two-stage flows)
+/// the new total leaned -0.20% (-0.17% with the draws' seed varied) and held 91.5%; scaled
+/// so, -0.06% (-0.02%) and 92.5%, at 313 iterations against 318. The line keeps what the run
+/// shows of a speedup that changes with the cost (1.1x to 2x across the bins of the
+/// speedup-by-length case), which one flat ratio would misplace.
 fn expected_totals(bins: &[PairedBin]) -> Vec<f64> {
     let Some(line) = CostLine::of(bins) else {
         return bins.iter().map(PairedBin::total).collect();
@@ -289,10 +289,10 @@ pub fn ratio_total(bins: &[PairedBin], fitted: usize) -> Option<VarianceParts> {
 /// measures them), and its noise. Linearised, `B - S N` is one ratio estimate of the
 /// per-iteration difference `z = y_B - S y_N`: per bin its residual is
 /// `d = (y_B - r_B x) - S (y_N - r_N x)`, pooled relative to the baseline's `R xbar` as the
-/// totals pool theirs (`expected_ratio`), so a bin's part is `(B_b / N)^2 q` over its distinct iterations. The
-/// two configurations' noise at one iteration co-varies (a slow iteration is slow on both),
-/// which this keeps: the speedup is tighter than its two totals. `None` without degrees of
-/// freedom, as `ratio_noise`.
+/// totals pool theirs (`expected_ratio`), so a bin's part is `(B_b / N)^2 q` over its
+/// distinct iterations. The two configurations' noise at one iteration co-varies (a slow
+/// iteration is slow on both), which this keeps: the speedup is tighter than its two totals.
+/// `None` without degrees of freedom, as `ratio_noise`.
 pub fn paired_speedup_noise(baseline: &[PairedBin], new: &[PairedBin]) -> Option<RatioNoise> {
     let base_total = ratio_noise(baseline, 0)?.value;
     let new_total = ratio_noise(new, 0)?.value;
