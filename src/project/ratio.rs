@@ -230,7 +230,10 @@ pub fn ratio_noise(bins: &[PairedBin], fitted: usize) -> Option<RatioNoise> {
         value: compensated_sum(bins.iter().map(PairedBin::total)),
         q: squares / dof,
         dof,
-        scale: expected_totals(bins).iter().map(|t| t * t).collect(),
+        scale: expected_totals(bins, line.as_ref())
+            .iter()
+            .map(|t| t * t)
+            .collect(),
         floor: bins.iter().map(|b| b.noise_floor).collect(),
         population: bins.iter().map(|b| b.population).collect(),
     })
@@ -253,7 +256,8 @@ fn expected_ratio(bin: &PairedBin, line: Option<&CostLine>) -> f64 {
 /// Each bin's expected new total, what its part of the variance scales the pooled relative
 /// noise by: `w X` times the ratio the run's bins show at the bin's baseline mean `X` (the
 /// least-squares line of `ln r` on `ln X`, each bin weighted by its baseline total `w X`;
-/// flat with fewer than three bins or one `X`), not the bin's own ratio.
+/// flat with fewer than three bins or one `X`: `line`, `CostLine::of` the same bins, read
+/// once by the caller), not the bin's own ratio.
 ///
 /// Why not the bin's own `w X r`: it would tie a bin's stated noise, and with it the bin's
 /// share of a top-up and the verdict that stops one, to that bin's own error. With skewed
@@ -264,8 +268,8 @@ fn expected_ratio(bin: &PairedBin, line: Option<&CostLine>) -> f64 {
 /// so, -0.06% (-0.02%) and 92.5%, at 313 iterations against 318. The line keeps what the run
 /// shows of a speedup that changes with the cost (1.1x to 2x across the bins of the
 /// speedup-by-length case), which one flat ratio would misplace.
-fn expected_totals(bins: &[PairedBin]) -> Vec<f64> {
-    let Some(line) = CostLine::of(bins) else {
+fn expected_totals(bins: &[PairedBin], line: Option<&CostLine>) -> Vec<f64> {
+    let Some(line) = line else {
         return bins.iter().map(PairedBin::total).collect();
     };
     bins.iter()
@@ -332,7 +336,7 @@ pub fn paired_speedup_noise(baseline: &[PairedBin], new: &[PairedBin]) -> Option
         value: speedup,
         q: squares / dof,
         dof,
-        scale: expected_totals(baseline)
+        scale: expected_totals(baseline, line.as_ref())
             .iter()
             .map(|t| (t / new_total).powi(2))
             .collect(),
@@ -822,7 +826,7 @@ mod tests {
             bin(10.0, 2.0, &[(2.0, 1.0), (2.0, 1.0)]),
         ];
         let r = ((0.5f64.ln() * 2.0 + 0.8f64.ln()) / 3.0).exp();
-        for total in expected_totals(&one_mean) {
+        for total in expected_totals(&one_mean, CostLine::of(&one_mean).as_ref()) {
             assert!((total - 20.0 * r).abs() < 1e-12, "{total}");
         }
         let noise = ratio_noise(&one_mean, 0).unwrap();
@@ -835,7 +839,10 @@ mod tests {
             .iter()
             .map(|&(x, w): &(f64, f64)| bin(w, x, &[(x, x / x.sqrt()), (x, x / x.sqrt())]))
             .collect();
-        for (b, total) in on_a_line.iter().zip(expected_totals(&on_a_line)) {
+        for (b, total) in on_a_line.iter().zip(expected_totals(
+            &on_a_line,
+            CostLine::of(&on_a_line).as_ref(),
+        )) {
             assert!(
                 (total - b.total()).abs() < 1e-9 * total,
                 "{total} {}",
@@ -843,7 +850,7 @@ mod tests {
             );
         }
         // Two bins: too few for a slope, flat again.
-        let two = expected_totals(&on_a_line[..2]);
+        let two = expected_totals(&on_a_line[..2], CostLine::of(&on_a_line[..2]).as_ref());
         assert!((two[0] / 5.0 - two[1] / 8.0).abs() < 1e-12, "{two:?}");
     }
 

@@ -8,7 +8,7 @@
 //! bin. Where it drifts, the bin's iterations measured (the SeqPoint and its alternates, near
 //! the bin's mean) give the ratio there, not the bin's, whose dearer iterations weigh more. On
 //! the redraw example's speedup-by-length case (speedup 1.1x to 2x over lengths 20-600,
-//! 7-8 bins), that position error was 60% of the squared error of the cheapest bins, and no
+//! 7-8 bins), that position error was 55-62% of the squared error of the cheapest bins, and no
 //! residual shows it: the pairs sit at one cost.
 //!
 //! The run shows the drift across its bins: `CostLine`, the line of the bins' `ln r` on their
