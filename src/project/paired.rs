@@ -4,9 +4,13 @@
 //!
 //! Both totals are ratio estimates on the document's first metric (the proxy cost, known for
 //! every iteration: `project::ratio`), the speedup is their quotient with the paired interval
-//! of `ratio::paired_ratio_speedup`, and the target judges all three. Pairing is by iteration:
-//! every measured iteration must be in both files, or the pairs would describe different
-//! iterations.
+//! of `ratio::paired_ratio_speedup`, and the target judges all three. On a document chosen on
+//! a proxy cost their pooled residual is taken from successive differences in each bin's
+//! proxy order (`successive`): the plan spreads its draws over that order
+//! (`select::plan::PlanDesign::Systematic`), and a time that steps or drifts where the proxy
+//! does not is then no error of the estimate beyond what neighbouring draws differ by.
+//! Pairing is by iteration: every measured iteration must be in both files, or the pairs would
+//! describe different iterations.
 
 use std::collections::BTreeMap;
 
@@ -17,9 +21,9 @@ use crate::project::ratio::{known_baseline, paired_speedup_noise, ratio_noise, R
 use crate::project::request::ProjectError;
 use crate::project::run_bins::{logged_iterations, placed_excluded, run_bin};
 use crate::project::target::{judge, next_unmeasured, Figure};
-use crate::project::trend::with_cost_trend;
+use crate::project::trend::{with_cost_trend, CostLine};
 use crate::runlog::measured::{Measurements, Sample};
-use crate::stats::{half_width_pct, interval, LevelMoments, Z95};
+use crate::stats::{compensated_sum, half_width_pct, interval, LevelMoments, Z95};
 
 /// Each SeqPoint's measured iterations with both configurations' mean of metric `m` there.
 type Pairs = Vec<BTreeMap<u64, (f64, f64)>>;
@@ -125,6 +129,77 @@ fn bins_of(
         .collect()
 }
 
+/// The ratio a bin's residuals are taken relative to, as `ratio::ratio_noise` takes it: the
+/// run's cost line at the bin's baseline mean, or the bin's own plain ratio.
+fn expected_ratio(bin: &PairedBin, line: Option<&CostLine>) -> f64 {
+    match line {
+        Some(line) if bin.baseline_mean > 0.0 && bin.ratio() > 0.0 => {
+            line.ratio_at(bin.baseline_mean)
+        }
+        _ => bin.plain_ratio(),
+    }
+}
+
+/// A total's pooled successive-difference residuals (`PairedBin::successive_residuals`) and
+/// their degrees of freedom.
+fn total_squares(bins: &[PairedBin]) -> (f64, f64) {
+    let line = CostLine::of(bins);
+    bins.iter()
+        .map(|b| b.successive_residuals(expected_ratio(b, line.as_ref())))
+        .fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d))
+}
+
+/// The speedup's pooled successive-difference residuals: `ratio::paired_speedup_noise`'s
+/// per-iteration differences `(y_B - r_B x) - S (y_N - r_N x)`, taken between neighbours in
+/// the proxy order.
+fn speedup_squares(baseline: &[PairedBin], new: &[PairedBin], speedup: f64) -> (f64, f64) {
+    let line = CostLine::of(baseline);
+    let (mut squares, mut dof) = (0.0, 0.0);
+    for (b, n) in baseline.iter().zip(new) {
+        let s = b.pairs.len();
+        if s < 2 || n.pairs.len() != s {
+            continue;
+        }
+        let (r_b, r_n) = (b.plain_ratio(), n.plain_ratio());
+        let xbar = compensated_sum(b.pairs.iter().map(|p| p.0)) / s as f64;
+        let scale = expected_ratio(b, line.as_ref()) * xbar;
+        if scale <= 0.0 {
+            continue;
+        }
+        let d: Vec<f64> = b
+            .proxy_order()
+            .iter()
+            .map(|&i| {
+                let ((x_b, y_b), (x_n, y_n)) = (b.pairs[i], n.pairs[i]);
+                ((y_b - r_b * x_b) - speedup * (y_n - r_n * x_n)) / scale
+            })
+            .collect();
+        squares += d
+            .windows(2)
+            .map(|w| (w[1] - w[0]).powi(2) / 2.0)
+            .sum::<f64>();
+        dof += (s - 1) as f64;
+    }
+    (squares, dof)
+}
+
+/// `noise` with its pooled residual taken from successive differences in proxy order
+/// (`squares`, `dof`): a lengths-only plan's draws are spread over each bin's proxy order
+/// (`select::plan::PlanDesign::Systematic`), and their variance is a systematic sample's.
+/// (A document made before that plan lists its pick's key and neighbours: their differences
+/// read the noise within those keys, as their plain residuals did.)
+fn successive(noise: RatioNoise, (squares, dof): (f64, f64)) -> RatioNoise {
+    if dof > 0.0 {
+        RatioNoise {
+            q: squares / dof,
+            dof,
+            ..noise
+        }
+    } else {
+        noise
+    }
+}
+
 fn figure(name: String, noise: RatioNoise, distinct: &[u64]) -> Figure {
     let parts = noise.parts(0.0);
     let variance = parts.variance(distinct);
@@ -203,6 +278,18 @@ pub fn project_paired(
         let base_parts = ratio_noise(&base_bins, 0).ok_or_else(no_spread)?;
         let new_parts = ratio_noise(&new_bins, 0).ok_or_else(no_spread)?;
         let speedup_parts = paired_speedup_noise(&base_bins, &new_bins).ok_or_else(no_spread)?;
+        // A plan chosen on a proxy cost spreads its draws over each bin's proxy order; a timed
+        // baseline's draws are random over the bin, and keep the random sample's residuals.
+        let (base_parts, new_parts, speedup_parts) = if doc.selection.is_proxy() {
+            let speedup = speedup_squares(&base_bins, &new_bins, speedup_parts.value);
+            (
+                successive(base_parts, total_squares(&base_bins)),
+                successive(new_parts, total_squares(&new_bins)),
+                successive(speedup_parts, speedup),
+            )
+        } else {
+            (base_parts, new_parts, speedup_parts)
+        };
         let base = figure(format!("{name} baseline total"), base_parts, &distinct);
         let total = figure(format!("{name} total"), new_parts, &distinct);
         let speedup = figure(format!("{name} speedup"), speedup_parts, &distinct);

@@ -73,6 +73,51 @@ impl PairedBin {
         self.weight * self.baseline_mean * self.ratio()
     }
 
+    /// The pairs' indices in the order of their place in the bin (`levels`, else their
+    /// auxiliary): the proxy order a systematic plan spreads its draws over.
+    pub(crate) fn proxy_order(&self) -> Vec<usize> {
+        let place = |i: usize| {
+            if self.levels.len() == self.pairs.len() {
+                self.levels[i]
+            } else {
+                self.pairs[i].0
+            }
+        };
+        let mut order: Vec<usize> = (0..self.pairs.len()).collect();
+        order.sort_by(|&a, &b| place(a).total_cmp(&place(b)).then(a.cmp(&b)));
+        order
+    }
+
+    /// `residuals` from successive differences: half the squared differences of neighbouring
+    /// residuals in proxy order (`proxy_order`), over as many degrees of freedom. The classic
+    /// variance of a systematic sample: for residuals that are pure noise it estimates what
+    /// `residuals` does, and where the bin's ratio to the proxy changes along the proxy
+    /// order (a cost that steps where the proxy does not, or drifts), only the differences
+    /// between neighbours count, which a sample spread evenly over that order is no more
+    /// wrong by.
+    pub(crate) fn successive_residuals(&self, expected_ratio: f64) -> (f64, f64) {
+        let s = self.pairs.len();
+        if s < 2 {
+            return (0.0, 0.0);
+        }
+        let r = self.plain_ratio();
+        let xbar = compensated_sum(self.pairs.iter().map(|p| p.0)) / s as f64;
+        let scale = expected_ratio * xbar;
+        if scale <= 0.0 {
+            return (0.0, 0.0);
+        }
+        let residual: Vec<f64> = self
+            .proxy_order()
+            .iter()
+            .map(|&i| (self.pairs[i].1 - r * self.pairs[i].0) / scale)
+            .collect();
+        let squares: f64 = residual
+            .windows(2)
+            .map(|w| (w[1] - w[0]).powi(2) / 2.0)
+            .sum();
+        (squares, (s - 1) as f64)
+    }
+
     /// `(sum of squared relative residuals, degrees of freedom)` of this bin's pairs.
     pub(crate) fn residuals(&self, expected_ratio: f64) -> (f64, f64) {
         let s = self.pairs.len();
@@ -91,5 +136,57 @@ impl PairedBin {
             .map(|&(x, y)| ((y - r * x) / scale).powi(2))
             .sum();
         (squares, (s - 1) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bin(pairs: &[(f64, f64)], levels: &[f64]) -> PairedBin {
+        PairedBin {
+            weight: 1.0,
+            population: 100.0,
+            baseline_mean: 1.0,
+            pairs: pairs.to_vec(),
+            levels: levels.to_vec(),
+            ..PairedBin::default()
+        }
+    }
+
+    /// By hand: auxiliary 1 throughout, values 1 3 2 4 at places 0.5 1.5 1.0 2.0, so the
+    /// ratio is 2.5 and the residuals in place order -1.5 -0.5 0.5 1.5: a trend along the
+    /// proxy order. Successive differences 1, 1, 1: half their squares 1.5, over (2.5 * 1)^2
+    /// 0.24 on 3 degrees of freedom, where the plain residuals give 5 / 6.25 = 0.8.
+    /// Alternating residuals (-1 1 -1 1 in place order) read larger: differences of 2, 6 / 4
+    /// = 1.5 against 4 / 4 = 1.
+    #[test]
+    fn successive_differences_by_hand() {
+        let trend = bin(
+            &[(1.0, 1.0), (1.0, 3.0), (1.0, 2.0), (1.0, 4.0)],
+            &[0.5, 1.5, 1.0, 2.0],
+        );
+        assert_eq!(trend.proxy_order(), vec![0, 2, 1, 3]);
+        let (squares, dof) = trend.successive_residuals(2.5);
+        assert!((squares - 0.24).abs() < 1e-12, "{squares}");
+        assert_eq!(dof, 3.0);
+        let (plain, _) = trend.residuals(2.5);
+        assert!((plain - 0.8).abs() < 1e-12, "{plain}");
+        let alternating = bin(
+            &[(1.0, 1.0), (1.0, 3.0), (1.0, 1.0), (1.0, 3.0)],
+            &[1.0, 2.0, 3.0, 4.0],
+        );
+        let (squares, _) = alternating.successive_residuals(2.0);
+        assert!((squares - 1.5).abs() < 1e-12, "{squares}");
+        assert!((alternating.residuals(2.0).0 - 1.0).abs() < 1e-12);
+        // Without places the auxiliary orders them; one pair has no spread.
+        assert_eq!(
+            bin(&[(2.0, 1.0), (1.0, 1.0)], &[]).proxy_order(),
+            vec![1, 0]
+        );
+        assert_eq!(
+            bin(&[(1.0, 1.0)], &[1.0]).successive_residuals(1.0),
+            (0.0, 0.0)
+        );
     }
 }

@@ -32,16 +32,41 @@
 //!   carried unseen now measured, at its price); heavy-tailed 92% -> 93%, noisier new 154.7
 //!   -> 151.2 iterations, 92.5% -> 93%.
 //!
+//! **Systematic in the proxy order** (`Systematic`): the SeqPoint's own iteration, then one
+//! seeded draw at a random place in each other of `samples` strata of equal count of the bin's
+//! iterations ordered by their proxy cost (`rows::systematic_rows`); the reserve goes on
+//! round by round, each round halving the cells and drawing once in each half that holds no
+//! row yet, a round's cells in bit-reversed order, so that any prefix a top-up takes is
+//! spread over the order too.
+//! - Why: on a proxy cost the time may step where the proxy does not (a kernel switching tile
+//!   sizes every 64 of length). At the key, a bin that straddles a step is measured at one
+//!   key, its ratio to the proxy is not the bin's, and no residual shows it: the redraw
+//!   example's lengths-only stepwise flow held its totals' intervals 82-83.5% of the time,
+//!   leaning -0.33%. Spread evenly over the proxy order, each step is measured in
+//!   proportion to its share of the bin.
+//! - `project --baseline` takes its residual variance from successive differences in the
+//!   proxy order (`PairedBin::successive_residuals`), the classic variance of a systematic
+//!   sample: where the ratio to the proxy drifts or steps along the order, only neighbours'
+//!   differences count; for pure noise it is the random sample's. Drawn at random over the
+//!   bin (`OverBin`), the same flow held 93.5-97.5% but took the stepwise case to 2.75x the
+//!   statistical limit (190 iterations against 69).
+//! - The search reads the SeqPoints as at the key (its sample counts are the at-key plan's).
+//! - Measured by the redraw example's lengths-only flow, 200 runs each, with the top-ups
+//!   taking the reserve before the alternates (`project::target::candidates`): smooth 71.6
+//!   iterations (at the key 70.4), held 95-96%; stepwise 154.0 (72.2), 96.5-99% (82-94%),
+//!   lean -0.16% (-0.33%); heavy-tailed 475.1 (472.9), 92-93.5%; noisier new 213.9 (209.2),
+//!   92-96.5%; speedup by length 72.7 (71.2), 95-96%. Taking the alternates first, as
+//!   `candidates` does without the baseline's curve, the top-ups measure at the picked key
+//!   again and the stepwise totals held 69-73.5%.
+//!
 //! Which design: a timed baseline without a logged new configuration draws over the bin.
-//! - A proxy cost (a lengths-only log) keeps the key: over a bin whose time steps where the
-//!   proxy does not, the lengths-only stepwise flow took 2.69x the iterations the statistical
-//!   limit needs (185.8 against 69.2), at the key 1.09x.
+//! - A proxy cost (a lengths-only log) draws systematically in the proxy order (above).
 //! - A logged new configuration (`select --compare`) keeps the key: its interval is read off
 //!   both logs at the picked key (`estimate::LoggedNew`).
 
 use std::borrow::Cow;
 
-use super::rows::{draw_rows, reserve_rows, BinCandidates};
+use super::rows::{draw_rows, reserve_rows, systematic_rows, BinCandidates};
 use crate::pick::SeqPoint;
 use crate::runlog::RunLog;
 
@@ -72,15 +97,19 @@ fn over_bin_draws(candidates: &BinCandidates, seed: u64) -> Vec<u32> {
 pub enum PlanDesign {
     AtKey,
     OverBin,
+    Systematic,
 }
 
 impl PlanDesign {
-    /// The design a plan on `log` uses.
+    /// The design a plan on `log` uses: at the key with a logged new configuration,
+    /// systematic in the proxy order on a proxy cost, else over the bin.
     pub fn of(log: &RunLog) -> PlanDesign {
-        if log.proxy.is_none() && log.configs.len() == 1 {
-            PlanDesign::OverBin
-        } else {
+        if log.configs.len() > 1 {
             PlanDesign::AtKey
+        } else if log.proxy.is_some() {
+            PlanDesign::Systematic
+        } else {
+            PlanDesign::OverBin
         }
     }
 
@@ -96,7 +125,7 @@ impl PlanDesign {
         seqpoints: &'a [SeqPoint],
         seed: u64,
     ) -> Cow<'a, [SeqPoint]> {
-        if self == PlanDesign::AtKey {
+        if self != PlanDesign::OverBin {
             return Cow::Borrowed(seqpoints);
         }
         let read = candidates
@@ -133,7 +162,8 @@ impl PlanDesign {
     /// A bin's `samples` rows to profile (the SeqPoint's own first) and `reserve` more it may
     /// profile, none twice. Over the bin the rows after the SeqPoint's own are its first
     /// seeded draws (`over_bin_draws`, what the search reads), and the reserve draws again
-    /// from the rest of the bin.
+    /// from the rest of the bin; systematic, both are spread over the proxy order
+    /// (`rows::systematic_rows`).
     pub(super) fn rows(
         self,
         log: &RunLog,
@@ -148,6 +178,7 @@ impl PlanDesign {
                 let reserve = reserve_rows(candidates, &rows, reserve, seed);
                 (rows, reserve)
             }
+            PlanDesign::Systematic => systematic_rows(log, candidates, samples, reserve, seed),
             PlanDesign::OverBin => {
                 let sp = candidates.sp;
                 let extra = samples.saturating_sub(1) as usize;
@@ -179,7 +210,7 @@ impl PlanDesign {
     ) -> Vec<f64> {
         let logged = &log.configs[0].metrics[metric].values;
         let values: Vec<f64> = rows.iter().map(|&r| logged[r as usize]).collect();
-        if self == PlanDesign::AtKey || rows.is_empty() {
+        if self != PlanDesign::OverBin || rows.is_empty() {
             return values;
         }
         let curve: f64 = rows.iter().map(|&r| curve_at(log, sp, r, metric)).sum();

@@ -1,7 +1,7 @@
 //! Which iterations a plan lists: each bin's rows, the candidates beyond its SeqPoint (after
 //! warm-up, within the kept strata), the seeded draws among them, and the caps they set.
 
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::groups::KeyGroups;
@@ -239,4 +239,178 @@ pub(super) fn representative_caps(seqpoints: &[SeqPoint], caps: &[u64]) -> Vec<u
             }
         })
         .collect()
+}
+
+/// A bin's rows in the order of their proxy cost (key groups by the first metric's value at
+/// their key, a group's rows by row), the SeqPoint's own among them (where its key sorts,
+/// ahead of its group's rows after warm-up if it is itself in warm-up): what a systematic
+/// plan (`PlanDesign::Systematic`) spreads its draws over. Addressed through the key groups
+/// as `reserve_rows`'s, no row listed.
+struct ProxyOrder<'a> {
+    slices: Vec<&'a [u32]>,
+    ends: Vec<usize>,
+    own: u32,
+    /// Where the SeqPoint's own row stands in the order, and whether the slices hold it.
+    own_at: usize,
+    own_listed: bool,
+}
+
+impl<'a> ProxyOrder<'a> {
+    fn of(log: &RunLog, candidates: &'a BinCandidates) -> ProxyOrder<'a> {
+        let sp = candidates.sp;
+        let groups = candidates.groups;
+        let proxy = &log.configs[0].metrics[0].values;
+        let mut order: Vec<(f64, usize)> = sp
+            .bin
+            .groups
+            .iter()
+            .filter_map(|&g| groups.rows_of(g).first().map(|&r| (proxy[r as usize], g)))
+            .collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let own = sp.row as u32;
+        let own_group = groups.group_of(log.key(sp.row));
+        let (mut slices, mut ends) = (Vec::with_capacity(order.len()), Vec::new());
+        let (mut total, mut own_at, mut own_listed) = (0usize, None, false);
+        for &(_, g) in &order {
+            let rows = groups.rows_of(g);
+            let eligible = &rows[rows.partition_point(|&r| u64::from(r) < candidates.warmup)..];
+            if Some(g) == own_group && own_at.is_none() {
+                match eligible.binary_search(&own) {
+                    Ok(i) => {
+                        own_at = Some(total + i);
+                        own_listed = true;
+                    }
+                    Err(_) => own_at = Some(total),
+                }
+            }
+            total += eligible.len();
+            slices.push(eligible);
+            ends.push(total);
+        }
+        ProxyOrder {
+            slices,
+            ends,
+            own,
+            own_at: own_at.unwrap_or(0),
+            own_listed,
+        }
+    }
+
+    /// How many rows the order holds, the SeqPoint's own counted once.
+    fn len(&self) -> usize {
+        self.ends.last().copied().unwrap_or(0) + usize::from(!self.own_listed)
+    }
+
+    fn row_at(&self, i: usize) -> u32 {
+        let i = if self.own_listed || i < self.own_at {
+            i
+        } else if i == self.own_at {
+            return self.own;
+        } else {
+            i - 1
+        };
+        let g = self.ends.partition_point(|&end| end <= i);
+        let start = if g == 0 { 0 } else { self.ends[g - 1] };
+        self.slices[g][i - start]
+    }
+}
+
+/// `0..count` in the order of their bit-reversed indices (van der Corput's): every prefix
+/// of it is spread evenly over `0..count`, so a top-up that takes the first few of a round's
+/// draws still measures the whole bin, not one end of it.
+fn spread_order(count: usize) -> Vec<usize> {
+    let bits = usize::BITS - count.saturating_sub(1).leading_zeros();
+    let mut order: Vec<usize> = (0..count).collect();
+    order.sort_by_key(|&i| {
+        if bits == 0 {
+            0
+        } else {
+            i.reverse_bits() >> (usize::BITS - bits)
+        }
+    });
+    order
+}
+
+/// A systematic plan's rows (`PlanDesign::Systematic`) and its reserve, in proxy order
+/// (`ProxyOrder`): the bin's rows split into `samples` strata of equal count, the
+/// SeqPoint's own standing for its stratum and a seeded draw at a random place in each other
+/// one; then the reserve, round by round, each round halving every stratum's cells and
+/// drawing once in each half that holds no row yet (one row per cell after each round), the
+/// cells of a round taken in `spread_order`. The rows profiled and any prefix of the reserve
+/// a top-up takes so measure each part of the bin's proxy order in proportion to its share:
+/// a cost that steps where the proxy does not is measured at each step as often as the bin
+/// holds it, which the successive differences `project --baseline` takes its noise from then
+/// see only where two neighbouring draws straddle a step.
+pub(super) fn systematic_rows(
+    log: &RunLog,
+    candidates: &BinCandidates,
+    samples: u64,
+    reserve: u64,
+    seed: u64,
+) -> (Vec<u32>, Vec<u32>) {
+    let sp = candidates.sp;
+    let order = ProxyOrder::of(log, candidates);
+    let n = order.len();
+    let strata = (samples.max(1) as usize).min(n.max(1));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(
+        seed ^ (sp.id as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407),
+    );
+    // Positions in the order taken so far, ascending.
+    let mut taken: Vec<usize> = vec![order.own_at];
+    let bound = |h: usize, cells: usize| h * n / cells;
+    let mut rows = vec![order.own];
+    let mut drawn = Vec::new();
+    for h in 0..strata {
+        let (lo, hi) = (bound(h, strata), bound(h + 1, strata));
+        if lo < hi && !(lo..hi).contains(&order.own_at) {
+            drawn.push(rng.gen_range(lo..hi));
+        }
+    }
+    for &i in &drawn {
+        rows.push(order.row_at(i));
+    }
+    taken.extend(drawn);
+    taken.sort_unstable();
+    let wanted = (reserve as usize).min(n.saturating_sub(rows.len()));
+    let mut more = Vec::with_capacity(wanted);
+    let mut cells = strata;
+    while more.len() < wanted && cells < 2 * n.max(1) {
+        cells *= 2;
+        let empty: Vec<(usize, usize)> = (0..cells)
+            .map(|c| (bound(c, cells), bound(c + 1, cells)))
+            .filter(|&(lo, hi)| {
+                lo < hi && {
+                    let first = taken.partition_point(|&t| t < lo);
+                    first == taken.len() || taken[first] >= hi
+                }
+            })
+            .collect();
+        let mut round = Vec::new();
+        for i in spread_order(empty.len()) {
+            if more.len() + round.len() >= wanted {
+                break;
+            }
+            let (lo, hi) = empty[i];
+            round.push(rng.gen_range(lo..hi));
+        }
+        more.extend(round.iter().map(|&i| order.row_at(i)));
+        taken.extend(round);
+        taken.sort_unstable();
+    }
+    (rows, more)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread_order;
+
+    /// Bit-reversed order, by hand: 8 -> 0 4 2 6 1 5 3 7 (each prefix of length 2^j one per
+    /// cell of 8 / 2^j); 5 sorts 0 1 2 3 4 by 0 4 2 6 1 (their 3-bit reversals).
+    #[test]
+    fn the_spread_order_is_the_bit_reversed_one() {
+        assert_eq!(spread_order(8), vec![0, 4, 2, 6, 1, 5, 3, 7]);
+        assert_eq!(spread_order(5), vec![0, 4, 2, 1, 3]);
+        assert_eq!(spread_order(1), vec![0]);
+        assert!(spread_order(0).is_empty());
+    }
 }

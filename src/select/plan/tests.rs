@@ -557,3 +557,131 @@ fn cheapest_plan_meets_the_target_and_is_cheapest_over_k() {
     }
     assert_eq!(plan.bins.len(), selection.bins());
 }
+
+/// A log of lengths alone (a proxy cost): `keys` lengths drawn by a seeded hash.
+fn lengths_only(rows: u32, keys: u32, seed: u32) -> RunLog {
+    let text: String = (0..rows)
+        .map(|i| {
+            let h = i
+                .wrapping_mul(2_654_435_761)
+                .wrapping_add(seed.wrapping_mul(40_503));
+            format!("{}\n", 10 + (h >> 7) % keys)
+        })
+        .collect();
+    crate::runlog::load_run_bytes(
+        "lengths.csv",
+        format!("seq_len\n{text}").as_bytes(),
+        crate::runlog::InputFormat::Csv,
+        &crate::runlog::LoadOptions::default(),
+    )
+    .unwrap()
+}
+
+/// Where each of `rows` stands among the bin's rows after warm-up and the SeqPoint's `own`
+/// ordered by the proxy cost (by key, then row: the proxy grows with the length; `own` ahead
+/// of its key's rows if it is in warm-up), and how many rows that order holds.
+fn proxy_places(
+    log: &RunLog,
+    bin: &[u32],
+    own: u32,
+    warmup: u64,
+    rows: &[u32],
+) -> (Vec<usize>, usize) {
+    let mut order: Vec<u32> = bin.to_vec();
+    order.push(own);
+    let ahead = |r: u32| u64::from(r == own && u64::from(own) < warmup);
+    let proxy = &log.configs[0].metrics[0].values;
+    order.sort_by(|&a, &b| {
+        proxy[a as usize]
+            .total_cmp(&proxy[b as usize])
+            .then(log.key(a as usize).cmp(log.key(b as usize)))
+            .then(ahead(b).cmp(&ahead(a)))
+            .then(a.cmp(&b))
+    });
+    let places = rows
+        .iter()
+        .map(|r| order.iter().position(|o| o == r).unwrap())
+        .collect();
+    (places, order.len())
+}
+
+/// How many of `places` fall in each of `cells` equal-count cells of `n` places.
+fn per_cell(places: &[usize], n: usize, cells: usize) -> Vec<usize> {
+    (0..cells)
+        .map(|c| {
+            let (lo, hi) = (c * n / cells, (c + 1) * n / cells);
+            places.iter().filter(|&&p| (lo..hi).contains(&p)).count()
+        })
+        .collect()
+}
+
+#[test]
+fn a_lengths_only_plan_spreads_its_rows_and_reserve_over_the_proxy_order() {
+    let log = lengths_only(2000, 40, 3);
+    assert_eq!(PlanDesign::of(&log), PlanDesign::Systematic);
+    for (warmup, samples) in [(0, 1), (37, 4), (0, 6)] {
+        let options = SelectOptions {
+            bins: BinCount::Fixed(5),
+            warmup,
+            ..SelectOptions::default()
+        };
+        let selection = run_selection(&log, &options).unwrap();
+        let plan = plan_selection(&log, &selection, PlanRule::Samples(samples)).unwrap();
+        let groups = strata_groups(&log, &options).unwrap();
+        let candidates = BinCandidates::of_each(&log, &groups, &selection.seqpoints, warmup);
+        for (bin, candidates) in plan.bins.iter().zip(&candidates) {
+            let own = candidates.sp.row as u32;
+            assert_eq!(bin.rows[0], own, "the SeqPoint's own row first");
+            let mut all: Vec<u32> = bin.rows.iter().chain(&bin.reserve).copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all.len(), bin.rows.len() + bin.reserve.len(), "a row twice");
+            assert!(bin.rows[1..]
+                .iter()
+                .chain(&bin.reserve)
+                .all(|&r| candidates.contains(r)));
+            let m = bin.rows.len();
+            assert_eq!(m as u64, samples.min(candidates.count() as u64 + 1));
+            let (places, n) = proxy_places(&log, &candidates.list(), own, warmup, &bin.rows);
+            // One row in each of m strata of equal count, the SeqPoint's own in its own.
+            assert_eq!(per_cell(&places, n, m), vec![1; m], "bin of {n}");
+            // Each round of the reserve halves the cells and fills the empty halves: after
+            // the first m reserve rows, one in each of 2m cells; after 3m more, in 4m.
+            let mut listed = bin.rows.clone();
+            for cells in [2 * m, 4 * m] {
+                if bin.reserve.len() < cells - m || cells > n {
+                    break;
+                }
+                listed = bin
+                    .rows
+                    .iter()
+                    .chain(&bin.reserve[..cells - m])
+                    .copied()
+                    .collect();
+                let (places, _) = proxy_places(&log, &candidates.list(), own, warmup, &listed);
+                assert_eq!(per_cell(&places, n, cells), vec![1; cells], "{cells} cells");
+            }
+            assert!(
+                listed.len() > m || bin.reserve.len() < m,
+                "no round checked"
+            );
+        }
+        let reseeded = Selection {
+            options: SelectOptions {
+                seed: 1,
+                ..selection.options.clone()
+            },
+            ..selection.clone()
+        };
+        let other = plan_selection(&log, &reseeded, PlanRule::Samples(samples)).unwrap();
+        assert_eq!(
+            plan_selection(&log, &selection, PlanRule::Samples(samples)).unwrap(),
+            plan
+        );
+        assert!(other
+            .bins
+            .iter()
+            .zip(&plan.bins)
+            .any(|(a, b)| a.reserve != b.reserve));
+    }
+}
