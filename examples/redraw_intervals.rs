@@ -22,7 +22,8 @@
 //! 95th-percentile error; the flows meet 1% at no more than 1.2x the limit's iterations.
 //! Run: `cargo run --release --example redraw_intervals [TRIALS [FLOW_TRIALS]]`, or
 //! `cargo run --release --example redraw_intervals flows [FLOW_TRIALS]` for tables 3 and 4 alone,
-//! `... redraw_intervals speech` for the speech log's real outcome alone.
+//! `... redraw_intervals baselines [TRIALS]` for table 2 alone, `... redraw_intervals speech`
+//! for the speech log's real outcome alone.
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -71,6 +72,10 @@ fn main() -> anyhow::Result<()> {
         let flow_trials = arg(2, 200)?;
         flows(flow_trials, Logged::Timed)?;
         return flows(flow_trials, Logged::LengthsOnly);
+    }
+    if std::env::args().nth(1).as_deref() == Some("baselines") {
+        // The baseline-redrawn table alone (one iteration per SeqPoint at each K).
+        return baselines_redrawn(arg(2, 200)?);
     }
     let speech_only = std::env::args().nth(1).as_deref() == Some("speech");
     let (trials, flow_trials) = if speech_only {

@@ -263,15 +263,15 @@ pub fn project_paired(
         let (new_bins, new_trend) = with_cost_trend(bins_of(doc, &pairs, scale, |(_, n)| n));
         let no_spread = || match next_unmeasured(doc, |b, it| pairs[b].contains_key(&it)) {
             Some((seqpoint, iteration)) => ProjectError::Invalid(format!(
-                "{} and {}: metric '{name}': one iteration measured per SeqPoint gives no spread \
-                 to bound the projection with; measure one more on both configurations, e.g. \
+                "{} and {}: metric '{name}': one iteration measured in all gives no spread to \
+                 bound the projection with; measure one more on both configurations, e.g. \
                  iteration {iteration} (SeqPoint {seqpoint}), and project again",
                 baseline.source, new.source
             )),
             None => ProjectError::Invalid(format!(
-                "{} and {}: metric '{name}': one iteration per SeqPoint gives no spread to bound \
-                 the projection with, and the SeqPoints file lists no other iteration of any \
-                 SeqPoint; select again with --samples 2",
+                "{} and {}: metric '{name}': one iteration measured in all gives no spread to \
+                 bound the projection with, and the SeqPoints file lists no other iteration; \
+                 select again with --samples 2",
                 baseline.source, new.source
             )),
         };

@@ -222,6 +222,11 @@ pub fn ratio_noise(bins: &[PairedBin], fitted: usize) -> Option<RatioNoise> {
         .iter()
         .map(|b| b.residuals(expected_ratio(b, line.as_ref())))
         .fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
+    let (squares, dof) = if dof == 0.0 {
+        line.map_or((0.0, 0.0), |line| between_bins(bins, &line))
+    } else {
+        (squares, dof)
+    };
     let dof = dof - fitted as f64;
     if dof <= 0.0 {
         return None;
@@ -237,6 +242,81 @@ pub fn ratio_noise(bins: &[PairedBin], fitted: usize) -> Option<RatioNoise> {
         floor: bins.iter().map(|b| b.noise_floor).collect(),
         population: bins.iter().map(|b| b.population).collect(),
     })
+}
+
+/// `(sum of squared relative residuals, degrees of freedom)` of bins measured at one iteration
+/// each. A single pair shows no noise within its bin; across the bins it shows the new
+/// configuration's noise and how the ratio strays from bin to bin. Each bin's ratio over the
+/// run's line at its baseline mean, `u`, in the order of the bins' baseline means: half the
+/// mean squared difference of neighbours (von Neumann's), so that a ratio that bends away
+/// from the line across the run (a speedup linear in the length is not a power of the cost)
+/// counts only as far as it moves between neighbouring bins, and a pair's noise counts in
+/// full. Its degrees of freedom are those of the successive differences' variance under pure
+/// noise, `2 (K - 1)^2 / (3K - 4)` (fewer than `K - 1`: neighbouring differences share a bin).
+/// Returned as squares and degrees of freedom that give that variance as their quotient.
+///
+/// Without it one iteration per SeqPoint fell back to the design's estimate `sum w y`, which
+/// leaned where the pick's key is not its bin's typical one (see `docs/plans.md`).
+fn between_bins(bins: &[PairedBin], line: &CostLine) -> (f64, f64) {
+    let mut place: Vec<(f64, f64)> = bins
+        .iter()
+        .filter_map(|b| {
+            let expected = expected_ratio(b, Some(line));
+            match b.pairs.as_slice() {
+                [(a, y)] if expected * a > 0.0 => Some((b.baseline_mean, y / (expected * a))),
+                _ => None,
+            }
+        })
+        .collect();
+    place.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let ordered: Vec<f64> = place.iter().map(|p| p.1).collect();
+    successive_variance(&ordered).map_or((0.0, 0.0), |(variance, dof)| (variance * dof, dof))
+}
+
+/// `between_bins` for the paired speedup: each bin measured at one iteration on both
+/// configurations gives `(r_B - S r_N) / R(X)`, the linearised `B - S N`'s part at its bin
+/// relative to the baseline's line (`paired_speedup_noise`'s residual where a bin has one
+/// pair), and its neighbours' differences in the order of the bins' baseline means read its
+/// noise; a speedup that drifts with the length moves it only by its step between bins.
+fn speedup_between_bins(
+    baseline: &[PairedBin],
+    new: &[PairedBin],
+    speedup: f64,
+    line: &CostLine,
+) -> (f64, f64) {
+    let mut place: Vec<(f64, f64)> = baseline
+        .iter()
+        .zip(new)
+        .filter_map(|(b, n)| {
+            let expected = expected_ratio(b, Some(line));
+            match (b.pairs.as_slice(), n.pairs.as_slice()) {
+                ([(x_b, y_b)], [(x_n, y_n)]) if expected > 0.0 && *x_b > 0.0 && *x_n > 0.0 => {
+                    Some((
+                        b.baseline_mean,
+                        (y_b / x_b - speedup * y_n / x_n) / expected,
+                    ))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    place.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let ordered: Vec<f64> = place.iter().map(|p| p.1).collect();
+    successive_variance(&ordered).map_or((0.0, 0.0), |(variance, dof)| (variance * dof, dof))
+}
+
+/// Half the mean squared difference of neighbours in `values` (von Neumann's variance) and
+/// its degrees of freedom, `2 (K - 1)^2 / (3K - 4)`; `None` for fewer than two values.
+fn successive_variance(values: &[f64]) -> Option<(f64, f64)> {
+    if values.len() < 2 {
+        return None;
+    }
+    let k = values.len() as f64;
+    let differences: f64 = values.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+    Some((
+        differences / (2.0 * (k - 1.0)),
+        2.0 * (k - 1.0).powi(2) / (3.0 * k - 4.0),
+    ))
 }
 
 /// The ratio a bin's residuals are taken relative to: the run's line at its baseline mean,
@@ -328,6 +408,11 @@ pub fn paired_speedup_noise(baseline: &[PairedBin], new: &[PairedBin]) -> Option
             })
             .sum::<f64>();
         dof += (s - 1) as f64;
+    }
+    if dof == 0.0 {
+        (squares, dof) = line.map_or((0.0, 0.0), |line| {
+            speedup_between_bins(baseline, new, speedup, &line)
+        });
     }
     if dof <= 0.0 {
         return None;
@@ -921,5 +1006,83 @@ mod tests {
         }
         assert!((run_key_noise(&doc, "time_ms") - 0.03).abs() < 1e-15);
         assert_eq!(run_key_noise(&doc, "energy"), 0.0);
+    }
+
+    #[test]
+    fn neighbours_differences_by_hand() {
+        // 1.0, 1.1, 0.9, 1.0: differences 0.1, -0.2, 0.1, squares 0.06 over 2 (K - 1) = 6.
+        let (variance, dof) = successive_variance(&[1.0, 1.1, 0.9, 1.0]).unwrap();
+        assert!((variance - 0.01).abs() < 1e-12);
+        assert!((dof - 2.0 * 9.0 / 8.0).abs() < 1e-12);
+        assert_eq!(successive_variance(&[1.0]), None);
+        // A straight trend counts only by its step: 0, 1, 2, ... 9 gives 1/2, not their
+        // variance (9.17).
+        let trend: Vec<f64> = (0..10).map(f64::from).collect();
+        assert!((successive_variance(&trend).unwrap().0 - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn neighbours_differences_read_pure_noise_without_lean() {
+        // Over 20,000 seeded draws of K = 8 normal values of sd 0.03, the mean of the
+        // estimate is the variance 9e-4: its sd over draws is about 9e-4 sqrt(2 / dof) = 4.9e-4,
+        // 3.5e-6 on the mean of 20,000, so 2% (1.8e-5) is 5 sd of that mean.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(31);
+        let draws = 20_000;
+        let mut sum = 0.0;
+        for _ in 0..draws {
+            let values: Vec<f64> = (0..8)
+                .map(|_| {
+                    let (u, v): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen_range(0.0..1.0));
+                    1.0 + 0.03 * (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+                })
+                .collect();
+            sum += successive_variance(&values).unwrap().0;
+        }
+        let mean = sum / f64::from(draws);
+        assert!((mean / 9e-4 - 1.0).abs() < 0.02, "{mean}");
+    }
+
+    #[test]
+    fn one_pair_per_bin_reads_its_noise_across_the_bins() {
+        // Four bins measured at one iteration each, at their means (X = 10, 20, 40, 80): the
+        // ratio on a power line r = 0.5 X^0.1 leaves nothing (every u = 1); the same with
+        // the second bin's ratio 4% high shows u = 1.04 among ones off a refitted line.
+        let on_line = |x: f64| 0.5 * x.powf(0.1);
+        let run = |bump: f64| -> Vec<PairedBin> {
+            [10.0, 20.0, 40.0, 80.0]
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| {
+                    let r = on_line(x) * if i == 1 { bump } else { 1.0 };
+                    bin(100.0, x, &[(x, r * x)])
+                })
+                .collect()
+        };
+        let exact = ratio_noise(&run(1.0), 0).unwrap();
+        assert!(exact.q.abs() < 1e-20, "{}", exact.q);
+        let dof = 2.0 * 9.0 / 8.0;
+        assert!((exact.dof - dof).abs() < 1e-12);
+        // The value is each bin's own ratio times its baseline total, as with more pairs.
+        let bumped = run(1.04);
+        let noise = ratio_noise(&bumped, 0).unwrap();
+        let totals: f64 = bumped.iter().map(PairedBin::total).sum();
+        assert!((noise.value - totals).abs() < 1e-9 * totals);
+        // By hand: u_b = r_b / line(X_b) with the line refitted on the bumped ratios.
+        let line = CostLine::of(&bumped).unwrap();
+        let u: Vec<f64> = bumped
+            .iter()
+            .map(|b| b.ratio() / line.ratio_at(b.baseline_mean))
+            .collect();
+        let squares: f64 = u.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+        assert!(
+            (noise.q - squares / 6.0).abs() < 1e-15,
+            "{} {}",
+            noise.q,
+            squares / 6.0
+        );
+        assert!(noise.q > 1e-4);
+        // One bin alone has no degree of freedom: no ratio figure.
+        assert_eq!(ratio_noise(&bumped[..1], 0), None);
     }
 }

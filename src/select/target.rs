@@ -489,21 +489,23 @@ mod tests {
 
     #[test]
     fn the_target_applies_to_every_metric() {
-        // Time is exact per key with K = 2; energy varies within key 2 (5, 9, 7), so the
-        // iteration picked for key 2 (its times tie: the middle one in run order, energy 9)
-        // projects 2 * 1 + 3 * 9 = 29 against 23.
-        let text = "seq_len,time_ms,energy_j\n1,10,1\n1,10,1\n2,20,5\n2,20,9\n2,20,7\n";
+        // Time is exact per key with K = 2; energy varies within key 2 (5, 9, 8: mean 22/3,
+        // which no iteration holds), so the iteration picked for key 2 (its times tie: its
+        // place in the run decides) projects 2 * 1 + 3 * its energy, never the actual 24.
+        let text = "seq_len,time_ms,energy_j\n1,10,1\n1,10,1\n2,20,5\n2,20,9\n2,20,8\n";
         let options = SelectOptions {
             bins: BinCount::Target(crate::options::MIN_TARGET_PCT),
             ..SelectOptions::default()
         };
-        let both = run_selection(&log(text), &options).unwrap();
+        let log_both = log(text);
+        let both = run_selection(&log_both, &options).unwrap();
         assert!(!both.target.as_ref().unwrap().met);
         let energy = &both.projection.totals[1];
-        assert_eq!(
-            (energy.metric.as_str(), energy.projected),
-            ("energy_j", 29.0)
-        );
+        let picked = both.seqpoints.iter().find(|sp| sp.key == [2]).unwrap();
+        let picked_energy = log_both.configs[0].metrics[1].values[picked.row];
+        assert_eq!(energy.metric, "energy_j");
+        assert_eq!(energy.projected, 2.0 + 3.0 * picked_energy);
+        assert_eq!(energy.actual, Some(24.0));
         let time_only = load_bytes(
             "t.csv",
             text.as_bytes(),

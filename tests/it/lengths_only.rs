@@ -284,8 +284,33 @@ fn pairing_errors_name_the_file_line_and_what_to_do() {
             ))
             .and(predicate::str::contains("new.csv")),
         );
-    // One iteration per SeqPoint: no spread; the error names an iteration to add, and
-    // measuring it on both configurations gives a projection with intervals.
+    // One iteration per SeqPoint (the method's own flow): each bin's ratios show no spread,
+    // the bins' do (their neighbours' differences, `project::ratio`); every figure's interval
+    // holds the real one on the bundled logs.
+    let new = measure(d, T2, &own, "new.csv");
+    let report = project(&[&seqpoints, &new], &[&base], &[]);
+    let m = &report["metrics"][0];
+    assert_eq!(m["estimate"], "paired");
+    for (field, actual) in [
+        ("baseline_interval", total(T1)),
+        ("interval", total(T2)),
+        ("speedup_interval", total(T1) / total(T2)),
+    ] {
+        let [lo, hi] = pair(&m[field]);
+        assert!(
+            lo <= actual && actual <= hi,
+            "{field}: [{lo}, {hi}] against {actual}"
+        );
+    }
+    // One iteration measured in all (one SeqPoint): no spread; the error names an iteration
+    // to add, and measuring it on both configurations gives a projection with intervals.
+    let (seqpoints, doc) = select_lengths(d, &["--bins", "1"]);
+    let sp = &doc["seqpoints"][0];
+    let own = [(
+        sp["iteration"].as_u64().unwrap(),
+        sp["id"].as_u64().unwrap(),
+    )];
+    let base = measure(d, T1, &own, "base.csv");
     let new = measure(d, T2, &own, "new.csv");
     let out = seqpoint()
         .arg("project")

@@ -80,6 +80,20 @@ fn measure(dir: &Path, iterations: &[u64]) -> PathBuf {
     path
 }
 
+/// Each SeqPoint's own iteration measured on the 2-thread configuration, the rows naming
+/// SeqPoints by id (no iterations: nothing pairs them with their baseline values).
+fn measure_by_id(dir: &Path, doc: &Value) -> PathBuf {
+    let t2 = times(T2);
+    let mut text = String::from("seqpoint,time_ms\n");
+    for sp in doc["seqpoints"].as_array().unwrap() {
+        let time = t2[&sp["iteration"].as_u64().unwrap()];
+        text.push_str(&format!("{},{time}\n", sp["id"]));
+    }
+    let path = dir.join("measured_by_id.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 fn project_json(seqpoints: &Path, measured: &Path, extra: &[&str]) -> Value {
     let out = seqpoint()
         .arg("project")
@@ -301,13 +315,14 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
 #[test]
 fn project_and_select_compare_give_the_same_speedup() {
     // The same picks measured on t2 by `project`, and read from t2 by `select --compare`:
-    // one estimator. The intervals differ: `select --compare` reads the new configuration's
-    // within-key noise and offsets off its whole log, `project` only has the measurements;
-    // both hold the actual figures.
+    // one estimator, the design's, where the measurements name SeqPoints, not iterations
+    // (nothing pairs them with their baseline values). The intervals differ: `select
+    // --compare` reads the new configuration's within-key noise and offsets off its whole
+    // log, `project` only has the measurements; both hold the actual figures.
     let dir = tempfile::tempdir().unwrap();
     let (seqpoints, doc) = select(dir.path(), &["--bins", "12"]);
-    let measured = measure(dir.path(), &to_profile(&doc));
-    let report = project_json(&seqpoints, &measured, &[]);
+    let by_id_path = measure_by_id(dir.path(), &doc);
+    let report = project_json(&seqpoints, &by_id_path, &[]);
     let metric = &report["metrics"][0];
     let other = tempfile::tempdir().unwrap();
     let (_, compared) = select(other.path(), &["--bins", "12", "--compare", T2]);
@@ -337,6 +352,18 @@ fn project_and_select_compare_give_the_same_speedup() {
     assert!(b[0] <= actual && actual <= b[1], "{b:?} {actual}");
 
     assert_eq!(metric["estimate"], "design");
+
+    // Measured by iteration, each pick is paired with its baseline: `project` gives the ratio
+    // estimate on the baseline's curve at one iteration per SeqPoint too, with its noise read
+    // across the bins, which `select --compare` does not use yet; both hold the real figures.
+    let measured = measure(dir.path(), &to_profile(&doc));
+    let paired = project_json(&seqpoints, &measured, &[]);
+    let metric = &paired["metrics"][0];
+    assert_eq!(metric["estimate"], "ratio");
+    let (a, actual) = (pair(&metric["speedup_interval"]), total(T1) / total(T2));
+    assert!(a[0] <= actual && actual <= a[1], "{a:?} {actual}");
+    let (a, actual) = (pair(&metric["interval"]), total(T2));
+    assert!(a[0] <= actual && actual <= a[1], "{a:?} {actual}");
 
     // With a plan (the default for a target) some SeqPoints are measured at two or more
     // iterations, each paired with its logged baseline value: `project` then gives the ratio
@@ -419,6 +446,17 @@ fn project_table_says_what_it_projected() {
         ))
         .stdout(predicate::str::contains("(actual)"))
         .stdout(predicate::str::contains("speedup"))
+        .stdout(predicate::str::contains(
+            "the ratio estimate on the baseline",
+        ));
+    // Without iterations to pair (SeqPoints named by id) the design's estimate, said so.
+    let by_id_path = measure_by_id(dir.path(), &doc);
+    seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .arg(&by_id_path)
+        .assert()
+        .success()
         .stdout(predicate::str::contains("for the picks made"));
     // Written atomically to a .json file: JSON by default; never overwritten without --force.
     let out = dir.path().join("projection.json");

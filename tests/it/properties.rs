@@ -386,9 +386,13 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
-    /// `select` -> seqpoints.json -> `project` with each SeqPoint measured at exactly its
-    /// baseline value: the projected total is the baseline's projected total, and with one bin
-    /// per key of a key-determined metric it is the baseline's actual total.
+    /// `select` -> seqpoints.json -> `project` with each SeqPoint measured on the baseline
+    /// itself. One iteration per SeqPoint is projected by the ratio estimate on the baseline's
+    /// curve wherever the bins give degrees of freedom: measured at its curve's value (its key's
+    /// expected baseline), every ratio is 1 and the projection is the baseline's actual total.
+    /// Where `project` falls back to the design's estimate, measured at its logged value it is
+    /// the baseline's projected total as `select` gives it; and with one bin per key of a
+    /// key-determined metric it is the actual total either way.
     #[test]
     fn projecting_the_baseline_reproduces_it(mut run in random_run(), k in 1usize..12, per_key in any::<bool>()) {
         run.two_lengths = false;
@@ -406,35 +410,48 @@ proptest! {
         let selection = run_selection(&log, &options).unwrap();
         let text = serde_json::to_vec(&select_document(&log, &selection, None)).unwrap();
         let doc = parse_select_doc("seqpoints.json", &text).unwrap();
-        let measured = Measurements {
+        let measured_at = |value: &dyn Fn(usize) -> f64| Measurements {
             source: "measured.csv".into(),
             metric_names: vec!["time_ms".into()],
             identified_by: Identified::SeqPoint,
             samples: selection
                 .seqpoints
                 .iter()
-                .map(|sp| vec![Sample { iteration: Some(sp.iteration), line: 2, values: vec![sp.values[0][0]] }])
+                .enumerate()
+                .map(|(i, sp)| vec![Sample { iteration: Some(sp.iteration), line: 2, values: vec![value(i)] }])
                 .collect(),
         };
-        let projected = project_measurements("seqpoints.json", &doc, &measured, &ProjectOptions::default());
+        let logged = measured_at(&|i| selection.seqpoints[i].values[0][0]);
+        let curve = measured_at(&|i| {
+            doc.seqpoints[i].expected.get("time_ms").copied().unwrap_or(selection.seqpoints[i].values[0][0])
+        });
+        let project = |measured: &Measurements| project_measurements("seqpoints.json", &doc, measured, &ProjectOptions::default());
         // One iteration measured in all (one SeqPoint of several iterations): where nothing
         // shows a spread, `project` says it cannot bound the figure; it errs nowhere else.
         let one_measured = selection.seqpoints.len() == 1 && selection.seqpoints[0].weight > 1;
-        let report = match projected {
-            Ok(report) => report,
-            Err(err) => {
+        let (at_logged, at_curve) = match (project(&logged), project(&curve)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(err), _) | (_, Err(err)) => {
                 let err = err.to_string();
                 prop_assert!(one_measured && err.contains("cannot bound"), "{}", err);
                 return Ok(());
             }
         };
-        let projected = report.metrics[0].projected_total;
-        let expected = selection.projection.totals[0].projected;
-        prop_assert!((projected - expected).abs() <= 1e-12 * expected.abs(), "{} vs {}", projected, expected);
-        let actual = report.metrics[0].baseline_total.unwrap();
+        let actual = at_logged.metrics[0].baseline_total.unwrap();
         prop_assert_eq!(actual, selection.projection.totals[0].actual.unwrap());
+        let close = |a: f64, b: f64, tolerance: f64| (a - b).abs() <= tolerance * b.abs();
+        if at_curve.metrics[0].estimate.as_deref() == Some("ratio") {
+            let projected = at_curve.metrics[0].projected_total;
+            prop_assert!(close(projected, actual, 1e-9), "{} vs {}", projected, actual);
+        }
+        if at_logged.metrics[0].estimate.as_deref() == Some("design") {
+            let projected = at_logged.metrics[0].projected_total;
+            let expected = selection.projection.totals[0].projected;
+            prop_assert!(close(projected, expected, 1e-12), "{} vs {}", projected, expected);
+        }
+        let projected = at_logged.metrics[0].projected_total;
         if per_key {
-            prop_assert!((projected - actual).abs() <= 1e-9 * actual.abs(), "{} vs {}", projected, actual);
+            prop_assert!(close(projected, actual, 1e-9), "{} vs {}", projected, actual);
         }
     }
 }
