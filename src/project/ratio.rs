@@ -1030,16 +1030,13 @@ mod tests {
         // Over 20,000 seeded draws of K = 8 normal values of sd 0.03, the mean of the
         // estimate is the variance 9e-4: its sd over draws is about 9e-4 sqrt(2 / dof) = 4.9e-4,
         // 3.5e-6 on the mean of 20,000, so 2% (1.8e-5) is 5 sd of that mean.
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(31);
         let draws = 20_000;
         let mut sum = 0.0;
         for _ in 0..draws {
             let values: Vec<f64> = (0..8)
-                .map(|_| {
-                    let (u, v): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen_range(0.0..1.0));
-                    1.0 + 0.03 * (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-                })
+                .map(|_| 1.0 + 0.03 * crate::testkit::models::normal(&mut rng))
                 .collect();
             sum += successive_variance(&values).unwrap().0;
         }
