@@ -11,7 +11,8 @@
 //!    real outcome (`speech_note`).
 //! 2. Baseline redrawn too (the run logged again): each trial logs a fresh baseline, selects
 //!    on it at K, measures the SeqPoints on a fresh new configuration and runs `project`:
-//!    coverage averaged over baselines.
+//!    coverage averaged over baselines. Then the same selected on the run's lengths alone,
+//!    both configurations measured at the SeqPoints (`project --baseline`).
 //! 3. The two-stage flow at a 1% target: select on the timed baseline alone (`--target-error
 //!    1`), measure the list on the new configuration, `project --target-error 1`, measure the
 //!    top-up, project again; iterations against the statistical limit (`noise_limit`).
@@ -22,8 +23,8 @@
 //! 95th-percentile error; the flows meet 1% at no more than 1.2x the limit's iterations.
 //! Run: `cargo run --release --example redraw_intervals [TRIALS [FLOW_TRIALS]]`, or
 //! `cargo run --release --example redraw_intervals flows [FLOW_TRIALS]` for tables 3 and 4 alone,
-//! `... redraw_intervals baselines [TRIALS]` for table 2 alone, `... redraw_intervals speech`
-//! for the speech log's real outcome alone.
+//! `... redraw_intervals baselines [TRIALS]` for table 2 alone (timed, then from the lengths),
+//! `... redraw_intervals speech` for the speech log's real outcome alone.
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -146,45 +147,57 @@ fn figure_columns(f: &FigureRedraws) -> String {
 
 const FIGURE_HEADER: &str = "  cov%    ±%   p95% ratio  bias%";
 
-/// Table 2: select at K on each trial's own baseline, `project` on its new configuration.
+/// Table 2: select at K on each trial's own baseline, `project` on its new configuration;
+/// then the same from a log of lengths, both configurations measured (`project --baseline`).
 fn baselines_redrawn(trials: u32) -> anyhow::Result<()> {
-    println!();
-    println!("baseline redrawn: each trial logs the run again, selects at K, projects (`project`)");
-    println!(
-        "{:<18} {:>3} new total{FIGURE_HEADER} | speedup{FIGURE_HEADER}",
-        "case", "K"
-    );
-    for case in &GENERATED_CASES {
-        let lengths = case.lengths(7);
-        for k in KS {
-            let (mut new, mut speedup) = (FigureRedraws::default(), FigureRedraws::default());
-            for trial in 0..trials {
-                let (baseline, new_times) = realised(case, &lengths, trial);
-                let outcome = run_flow(&FlowRun {
-                    lengths: &lengths,
-                    baseline: &baseline,
-                    new: &new_times,
-                    logged: Logged::Timed,
-                    request: SelectRequest {
-                        options: SelectOptions {
-                            bins: BinCount::Fixed(k),
-                            error_curve: false,
-                            ..SelectOptions::default()
-                        },
-                        plan: None,
-                    },
-                    target_pct: None,
-                    max_rounds: 0,
-                })?;
-                new.push(outcome.new);
-                speedup.push(outcome.speedup);
-            }
+    for logged in [Logged::Timed, Logged::LengthsOnly] {
+        println!();
+        if logged == Logged::Timed {
             println!(
-                "{:<18} {k:>3}           {} |         {}",
-                case.name,
-                figure_columns(&new),
-                figure_columns(&speedup)
+                "baseline redrawn: each trial logs the run again, selects at K, projects (`project`)"
             );
+        } else {
+            println!(
+                "lengths only: each trial logs the run again, selects at K on its lengths, \
+                 measures both configurations (`project --baseline`)"
+            );
+        }
+        println!(
+            "{:<18} {:>3} new total{FIGURE_HEADER} | speedup{FIGURE_HEADER}",
+            "case", "K"
+        );
+        for case in &GENERATED_CASES {
+            let lengths = case.lengths(7);
+            for k in KS {
+                let (mut new, mut speedup) = (FigureRedraws::default(), FigureRedraws::default());
+                for trial in 0..trials {
+                    let (baseline, new_times) = realised(case, &lengths, trial);
+                    let outcome = run_flow(&FlowRun {
+                        lengths: &lengths,
+                        baseline: &baseline,
+                        new: &new_times,
+                        logged,
+                        request: SelectRequest {
+                            options: SelectOptions {
+                                bins: BinCount::Fixed(k),
+                                error_curve: false,
+                                ..SelectOptions::default()
+                            },
+                            plan: None,
+                        },
+                        target_pct: None,
+                        max_rounds: 0,
+                    })?;
+                    new.push(outcome.new);
+                    speedup.push(outcome.speedup);
+                }
+                println!(
+                    "{:<18} {k:>3}           {} |         {}",
+                    case.name,
+                    figure_columns(&new),
+                    figure_columns(&speedup)
+                );
+            }
         }
     }
     Ok(())

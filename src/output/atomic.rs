@@ -360,12 +360,19 @@ impl Staged {
         let mut list = pending();
         let staged_path = temp.path().to_path_buf();
         list.retain(|p| p != &staged_path);
+        // On the way out without a rename, the file goes while the list is still held: the
+        // signal thread waits for the list, and once the file is off it, only this thread
+        // removes the file. Released first, the process could end (by the signal, on the
+        // other thread) between the two and leave it: seen under load, a SIGHUP during an
+        // export left a `.seqpoint-XXXXXX` file.
         if stop_requested() {
+            drop(temp);
             drop(list);
             return Err(WriteError::Interrupted(shown));
         }
         // The target may have changed since it was checked: check again, as late as possible.
         if let Err(e) = check_target(&self.target, self.replace) {
+            drop(temp);
             drop(list);
             return Err(e);
         }

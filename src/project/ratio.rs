@@ -258,7 +258,7 @@ pub fn ratio_noise(bins: &[PairedBin], fitted: usize) -> Option<RatioNoise> {
 /// Without it one iteration per SeqPoint fell back to the design's estimate `sum w y`, which
 /// leaned where the pick's key is not its bin's typical one (see `docs/plans.md`).
 fn between_bins(bins: &[PairedBin], line: &CostLine) -> (f64, f64) {
-    let mut place: Vec<(f64, f64)> = bins
+    let place: Vec<(f64, f64)> = bins
         .iter()
         .filter_map(|b| {
             let expected = expected_ratio(b, Some(line));
@@ -268,9 +268,7 @@ fn between_bins(bins: &[PairedBin], line: &CostLine) -> (f64, f64) {
             }
         })
         .collect();
-    place.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let ordered: Vec<f64> = place.iter().map(|p| p.1).collect();
-    successive_variance(&ordered).map_or((0.0, 0.0), |(variance, dof)| (variance * dof, dof))
+    neighbours_noise(place)
 }
 
 /// `between_bins` for the paired speedup: each bin measured at one iteration on both
@@ -284,7 +282,7 @@ fn speedup_between_bins(
     speedup: f64,
     line: &CostLine,
 ) -> (f64, f64) {
-    let mut place: Vec<(f64, f64)> = baseline
+    let place: Vec<(f64, f64)> = baseline
         .iter()
         .zip(new)
         .filter_map(|(b, n)| {
@@ -300,6 +298,12 @@ fn speedup_between_bins(
             }
         })
         .collect();
+    neighbours_noise(place)
+}
+
+/// `(squares, degrees of freedom)` of `(baseline mean, value)` per bin: the values in the
+/// order of the bins' baseline means, read by `successive_variance`.
+fn neighbours_noise(mut place: Vec<(f64, f64)>) -> (f64, f64) {
     place.sort_by(|a, b| a.0.total_cmp(&b.0));
     let ordered: Vec<f64> = place.iter().map(|p| p.1).collect();
     successive_variance(&ordered).map_or((0.0, 0.0), |(variance, dof)| (variance * dof, dof))
@@ -1026,16 +1030,13 @@ mod tests {
         // Over 20,000 seeded draws of K = 8 normal values of sd 0.03, the mean of the
         // estimate is the variance 9e-4: its sd over draws is about 9e-4 sqrt(2 / dof) = 4.9e-4,
         // 3.5e-6 on the mean of 20,000, so 2% (1.8e-5) is 5 sd of that mean.
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(31);
         let draws = 20_000;
         let mut sum = 0.0;
         for _ in 0..draws {
             let values: Vec<f64> = (0..8)
-                .map(|_| {
-                    let (u, v): (f64, f64) = (rng.gen_range(1e-12..1.0), rng.gen_range(0.0..1.0));
-                    1.0 + 0.03 * (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-                })
+                .map(|_| 1.0 + 0.03 * crate::testkit::models::normal(&mut rng))
                 .collect();
             sum += successive_variance(&values).unwrap().0;
         }

@@ -29,8 +29,6 @@ pub struct CostLine {
     centre_x: f64,
     centre_r: f64,
     pub slope: f64,
-    /// Whether the slope was fitted (three bins or more at two `X` or more), not set flat.
-    fitted_slope: bool,
 }
 
 impl CostLine {
@@ -53,8 +51,7 @@ impl CostLine {
         };
         let (centre_x, centre_r) = (mean(&|p| p.0), mean(&|p| p.1));
         let sxx = mean(&|p| (p.0 - centre_x).powi(2));
-        let fitted_slope = points.len() >= 3 && sxx > 0.0;
-        let slope = if fitted_slope {
+        let slope = if points.len() >= 3 && sxx > 0.0 {
             mean(&|p| (p.0 - centre_x) * (p.1 - centre_r)) / sxx
         } else {
             0.0
@@ -63,13 +60,7 @@ impl CostLine {
             centre_x,
             centre_r,
             slope,
-            fitted_slope,
         })
-    }
-
-    /// The parameters read off the bins' ratios: the level, and the slope where fitted.
-    pub fn parameters(&self) -> usize {
-        1 + usize::from(self.fitted_slope)
     }
 
     /// The ratio the line gives at baseline mean `x`.

@@ -78,7 +78,7 @@ impl SynthPair {
 }
 
 /// A standard normal draw (Box-Muller), so the generator needs no distribution crate.
-fn normal(rng: &mut impl Rng) -> f64 {
+pub fn normal(rng: &mut impl Rng) -> f64 {
     let u1: f64 = 1.0 - rng.gen::<f64>();
     let u2: f64 = rng.gen::<f64>();
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
