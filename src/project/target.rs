@@ -8,14 +8,16 @@
 //! is still over the target, summed over the figures not yet met (relative to each figure's
 //! allowed variance). That is the greedy optimum of a separable convex allocation, the
 //! STEM/Neyman idea with sunk samples. Only iterations the SeqPoints file lists for a SeqPoint
-//! (its own, its plan rows, its bin's reserve and its alternates) are candidates. Where the
-//! SeqPoints file has the baseline's curve (a timed baseline), the reserve, seeded draws from
-//! the whole bin, comes before the alternates (the picked key's and the next-best keys'
-//! iterations): the ratio divides by the curve, and draws spread over the bin keep its ratio
-//! the bin's where the speedup drifts within it, which more iterations at the pick would not
-//! (measured on the redraw example's smooth case: coverage 92% -> 94%). On a proxy cost the
-//! alternates come first: draws over a bin whose time steps where the proxy does not cost
-//! 3x the iterations (the stepwise case: 75 -> 214, 71% met within 4 rounds).
+//! (its own, its plan rows, its bin's reserve and its alternates) are candidates. The
+//! reserve, more of the plan's own draws from the whole bin, comes before the alternates (the
+//! picked key's and the next-best keys' iterations):
+//! - a timed baseline's ratio divides by the baseline's curve, and draws spread over the bin
+//!   keep its ratio the bin's where the speedup drifts within it, which more iterations at the
+//!   pick would not (the redraw example's smooth case: coverage 92% -> 94%);
+//! - on a proxy cost the reserve goes on spreading over the bin's proxy order
+//!   (`select::plan::PlanDesign::Systematic`). Taking the alternates first measured the
+//!   picked key again, which cannot show a time that steps where the proxy does not: the
+//!   lengths-only stepwise flow held its totals 69-73.5% of the time.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -61,8 +63,7 @@ impl Figure {
 }
 
 /// The iterations a SeqPoint may be measured at, in the order they are taken: its own, its
-/// plan rows, then its bin's reserve and its alternates (the document's order; the reserve
-/// first where the file has the baseline's curve), each once.
+/// plan rows, then its bin's reserve and its alternates, each once.
 pub fn candidates(doc: &SelectDoc, seqpoint: usize) -> Vec<u64> {
     let sp = &doc.seqpoints[seqpoint];
     let of_this = |rows: &[crate::doc::ProfileRowDoc]| -> Vec<u64> {
@@ -74,20 +75,11 @@ pub fn candidates(doc: &SelectDoc, seqpoint: usize) -> Vec<u64> {
     let (planned, reserve) = doc.plan.as_ref().map_or((Vec::new(), Vec::new()), |p| {
         (of_this(&p.profile), of_this(&p.reserve))
     });
-    // With the baseline's curve (a timed baseline) draws over the bin cost nothing: the curve
-    // takes each key's cost out of the ratio. On a proxy cost they expose how far the proxy
-    // misses the time within the bin (a stepwise cost), which the pick's own key keeps out.
-    let alternates = sp.alternates.iter().copied();
-    let (first, last): (Vec<u64>, Vec<u64>) = if sp.expected.is_empty() {
-        (alternates.collect(), reserve)
-    } else {
-        (reserve, alternates.collect())
-    };
     let mut seen = HashSet::new();
     std::iter::once(sp.iteration)
         .chain(planned)
-        .chain(first)
-        .chain(last)
+        .chain(reserve)
+        .chain(sp.alternates.iter().copied())
         .filter(|it| seen.insert(*it))
         .collect()
 }
