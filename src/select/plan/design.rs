@@ -40,24 +40,23 @@
 //! spread over the order too.
 //! - Why: on a proxy cost the time may step where the proxy does not (a kernel switching tile
 //!   sizes every 64 of length). At the key, a bin that straddles a step is measured at one
-//!   key, its ratio to the proxy is not the bin's, and no residual shows it: the redraw
-//!   example's lengths-only stepwise flow held its totals' intervals 82-83.5% of the time,
-//!   leaning -0.33%. Spread evenly over the proxy order, each step is measured in
-//!   proportion to its share of the bin.
+//!   key, its ratio to the proxy is not the bin's, and no residual shows it: over fresh
+//!   drawings of the lengths the redraw example's lengths-only stepwise flow held its totals'
+//!   intervals 48-49% of the time (on one drawing, 85.5-86%, leaning -0.33%). Spread evenly
+//!   over the proxy order, each step is measured in proportion to its share of the bin.
 //! - `project --baseline` takes its residual variance from successive differences in the
 //!   proxy order (`PairedBin::successive_residuals`), the classic variance of a systematic
 //!   sample: where the ratio to the proxy drifts or steps along the order, only neighbours'
 //!   differences count; for pure noise it is the random sample's. Drawn at random over the
-//!   bin (`OverBin`), the same flow held 93.5-97.5% but took the stepwise case to 2.75x the
-//!   statistical limit (190 iterations against 69).
+//!   bin (`OverBin`), a draw and the SeqPoint's own often fall on the same side of a step.
 //! - The search reads the SeqPoints as at the key (its sample counts are the at-key plan's).
-//! - Measured by the redraw example's lengths-only flow, 200 runs each, with the top-ups
-//!   taking the reserve before the alternates (`project::target::candidates`): smooth 71.6
-//!   iterations (at the key 70.4), held 95-96%; stepwise 154.0 (72.2), 96.5-99% (82-94%),
-//!   lean -0.16% (-0.33%); heavy-tailed 475.1 (472.9), 92-93.5%; noisier new 213.9 (209.2),
-//!   92-96.5%; speedup by length 72.7 (71.2), 95-96%. Taking the alternates first, as
-//!   `candidates` does without the baseline's curve, the top-ups measure at the picked key
-//!   again and the stepwise totals held 69-73.5%.
+//! - Measured by the redraw example's lengths-only flow, 400 runs each on its own drawing of
+//!   the run's lengths (at the key: 100 runs), figures held baseline / new / speedup: stepwise
+//!   95.8 / 96.8 / 94.8% at 160.1 iterations (2.31x the limit), at the key 49 / 48 / 95% at
+//!   72.8, random draws over the bin 89 / 87.5 / 93.2% at 212.5; the other cases 93-96%
+//!   at 1.05-1.07x (at the key 1.02-1.05x). The top-ups take the reserve before the
+//!   alternates (`project::target::candidates`): taking the alternates first measured the
+//!   picked key again, and the stepwise totals held 69-73.5% (one drawing of the lengths).
 //!
 //! Which design: a timed baseline without a logged new configuration draws over the bin.
 //! - A proxy cost (a lengths-only log) draws systematically in the proxy order (above).
