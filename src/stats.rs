@@ -93,13 +93,28 @@ impl LevelMoments {
     /// its fourth power: within `(g ln v)^5 / 120` of the power's mean, which is below 2e-5
     /// where `|g ln v| <= 0.3` (a bin's cost within a factor of 2 of its mean at `|g| <= 0.4`).
     pub fn power_mean(&self, g: f64) -> f64 {
-        let mut power = 1.0;
-        let mut mean = 1.0;
-        for m in self.0 {
-            power *= g;
-            mean += power * m;
-        }
-        mean
+        self.curved_mean(g, 0.0)
+    }
+
+    /// `E[v e^(g ln v + c ln^2 v)]`, the mean of a power whose exponent bends with the level
+    /// (`power_mean` at `c = 0`): the exponential's series in `L = ln v` to its fourth power,
+    /// `1 + g L + (g^2/2 + c) L^2 + (g^3/6 + g c) L^3 + (g^4/24 + g^2 c/2 + c^2/2) L^4`, each
+    /// `E[v L^k]` being `k!` times the recorded moment.
+    pub fn curved_mean(&self, g: f64, c: f64) -> f64 {
+        let coefficients = [
+            g,
+            g * g / 2.0 + c,
+            g.powi(3) / 6.0 + g * c,
+            g.powi(4) / 24.0 + g * g * c / 2.0 + c * c / 2.0,
+        ];
+        let factorials = [1.0, 2.0, 6.0, 24.0];
+        1.0 + self
+            .0
+            .iter()
+            .zip(coefficients)
+            .zip(factorials)
+            .map(|((m, a), k)| a * k * m)
+            .sum::<f64>()
     }
 }
 
@@ -287,6 +302,22 @@ mod tests {
             assert!(
                 (series - exact).abs() < 1e-4,
                 "g {g}: {series} against {exact}"
+            );
+        }
+        // Bending: E[v e^(g L + c L^2)], L = ln v, by hand against the series.
+        for (g, c) in [(-0.3, -0.1), (-0.1, 0.05), (0.2, -0.2), (0.0, 0.1)] {
+            let exact: f64 = values
+                .iter()
+                .map(|&(z, n)| {
+                    let l = (z / mean).ln();
+                    n * (z / mean) * (g * l + c * l * l).exp()
+                })
+                .sum::<f64>()
+                / count;
+            let series = moments.curved_mean(g, c);
+            assert!(
+                (series - exact).abs() < 1e-4,
+                "g {g} c {c}: {series} against {exact}"
             );
         }
         // One value: no spread, every power's mean is 1.

@@ -17,7 +17,9 @@ use std::collections::BTreeMap;
 use crate::doc::{MetricProjection, ProjectionReport, SelectDoc, PROJECTION_SCHEMA};
 use crate::project::document::ProjectOptions;
 use crate::project::paired_bin::PairedBin;
-use crate::project::ratio::{known_baseline, paired_speedup_noise, ratio_noise, RatioNoise};
+use crate::project::ratio::{
+    expected_ratio, known_baseline, paired_speedup_noise, ratio_noise, RatioNoise,
+};
 use crate::project::request::ProjectError;
 use crate::project::run_bins::{logged_iterations, placed_excluded, run_bin};
 use crate::project::target::{judge, next_unmeasured, Figure};
@@ -127,17 +129,6 @@ fn bins_of(
             }
         })
         .collect()
-}
-
-/// The ratio a bin's residuals are taken relative to, as `ratio::ratio_noise` takes it: the
-/// run's cost line at the bin's baseline mean, or the bin's own plain ratio.
-fn expected_ratio(bin: &PairedBin, line: Option<&CostLine>) -> f64 {
-    match line {
-        Some(line) if bin.baseline_mean > 0.0 && bin.ratio() > 0.0 => {
-            line.ratio_at(bin.baseline_mean)
-        }
-        _ => bin.plain_ratio(),
-    }
 }
 
 /// A total's pooled successive-difference residuals (`PairedBin::successive_residuals`) and

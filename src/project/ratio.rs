@@ -328,7 +328,7 @@ fn successive_variance(values: &[f64]) -> Option<(f64, f64)> {
 /// it is divided by, and the bin reads quieter than it is: with 5% of iterations 1.5x slower
 /// the pooled relative noise read 16% low (the redraw example's heavy-tailed case). The bin's
 /// own plain ratio where the line has none for it.
-fn expected_ratio(bin: &PairedBin, line: Option<&CostLine>) -> f64 {
+pub(crate) fn expected_ratio(bin: &PairedBin, line: Option<&CostLine>) -> f64 {
     match line {
         Some(line) if bin.baseline_mean > 0.0 && bin.ratio() > 0.0 => {
             line.ratio_at(bin.baseline_mean)

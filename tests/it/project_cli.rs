@@ -210,8 +210,9 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
     // reports, and y the 2-thread values at the same iterations; r_b Beale's ratio,
     // (ybar / abar) (1 + f s_ay / (s abar ybar)) / (1 + f s_aa / (s abar^2)) with the
     // pairs' sample covariance and variance and f = 1 - s / N, N the bin's iterations; and
-    // the cost trend: g the slope of the bins' ln r on ln X (weighted by w X), each a taken as
-    // a v^g with v = z / X, and X as X E[v^(1 + g)] from the bin's recorded `levels`.
+    // the cost trend: the parabola of the bins' ln r in ln X (weighted by w X), each a taken
+    // along it about its bin's mean (v = z / X), and X as the bin's mean of that from its
+    // recorded `levels`.
     assert_eq!(metric["estimate"], "ratio");
     let beta = metric["baseline_noise_share"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&beta), "{beta}");
@@ -269,7 +270,9 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
             (w, mean, population, values, levels)
         })
         .collect();
-    // The cost trend: the line of ln r on ln X over the bins, weighted by w X.
+    // The cost trend: the parabola of ln r in u = ln X less the bins' weighted mean of it
+    // (these logs give more than five bins), weighted by w X, solved here by Cramer's rule;
+    // `cost_trend` reports its slope at the centre.
     let points: Vec<(f64, f64, f64)> = bins
         .iter()
         .map(|(w, mean, population, values, _)| {
@@ -277,26 +280,58 @@ fn project_reproduces_the_other_configuration_from_default_seqpoints() {
             (mean.ln(), beale(&pairs, *population).ln(), w * mean)
         })
         .collect();
+    assert!(points.len() >= 5);
     let weights: f64 = points.iter().map(|p| p.2).sum();
-    let centre = |f: &dyn Fn(&(f64, f64, f64)) -> f64| {
-        points.iter().map(|p| p.2 * f(p)).sum::<f64>() / weights
+    let mx = points.iter().map(|p| p.2 * p.0).sum::<f64>() / weights;
+    let moment = |i: i32, with_y: bool| {
+        points
+            .iter()
+            .map(|p| p.2 * (p.0 - mx).powi(i) * if with_y { p.1 } else { 1.0 })
+            .sum::<f64>()
     };
-    let (mx, mr) = (centre(&|p| p.0), centre(&|p| p.1));
-    let trend = centre(&|p| (p.0 - mx) * (p.1 - mr)) / centre(&|p| (p.0 - mx).powi(2));
+    let normal = [
+        [moment(0, false), moment(1, false), moment(2, false)],
+        [moment(1, false), moment(2, false), moment(3, false)],
+        [moment(2, false), moment(3, false), moment(4, false)],
+    ];
+    let right = [moment(0, true), moment(1, true), moment(2, true)];
+    let det = |m: &[[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let coefficient = |k: usize| {
+        let mut m = normal;
+        for (row, value) in m.iter_mut().zip(right) {
+            row[k] = value;
+        }
+        det(&m) / det(&normal)
+    };
+    let (trend, bend) = (coefficient(1), coefficient(2));
     let reported = metric["cost_trend"].as_f64().unwrap();
     assert!((trend - reported).abs() < 1e-9, "{trend} {reported}");
-    // Each bin then divides by a v^g and scales by X E[v^(1 + g)] = X (1 + sum g^k m_k).
+    // Each bin then follows the parabola through its own mean: at slope g = trend + 2 bend u,
+    // a taken as a e^(g L + bend L^2) with L = ln v, and X as X E[v e^(g L + bend L^2)], the
+    // exponential's series to L^4 over the bin's recorded `levels` (m_k = E[v L^k] / k!).
     let mut new_total = 0.0;
     for (w, mean, population, values, levels) in &bins {
+        let g = trend + 2.0 * bend * (mean.ln() - mx);
         let pairs: Vec<(f64, f64)> = values
             .iter()
-            .map(|&(a, v, y)| (a * v.powf(trend), y))
+            .map(|&(a, v, y)| (a * (g * v.ln() + bend * v.ln().powi(2)).exp(), y))
             .collect();
+        let series = [
+            g,
+            g * g / 2.0 + bend,
+            g.powi(3) / 6.0 + g * bend,
+            g.powi(4) / 24.0 + g * g * bend / 2.0 + bend * bend / 2.0,
+        ];
         let power_mean: f64 = 1.0
             + levels
                 .iter()
-                .enumerate()
-                .map(|(k, m)| trend.powi(k as i32 + 1) * m)
+                .zip(series)
+                .zip([1.0, 2.0, 6.0, 24.0])
+                .map(|((m, a), factorial)| a * factorial * m)
                 .sum::<f64>();
         new_total += w * mean * power_mean * beale(&pairs, *population);
     }
