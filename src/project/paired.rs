@@ -16,16 +16,18 @@ use std::collections::BTreeMap;
 
 use crate::doc::{MetricProjection, ProjectionReport, SelectDoc, PROJECTION_SCHEMA};
 use crate::project::document::ProjectOptions;
+use crate::project::paired_bin::half_successive_squares;
 use crate::project::paired_bin::PairedBin;
 use crate::project::ratio::{
-    expected_ratio, known_baseline, paired_speedup_noise, ratio_noise, RatioNoise,
+    expected_ratio, known_baseline, paired_speedup_noise, ratio_noise, speedup_residuals,
+    RatioNoise,
 };
 use crate::project::request::ProjectError;
 use crate::project::run_bins::{logged_iterations, placed_excluded, run_bin};
 use crate::project::target::{judge, next_unmeasured, Figure};
 use crate::project::trend::{with_cost_trend, CostLine};
 use crate::runlog::measured::{Measurements, Sample};
-use crate::stats::{compensated_sum, half_width_pct, interval, LevelMoments, Z95};
+use crate::stats::{half_width_pct, interval, LevelMoments, Z95};
 
 /// Each SeqPoint's measured iterations with both configurations' mean of metric `m` there.
 type Pairs = Vec<BTreeMap<u64, (f64, f64)>>;
@@ -146,30 +148,14 @@ fn total_squares(bins: &[PairedBin]) -> (f64, f64) {
 fn speedup_squares(baseline: &[PairedBin], new: &[PairedBin], speedup: f64) -> (f64, f64) {
     let line = CostLine::of(baseline);
     let (mut squares, mut dof) = (0.0, 0.0);
-    for (b, n) in baseline.iter().zip(new) {
-        let s = b.pairs.len();
-        if s < 2 || n.pairs.len() != s {
-            continue;
-        }
-        let (r_b, r_n) = (b.plain_ratio(), n.plain_ratio());
-        let xbar = compensated_sum(b.pairs.iter().map(|p| p.0)) / s as f64;
-        let scale = expected_ratio(b, line.as_ref()) * xbar;
-        if scale <= 0.0 {
-            continue;
-        }
-        let d: Vec<f64> = b
+    for (i, residual) in speedup_residuals(baseline, new, speedup, line.as_ref()) {
+        let in_order: Vec<f64> = baseline[i]
             .proxy_order()
             .iter()
-            .map(|&i| {
-                let ((x_b, y_b), (x_n, y_n)) = (b.pairs[i], n.pairs[i]);
-                ((y_b - r_b * x_b) - speedup * (y_n - r_n * x_n)) / scale
-            })
+            .map(|&k| residual[k])
             .collect();
-        squares += d
-            .windows(2)
-            .map(|w| (w[1] - w[0]).powi(2) / 2.0)
-            .sum::<f64>();
-        dof += (s - 1) as f64;
+        squares += half_successive_squares(&in_order);
+        dof += (residual.len() - 1) as f64;
     }
     (squares, dof)
 }

@@ -96,47 +96,50 @@ impl PairedBin {
     /// between neighbours count, which a sample spread evenly over that order is no more
     /// wrong by.
     pub(crate) fn successive_residuals(&self, expected_ratio: f64) -> (f64, f64) {
-        let s = self.pairs.len();
-        if s < 2 {
+        let Some(residual) = self.relative_residuals(expected_ratio) else {
             return (0.0, 0.0);
-        }
-        let r = self.plain_ratio();
-        let xbar = compensated_sum(self.pairs.iter().map(|p| p.0)) / s as f64;
-        let scale = expected_ratio * xbar;
-        if scale <= 0.0 {
-            return (0.0, 0.0);
-        }
-        let residual: Vec<f64> = self
-            .proxy_order()
-            .iter()
-            .map(|&i| (self.pairs[i].1 - r * self.pairs[i].0) / scale)
-            .collect();
-        let squares: f64 = residual
-            .windows(2)
-            .map(|w| (w[1] - w[0]).powi(2) / 2.0)
-            .sum();
-        (squares, (s - 1) as f64)
+        };
+        let in_order: Vec<f64> = self.proxy_order().iter().map(|&i| residual[i]).collect();
+        (
+            half_successive_squares(&in_order),
+            (residual.len() - 1) as f64,
+        )
     }
 
     /// `(sum of squared relative residuals, degrees of freedom)` of this bin's pairs.
     pub(crate) fn residuals(&self, expected_ratio: f64) -> (f64, f64) {
+        let Some(residual) = self.relative_residuals(expected_ratio) else {
+            return (0.0, 0.0);
+        };
+        (
+            residual.iter().map(|e| e * e).sum(),
+            (residual.len() - 1) as f64,
+        )
+    }
+
+    /// Each pair's residual about the bin's plain ratio relative to `expected_ratio abar`, in
+    /// `pairs`' order; `None` for fewer than two pairs or a scale that is not positive.
+    fn relative_residuals(&self, expected_ratio: f64) -> Option<Vec<f64>> {
         let s = self.pairs.len();
         if s < 2 {
-            return (0.0, 0.0);
+            return None;
         }
         let r = self.plain_ratio();
         let xbar = compensated_sum(self.pairs.iter().map(|p| p.0)) / s as f64;
         let scale = expected_ratio * xbar;
-        if scale <= 0.0 {
-            return (0.0, 0.0);
-        }
-        let squares: f64 = self
-            .pairs
-            .iter()
-            .map(|&(x, y)| ((y - r * x) / scale).powi(2))
-            .sum();
-        (squares, (s - 1) as f64)
+        (scale > 0.0).then(|| {
+            self.pairs
+                .iter()
+                .map(|&(x, y)| (y - r * x) / scale)
+                .collect()
+        })
     }
+}
+
+/// Half the sum of squared differences of neighbours in `values`: the successive-difference
+/// residual sum, whose expectation for pure noise is the plain sum of squares about the mean.
+pub(crate) fn half_successive_squares(values: &[f64]) -> f64 {
+    values.windows(2).map(|w| (w[1] - w[0]).powi(2) / 2.0).sum()
 }
 
 #[cfg(test)]

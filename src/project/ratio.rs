@@ -390,28 +390,9 @@ pub fn paired_speedup_noise(baseline: &[PairedBin], new: &[PairedBin]) -> Option
     let speedup = base_total / new_total;
     let line = CostLine::of(baseline);
     let (mut squares, mut dof) = (0.0, 0.0);
-    for (b, n) in baseline.iter().zip(new) {
-        let s = b.pairs.len();
-        if s < 2 || n.pairs.len() != s {
-            continue;
-        }
-        let (r_b, r_n) = (b.plain_ratio(), n.plain_ratio());
-        let xbar = compensated_sum(b.pairs.iter().map(|p| p.0)) / s as f64;
-        let scale = expected_ratio(b, line.as_ref()) * xbar;
-        if scale <= 0.0 {
-            continue;
-        }
-        // Each configuration's own auxiliary: the same iteration's, each following its own
-        // trend with the cost (`trend::with_cost_trend`).
-        squares += b
-            .pairs
-            .iter()
-            .zip(&n.pairs)
-            .map(|(&(x_b, y_b), &(x_n, y_n))| {
-                (((y_b - r_b * x_b) - speedup * (y_n - r_n * x_n)) / scale).powi(2)
-            })
-            .sum::<f64>();
-        dof += (s - 1) as f64;
+    for (_, residual) in speedup_residuals(baseline, new, speedup, line.as_ref()) {
+        squares += residual.iter().map(|d| d * d).sum::<f64>();
+        dof += (residual.len() - 1) as f64;
     }
     if dof == 0.0 {
         (squares, dof) = line.map_or((0.0, 0.0), |line| {
@@ -432,6 +413,44 @@ pub fn paired_speedup_noise(baseline: &[PairedBin], new: &[PairedBin]) -> Option
         floor: vec![0.0; baseline.len()],
         population: baseline.iter().map(|b| b.population).collect(),
     })
+}
+
+/// Per bin measured at two or more iterations on both configurations (its index and, in
+/// `pairs`' order), the linearised `B - S N`'s residual at each pair, `(y_B - r_B x_B) - S
+/// (y_N - r_N x_N)`, relative to the baseline's `R xbar` (`expected_ratio`). Each
+/// configuration's own auxiliary: the same iteration's, each following its own trend with the
+/// cost (`trend::with_cost_trend`).
+pub(crate) fn speedup_residuals(
+    baseline: &[PairedBin],
+    new: &[PairedBin],
+    speedup: f64,
+    line: Option<&CostLine>,
+) -> Vec<(usize, Vec<f64>)> {
+    baseline
+        .iter()
+        .zip(new)
+        .enumerate()
+        .filter_map(|(i, (b, n))| {
+            let s = b.pairs.len();
+            if s < 2 || n.pairs.len() != s {
+                return None;
+            }
+            let (r_b, r_n) = (b.plain_ratio(), n.plain_ratio());
+            let xbar = compensated_sum(b.pairs.iter().map(|p| p.0)) / s as f64;
+            let scale = expected_ratio(b, line) * xbar;
+            (scale > 0.0).then(|| {
+                let residual = b
+                    .pairs
+                    .iter()
+                    .zip(&n.pairs)
+                    .map(|(&(x_b, y_b), &(x_n, y_n))| {
+                        ((y_b - r_b * x_b) - speedup * (y_n - r_n * x_n)) / scale
+                    })
+                    .collect();
+                (i, residual)
+            })
+        })
+        .collect()
 }
 
 /// `paired_speedup_noise`'s variance parts at the degrees of freedom measured.
