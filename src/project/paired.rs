@@ -16,8 +16,7 @@ use std::collections::BTreeMap;
 
 use crate::doc::{MetricProjection, ProjectionReport, SelectDoc, PROJECTION_SCHEMA};
 use crate::project::document::ProjectOptions;
-use crate::project::paired_bin::half_successive_squares;
-use crate::project::paired_bin::PairedBin;
+use crate::project::paired_bin::{half_successive_squares, PairedBin};
 use crate::project::ratio::{
     expected_ratio, known_baseline, paired_speedup_noise, ratio_noise, speedup_residuals,
     RatioNoise,
