@@ -35,8 +35,8 @@ use crate::project::paired_bin::PairedBin;
 /// two-stage flow still erred by up to 0.69% (p95) over fresh drawings of the run's lengths,
 /// and its intervals held 89% at 1.46x the statistical limit's iterations. Followed along the
 /// parabola through each bin's mean: 0.32% without noise, 92-92.5% held at 1.29x; on one
-/// drawing of the lengths 93-93.5% at 1.25x (94-95% at 1.41x before). Cases whose ratio is a
-/// power of the cost fit a curvature near 0 and change by less than their 200-run noise.
+/// drawing of the lengths 93-93.5% at 1.25x (94-95% at 1.41x before). The other cases, timed
+/// and lengths-only, moved by less than their 200-run noise.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CostLine {
     centre_x: f64,
@@ -47,10 +47,13 @@ pub struct CostLine {
 }
 
 /// Bins from which the line may curve: three coefficients and two degrees of freedom left.
-/// They must be measured at two or more iterations each: through one pair per bin the
-/// parabola follows each pair's noise as well, and on the redraw example's lengths-only case
-/// with heavy tails (5% of iterations 1.5x slower), one iteration per SeqPoint at K = 8-16,
-/// the new total's intervals held 70.5-80% (straight, 91.5-96.5%).
+/// They must be measured at two or more iterations each. At one pair per bin the noise is read
+/// across the bins (`ratio::between_bins`), and there the bend cost more than it gave: on the
+/// redraw example's lengths-only case with heavy tails (5% of iterations 1.5x slower), K =
+/// 8-16, the new total's intervals held 70.5-80% bent and 91.5-96.5% straight. A test of the
+/// bend against the bins' scatter did not help (the ratio to a linear proxy, `10/L +
+/// sqrt(L)/10`, does bend); why the straight line's misfit held those intervals up is not
+/// pinned down.
 const CURVED_FROM: usize = 5;
 
 impl CostLine {
