@@ -12,13 +12,14 @@
 //! residual shows it: the pairs sit at one cost.
 //!
 //! The run shows the drift across its bins: `CostLine`, the line of the bins' `ln r` on their
-//! baseline means' `ln X` (a parabola from five bins measured twice), has slope `g` at a bin's mean and bend
-//! `c` (`r` goes as `X^g` there, bending as `c ln^2`). Taken within each bin too, the new
-//! value at an iteration of expected baseline `z` goes as `z v^(g + c ln v)`: with `v = z /
-//! X`, the auxiliary `a e^(g ln v + c ln^2 v)` in place of `a`, and the bin's mean of it over
-//! all its iterations is `X E[v e^(g ln v + c ln^2 v)]` (`stats::LevelMoments::curved_mean`,
-//! from the spread the SeqPoints file records). A flat ratio fits `g` and `c` near 0 and
-//! changes nothing; the baseline's own noise in an auxiliary is kept (`a`, the blend's).
+//! baseline means' `ln X` (a parabola from five bins measured twice), has slope `g` at a bin's
+//! mean and bend `c` (`r` goes as `X^g` there, bending as `c ln^2`). Taken within each bin too,
+//! the new value at an iteration of expected baseline `z` goes as `z v^(g + c ln v)`: with `v
+//! = z / X`, the auxiliary `a e^(g ln v + c ln^2 v)` in place of `a`, and the bin's mean of it
+//! over all its iterations is `X E[v e^(g ln v + c ln^2 v)]`
+//! (`stats::LevelMoments::curved_mean`, from the spread the SeqPoints file records). A flat
+//! ratio fits `g` and `c` near 0 and changes nothing; the baseline's own noise in an auxiliary
+//! is kept (`a`, the blend's).
 
 use crate::project::paired_bin::PairedBin;
 

@@ -56,9 +56,10 @@
 //!   72.8, random draws over the bin 89 / 87.5 / 93.2% at 212.5; the other cases 93-96%
 //!   at 1.05-1.07x (at the key 1.02-1.05x). With the bending cost line
 //!   (`project::trend::CostLine`), every figure of every case 94-97.2% over 400 runs, width
-//!   ratios 0.96-1.11, leaning at most 0.03%; stepwise 154.5 iterations (2.23x). The top-ups take the reserve before the
-//!   alternates (`project::target::candidates`): taking the alternates first measured the
-//!   picked key again, and the stepwise totals held 69-73.5% (one drawing of the lengths).
+//!   ratios 0.96-1.11, leaning at most 0.03%; stepwise 154.5 iterations (2.23x). The top-ups
+//!   take the reserve before the alternates (`project::target::candidates`): taking the
+//!   alternates first measured the picked key again, and the stepwise totals held 69-73.5%
+//!   (one drawing of the lengths).
 //!
 //! Which design: a timed baseline without a logged new configuration draws over the bin.
 //! - A proxy cost (a lengths-only log) draws systematically in the proxy order (above).

@@ -17,6 +17,17 @@ fn target_request(options: &SelectOptions, target: f64) -> SelectRequest {
     }
 }
 
+/// `selection` with its plan seed set to `seed` (what another `--seed` would select).
+fn reseeded(selection: &Selection, seed: u64) -> Selection {
+    Selection {
+        options: SelectOptions {
+            seed,
+            ..selection.options.clone()
+        },
+        ..selection.clone()
+    }
+}
+
 /// The cheapest plan meeting `target`, as `select --target-error` makes it.
 fn cheapest(log: &RunLog, options: &SelectOptions, target: f64) -> (Selection, ProfilePlan) {
     let found = answer(log, &target_request(options, target)).unwrap();
@@ -196,14 +207,8 @@ fn the_reserve_holds_more_rows_of_the_bin_and_none_the_plan_lists() {
             plan_selection(&log, &selection, PlanRule::Samples(samples)).unwrap(),
             plan
         );
-        let reseeded = Selection {
-            options: SelectOptions {
-                seed: 1,
-                ..selection.options.clone()
-            },
-            ..selection.clone()
-        };
-        let other = plan_selection(&log, &reseeded, PlanRule::Samples(samples)).unwrap();
+        let other =
+            plan_selection(&log, &reseeded(&selection, 1), PlanRule::Samples(samples)).unwrap();
         assert!(other
             .bins
             .iter()
@@ -666,14 +671,8 @@ fn a_lengths_only_plan_spreads_its_rows_and_reserve_over_the_proxy_order() {
                 "no round checked"
             );
         }
-        let reseeded = Selection {
-            options: SelectOptions {
-                seed: 1,
-                ..selection.options.clone()
-            },
-            ..selection.clone()
-        };
-        let other = plan_selection(&log, &reseeded, PlanRule::Samples(samples)).unwrap();
+        let other =
+            plan_selection(&log, &reseeded(&selection, 1), PlanRule::Samples(samples)).unwrap();
         assert_eq!(
             plan_selection(&log, &selection, PlanRule::Samples(samples)).unwrap(),
             plan
