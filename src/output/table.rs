@@ -364,13 +364,16 @@ pub fn projection_table(report: &ProjectionReport) -> String {
     let mut out = String::new();
     let first = &report.metrics[0];
     let total = first.measured_seqpoints as usize + first.missing_bins.len();
+    // Several files (the first measurements, then each top-up) are all named.
+    let new_files = if report.measured_files.is_empty() {
+        shown_path(&report.measured)
+    } else {
+        let shown: Vec<String> = report.measured_files.iter().map(shown_path).collect();
+        shown.join(", ")
+    };
     let measured = match &report.baseline_measured {
-        Some(baseline) => format!(
-            "{} (new) + {} (baseline)",
-            shown_path(&report.measured),
-            shown_path(baseline)
-        ),
-        None => shown_path(&report.measured),
+        Some(baseline) => format!("{new_files} (new) + {} (baseline)", shown_path(baseline)),
+        None => new_files,
     };
     out.push_str(&format!(
         "{} + {measured}: {} of {} SeqPoints measured ({} rows, matched by {})\n",

@@ -933,6 +933,22 @@ fn the_two_stage_flow_meets_the_target_on_the_new_configuration() {
         final_report["measured_files"].as_array().unwrap().len(),
         files.len()
     );
+    // The table names every file it projected from.
+    let table = seqpoint()
+        .arg("project")
+        .arg(&seqpoints)
+        .args(&files)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let header = String::from_utf8(table).unwrap();
+    let header = header.lines().next().unwrap();
+    for file in &files {
+        let name = file.to_str().unwrap();
+        assert!(header.contains(name), "{name} not in {header:?}");
+    }
 }
 
 #[test]
