@@ -62,8 +62,12 @@ impl Figure {
     }
 }
 
-/// The iterations a SeqPoint may be measured at, in the order they are taken: its own, its
-/// plan rows, then its bin's reserve and its alternates, each once.
+/// The iterations a SeqPoint may be measured at, in the order they are taken: its plan rows,
+/// its bin's reserve, its own and its alternates, each once. A plan lists the SeqPoint's own
+/// first where it profiles it; a systematic plan of two or more rows
+/// (`select::plan::PlanDesign::Systematic`) draws in the own's share too, and a top-up that
+/// took the own first would measure it in every run again, where it is one draw's chance.
+/// Without a plan, the own comes first.
 pub fn candidates(doc: &SelectDoc, seqpoint: usize) -> Vec<u64> {
     let sp = &doc.seqpoints[seqpoint];
     let of_this = |rows: &[crate::doc::ProfileRowDoc]| -> Vec<u64> {
@@ -76,9 +80,10 @@ pub fn candidates(doc: &SelectDoc, seqpoint: usize) -> Vec<u64> {
         (of_this(&p.profile), of_this(&p.reserve))
     });
     let mut seen = HashSet::new();
-    std::iter::once(sp.iteration)
-        .chain(planned)
+    planned
+        .into_iter()
         .chain(reserve)
+        .chain(std::iter::once(sp.iteration))
         .chain(sp.alternates.iter().copied())
         .filter(|it| seen.insert(*it))
         .collect()

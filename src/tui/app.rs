@@ -209,7 +209,7 @@ impl Shown {
             .map_or(self.selection.iterations_to_profile(), |p| p.iterations())
     }
 
-    /// The iterations the plan profiles for one SeqPoint (its own first), when a plan
+    /// The iterations the plan profiles for one SeqPoint (in the plan's order), when a plan
     /// profiles more than one per SeqPoint somewhere; `None` without a plan.
     pub fn planned_iterations(
         &self,

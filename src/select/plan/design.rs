@@ -6,9 +6,9 @@
 //! `estimate`'s: the picks' known offsets from their bins' means as a bias, their noise within
 //! the key.
 //!
-//! **Over the bin** (`OverBin`): the SeqPoint's own iteration, then seeded draws from its
-//! whole bin (after warm-up, within the kept strata), at least two per bin; its reserve is
-//! more draws.
+//! **Over the bin** (`OverBin`): seeded draws from its whole bin (after warm-up, within the
+//! kept strata, the SeqPoint's own drawn as any other), at least two per bin; its reserve is
+//! more draws. One row is the SeqPoint's own (the method's SeqPoint).
 //! - Why: `project` divides each measured value by the baseline's curve at its key
 //!   (`pick::BaselineCurve`, which sums to the bin's baseline total). At the pick's key the
 //!   curve's error there is shared by every iteration measured, so no residual shows it and
@@ -32,9 +32,9 @@
 //!   carried unseen now measured, at its price); heavy-tailed 92% -> 93%, noisier new 154.7
 //!   -> 151.2 iterations, 92.5% -> 93%.
 //!
-//! **Systematic in the proxy order** (`Systematic`): the SeqPoint's own iteration, then one
-//! seeded draw at a random place in each other of `samples` strata of equal count of the bin's
-//! iterations ordered by their proxy cost (`rows::systematic_rows`); the reserve goes on
+//! **Systematic in the proxy order** (`Systematic`): one seeded draw at a random place in each
+//! of `samples` strata of equal count of the bin's iterations ordered by their proxy cost
+//! (`rows::systematic_rows`; one stratum, the SeqPoint's own); the reserve goes on
 //! round by round, each round halving the cells and drawing once in each half that holds no
 //! row yet, a round's cells in bit-reversed order, so that any prefix a top-up takes is
 //! spread over the order too.
@@ -61,6 +61,19 @@
 //!   alternates first measured the picked key again, and the stepwise totals held 69-73.5%
 //!   (one drawing of the lengths).
 //!
+//! **Why the SeqPoint's own is drawn as any other** (over the bin and systematic, from two
+//! rows): a plan that listed it in every bin, standing for its share, measured the same
+//! iterations whatever the seed, so on a given run their noise leaned every plan the same
+//! way. On the bundled logs over 200 plan seeds, the timed two-stage flow's new total leaned
+//! +0.42% (speedup -0.42%), and the lengths-only flow's speedup +0.43%, holding 83%. With
+//! each row drawn at its share's chance (the plan tests count it over seeds), they lean
+//! +0.02% / -0.02% (held 98.5%), and the lengths-only figures hold 93.2% / 93.2% / 94.3% over
+//! 600 seeds, leaning at most 0.05%. The redraw example draws each run's noise afresh, the
+//! SeqPoints' own iterations' too, so it could not show this. What it costs there (200 runs,
+//! one drawing of the lengths): the timed smooth case 41.6 -> 42.7 iterations, stepwise 44.4
+//! -> 43.2, speedup by length 43.2 -> 45.3; lengths only, stepwise 160.3 -> 208.1, the other
+//! cases within 1%.
+//!
 //! Which design: a timed baseline without a logged new configuration draws over the bin.
 //! - A proxy cost (a lengths-only log) draws systematically in the proxy order (above).
 //! - A logged new configuration (`select --compare`) keeps the key: its interval is read off
@@ -80,18 +93,19 @@ const MORE_DRAWS: u64 = 0x6d6f_7265_2064_7261;
 /// search reads as these taken round again.
 const ONE_KEY_DRAWS: usize = super::RESERVE_MIN as usize;
 
-/// The seeded draws over a bin after its SeqPoint's own row: the rows an over-the-bin plan
-/// profiles after it, in order, and what its search reads. As many as the pick has
-/// alternates (a target's plan profiles at most those and the pick in a bin of several keys,
-/// `rows::representative_caps`), or `ONE_KEY_DRAWS` in a bin of one key.
+/// The seeded draws over a bin, the SeqPoint's own row among the rows drawn from: the rows an
+/// over-the-bin plan of two or more profiles, in order, and what its search reads. As many
+/// as the pick and its alternates (a target's plan profiles at most that many in a bin of
+/// several keys, `rows::representative_caps`), or `ONE_KEY_DRAWS` in a bin of one key.
+/// Empty where the bin holds no row after warm-up.
 fn over_bin_draws(candidates: &BinCandidates, seed: u64) -> Vec<u32> {
     let sp = candidates.sp;
     let count = if sp.bin.groups.len() > 1 {
-        sp.alternates.len()
+        1 + sp.alternates.len()
     } else {
         ONE_KEY_DRAWS
     };
-    reserve_rows(candidates, &[sp.row as u32], count as u64, seed)
+    reserve_rows(candidates, &[], count as u64, seed)
 }
 
 /// Where a plan's rows stand in their bins (see the module's comment).
@@ -161,11 +175,12 @@ impl PlanDesign {
         samples
     }
 
-    /// A bin's `samples` rows to profile (the SeqPoint's own first) and `reserve` more it may
-    /// profile, none twice. Over the bin the rows after the SeqPoint's own are its first
-    /// seeded draws (`over_bin_draws`, what the search reads), and the reserve draws again
-    /// from the rest of the bin; systematic, both are spread over the proxy order
-    /// (`rows::systematic_rows`).
+    /// A bin's `samples` rows to profile and `reserve` more it may profile, none twice. One
+    /// row is the SeqPoint's own (the method's SeqPoint). At the key the SeqPoint's own comes
+    /// first, then its alternates. Over the bin two or more rows are its first seeded draws
+    /// (`over_bin_draws`, what the search reads), the SeqPoint's own among the rows drawn
+    /// from, and the reserve draws again from the rest of the bin; systematic, both are
+    /// spread over the proxy order (`rows::systematic_rows`).
     pub(super) fn rows(
         self,
         log: &RunLog,
@@ -183,13 +198,15 @@ impl PlanDesign {
             PlanDesign::Systematic => systematic_rows(log, candidates, samples, reserve, seed),
             PlanDesign::OverBin => {
                 let sp = candidates.sp;
-                let extra = samples.saturating_sub(1) as usize;
-                let mut rows = vec![sp.row as u32];
                 let draws = over_bin_draws(candidates, seed);
-                rows.extend(draws.iter().take(extra));
+                let mut rows: Vec<u32> = if samples <= 1 || draws.is_empty() {
+                    vec![sp.row as u32]
+                } else {
+                    draws.iter().copied().take(samples as usize).collect()
+                };
                 // A budget or `--samples` may ask more than the draws a search reads.
-                if rows.len() <= extra {
-                    let more = (extra + 1 - rows.len()) as u64;
+                let more = (samples as usize).saturating_sub(rows.len()) as u64;
+                if more > 0 {
                     rows.extend(reserve_rows(candidates, &rows, more, seed ^ MORE_DRAWS));
                 }
                 let reserve = reserve_rows(candidates, &rows, reserve, seed);

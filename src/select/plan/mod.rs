@@ -88,7 +88,7 @@ impl PlanAsk {
     }
 }
 
-/// One SeqPoint's profiled iterations: its own first, then seeded draws from its bin.
+/// One SeqPoint's profiled iterations, as its design lists them (`PlanDesign::rows`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlannedBin {
     /// Index into the selection's SeqPoints (equal to the SeqPoint's id).

@@ -174,9 +174,10 @@ pub(super) fn draw_rows(
 /// doubles its file (the 500,000-row, 490-key plan at 0.01%: 18 -> 36 MB).
 pub const RESERVE_MIN: u64 = 32;
 
-/// The bin's reserve: up to `count` rows it may profile beyond `listed` (its plan's rows,
-/// the SeqPoint's own first), drawn at random without replacement from the bin's other rows
-/// after warm-up (seeded by the SeqPoint, as `draw_rows`'s draws). Rows are addressed through
+/// The bin's reserve: up to `count` rows it may profile beyond `listed` (its plan's rows),
+/// drawn at random without replacement from the bin's rows after warm-up that `listed` does
+/// not hold, the SeqPoint's own among them where it is not listed (seeded by the SeqPoint,
+/// as `draw_rows`'s draws). Rows are addressed through
 /// the bin's key groups (a running count over them), so no bin's rows are listed or sorted:
 /// O(groups + count) per bin. In the order drawn: a top-up takes them first to last.
 pub(super) fn reserve_rows(
@@ -332,9 +333,9 @@ fn spread_order(count: usize) -> Vec<usize> {
 }
 
 /// A systematic plan's rows (`PlanDesign::Systematic`) and its reserve, in proxy order
-/// (`ProxyOrder`): the bin's rows split into `samples` strata of equal count, the
-/// SeqPoint's own standing for its stratum and a seeded draw at a random place in each other
-/// one; then the reserve, round by round, each round halving every stratum's cells and
+/// (`ProxyOrder`): the bin's rows split into `samples` strata of equal count and a seeded
+/// draw at a random place in each (one stratum: the SeqPoint's own, the method's SeqPoint);
+/// then the reserve, round by round, each round halving every stratum's cells and
 /// drawing once in each half that holds no row yet (one row per cell after each round), the
 /// cells of a round taken in `spread_order`. The rows profiled and any prefix of the reserve
 /// a top-up takes so measure each part of the bin's proxy order in proportion to its share:
@@ -355,22 +356,18 @@ pub(super) fn systematic_rows(
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(
         seed ^ (sp.id as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407),
     );
-    // Positions in the order taken so far, ascending.
-    let mut taken: Vec<usize> = vec![order.own_at];
     let bound = |h: usize, cells: usize| h * n / cells;
-    let mut rows = vec![order.own];
-    let mut drawn = Vec::new();
-    for h in 0..strata {
-        let (lo, hi) = (bound(h, strata), bound(h + 1, strata));
-        if lo < hi && !(lo..hi).contains(&order.own_at) {
-            drawn.push(rng.gen_range(lo..hi));
-        }
-    }
-    for &i in &drawn {
-        rows.push(order.row_at(i));
-    }
-    taken.extend(drawn);
-    taken.sort_unstable();
+    // Positions in the order taken so far, ascending.
+    let mut taken: Vec<usize> = if strata == 1 {
+        vec![order.own_at]
+    } else {
+        (0..strata)
+            .map(|h| (bound(h, strata), bound(h + 1, strata)))
+            .filter(|(lo, hi)| lo < hi)
+            .map(|(lo, hi)| rng.gen_range(lo..hi))
+            .collect()
+    };
+    let rows: Vec<u32> = taken.iter().map(|&i| order.row_at(i)).collect();
     let wanted = (reserve as usize).min(n.saturating_sub(rows.len()));
     let mut more = Vec::with_capacity(wanted);
     let mut cells = strata;

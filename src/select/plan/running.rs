@@ -42,9 +42,9 @@ pub(super) struct RunningSums {
 }
 
 impl RunningSums {
-    /// The sums over each bin's listed rows: `seqpoints[b]`'s own row, then its alternates'
-    /// (at the key, the rows the plan takes first; over the bin, its draws), as many as
-    /// `caps[b]` allows and at least one.
+    /// The sums over each bin's listed rows, as many as `caps[b]` allows and at least one: at
+    /// the key `seqpoints[b]`'s own row, then its alternates' (the rows the plan takes first);
+    /// over the bin its draws (`PlanDesign::seqpoints`), its own row where it has none.
     pub(super) fn over(
         log: &RunLog,
         seqpoints: &[SeqPoint],
@@ -60,7 +60,11 @@ impl RunningSums {
         let mut starts = Vec::with_capacity(seqpoints.len() + 1);
         let mut rows = Vec::new();
         for (b, sp) in seqpoints.iter().enumerate() {
-            let listed = (caps[b].max(1) as usize).min(1 + sp.alternates.len());
+            // Over the bin a plan of two or more profiles the draws alone (the SeqPoint's own
+            // only where it is drawn); a bin with nothing to draw profiles its SeqPoint.
+            let own_listed = !over_bin || sp.alternates.is_empty();
+            let listed =
+                (caps[b].max(1) as usize).min(usize::from(own_listed) + sp.alternates.len());
             // At the key the values come off the pick (`Picked::listed_values`); over the bin
             // the rows are needed for the curve at their keys, and draws are not the pick's.
             let known = |c: usize, metric: usize| {
@@ -69,7 +73,9 @@ impl RunningSums {
             rows.clear();
             if known(0, 0).is_none() {
                 rows.extend(
-                    std::iter::once(sp.row as u32)
+                    own_listed
+                        .then_some(sp.row as u32)
+                        .into_iter()
                         .chain(
                             sp.alternates
                                 .iter()
