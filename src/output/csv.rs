@@ -131,8 +131,9 @@ pub fn select_csv(doc: &SelectDoc) -> String {
 }
 
 /// The list a profiler script reads when a plan profiles several iterations per SeqPoint:
-/// one row per iteration, `id` naming its SeqPoint and `sample` numbering it (0 = the
-/// SeqPoint's own iteration, and `samples` counting them); `weight` is the iterations of the
+/// one row per iteration, `id` naming its SeqPoint and `sample` numbering it in the plan's
+/// order (0 the first, the SeqPoint's own where the plan lists it first: at one row per
+/// SeqPoint or with a compare log), `samples` counting them; `weight` is the iterations of the
 /// run the row stands for: its SeqPoint's weight divided evenly over the SeqPoint's rows, so
 /// that the column sums to the run's iterations as the SeqPoint list's does (the SeqPoint's
 /// weight is `weight` times `samples`). Other columns as in the SeqPoint list. Without a
