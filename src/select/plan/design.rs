@@ -52,16 +52,15 @@
 //! - The search reads the SeqPoints as at the key (its sample counts are the at-key plan's).
 //! - Measured by the redraw example's lengths-only flow (the SeqPoint's own then standing
 //!   for its share), 400 runs each on its own drawing of the run's lengths (at the key: 100
-//!   runs), figures held baseline / new / speedup: stepwise
-//!   95.8 / 96.8 / 94.8% at 160.1 iterations (2.31x the limit), at the key 49 / 48 / 95% at
-//!   72.8, random draws over the bin 89 / 87.5 / 93.2% at 212.5; the other cases 93-96%
-//!   at 1.05-1.07x (at the key 1.02-1.05x). With the bending cost line
-//!   (`project::trend::CostLine`), every figure of every case 94-97.2% over 400 runs, width
-//!   ratios 0.96-1.11, leaning at most 0.03%; stepwise 154.5 iterations (2.23x). The top-ups
-//!   take the reserve before the SeqPoint's own and the alternates
-//!   (`project::target::candidates`): taking the
-//!   alternates first measured the picked key again, and the stepwise totals held 69-73.5%
-//!   (one drawing of the lengths).
+//!   runs), figures held baseline / new / speedup: stepwise 95.8 / 96.8 / 94.8% at 160.1
+//!   iterations (2.31x the limit), at the key 49 / 48 / 95% at 72.8, random draws over the
+//!   bin 89 / 87.5 / 93.2% at 212.5; the other cases 93-96% at 1.05-1.07x (at the key
+//!   1.02-1.05x). With the bending cost line (`project::trend::CostLine`), every figure of
+//!   every case 94-97.2% over 400 runs, width ratios 0.96-1.11, leaning at most 0.03%;
+//!   stepwise 154.5 iterations (2.23x). The top-ups take the reserve before the SeqPoint's
+//!   own and the alternates (`project::target::candidates`): taking the alternates first
+//!   measured the picked key again, and the stepwise totals held 69-73.5% (one drawing of
+//!   the lengths).
 //!
 //! **Why the SeqPoint's own is drawn as any other** (over the bin and systematic, from two
 //! rows): a plan that listed it in every bin, standing for its share, measured the same

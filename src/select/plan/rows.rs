@@ -177,9 +177,9 @@ pub const RESERVE_MIN: u64 = 32;
 /// The bin's reserve: up to `count` rows it may profile beyond `listed` (its plan's rows),
 /// drawn at random without replacement from the bin's rows after warm-up that `listed` does
 /// not hold, the SeqPoint's own among them where it is not listed (seeded by the SeqPoint,
-/// as `draw_rows`'s draws). Rows are addressed through
-/// the bin's key groups (a running count over them), so no bin's rows are listed or sorted:
-/// O(groups + count) per bin. In the order drawn: a top-up takes them first to last.
+/// as `draw_rows`'s draws). Rows are addressed through the bin's key groups (a running count
+/// over them), so no bin's rows are listed or sorted: O(groups + count) per bin. In the
+/// order drawn: a top-up takes them first to last.
 pub(super) fn reserve_rows(
     candidates: &BinCandidates,
     listed: &[u32],
