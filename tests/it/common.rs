@@ -95,6 +95,28 @@ pub fn assert_succeeded(out: &std::process::Output) {
     );
 }
 
+/// Each SeqPoint's rows in `top_up` (rows naming `iteration` and `seqpoint`, a target's
+/// `top_up` or a top-up document's plan) are the head of its reserve in `doc`, in order: a
+/// top-up takes the plan's further draws before the SeqPoint's own (drawn as any other row,
+/// it would be measured whatever the seed if taken first) and its alternates.
+pub fn assert_top_up_heads_the_reserve(doc: &serde_json::Value, top_up: &[serde_json::Value]) {
+    for sp in doc["seqpoints"].as_array().unwrap() {
+        let of_sp = |rows: &[serde_json::Value]| -> Vec<u64> {
+            rows.iter()
+                .filter(|r| r["seqpoint"] == sp["id"])
+                .map(|r| r["iteration"].as_u64().unwrap())
+                .collect()
+        };
+        let taken = of_sp(top_up);
+        let reserve = of_sp(doc["plan"]["reserve"].as_array().unwrap());
+        assert!(
+            taken.len() <= reserve.len() && taken[..] == reserve[..taken.len()],
+            "SeqPoint {}: top-up {taken:?}, reserve {reserve:?}",
+            sp["id"]
+        );
+    }
+}
+
 /// Run `seqpoint ARGS` (from the repository root), require success, and read its standard
 /// output as JSON.
 pub fn json_output(args: &[&str]) -> serde_json::Value {

@@ -57,13 +57,7 @@ fn lengths_log(dir: &Path) -> PathBuf {
 
 /// `(iteration, seqpoint)` of every row the document's plan lists.
 fn listed(doc: &Value) -> Vec<(u64, u64)> {
-    listed_in(doc, "profile")
-}
-
-/// `(iteration, seqpoint)` of every row of the document's plan's `list` (`profile` or
-/// `reserve`), in its order.
-fn listed_in(doc: &Value, list: &str) -> Vec<(u64, u64)> {
-    doc["plan"][list]
+    doc["plan"]["profile"]
         .as_array()
         .unwrap()
         .iter()
@@ -181,22 +175,11 @@ fn the_lengths_only_flow_meets_the_target_with_both_configurations_measured() {
     // flow every one ended met, `flows`).
     let mut report = report;
     let mut next_doc = read_json(&next);
-    // The top-up takes each SeqPoint's reserve in its order, spread over the bin's proxy
-    // order, before the SeqPoint's own (which the plan draws as any other row): taken first,
-    // the own would be measured whatever the seed.
-    let reserve = listed_in(&doc, "reserve");
-    for sp in doc["seqpoints"].as_array().unwrap() {
-        let id = sp["id"].as_u64().unwrap();
-        let of_sp = |rows: &[(u64, u64)]| -> Vec<u64> {
-            rows.iter().filter(|r| r.1 == id).map(|r| r.0).collect()
-        };
-        let taken = of_sp(&listed(&next_doc));
-        let in_reserve = of_sp(&reserve);
-        assert!(
-            taken.len() <= in_reserve.len() && taken[..] == in_reserve[..taken.len()],
-            "SeqPoint {id}: top-up {taken:?}, reserve {in_reserve:?}"
-        );
-    }
+    // The top-up takes each SeqPoint's reserve in its order, spread over the bin's proxy order.
+    crate::common::assert_top_up_heads_the_reserve(
+        &doc,
+        next_doc["plan"]["profile"].as_array().unwrap(),
+    );
     let last = loop {
         if report["target"]["met"] == true || news.len() > 4 {
             break report;

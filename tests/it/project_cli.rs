@@ -869,23 +869,7 @@ fn the_two_stage_flow_meets_the_target_on_the_new_configuration() {
             .map(|f| f["half_width_pct"].as_f64().unwrap())
             .collect()
     };
-    // Each SeqPoint's top-up is the head of its reserve, in order: the plan's further draws
-    // over the bin, before the SeqPoint's own (drawn as any other row) and its alternates.
-    for sp in doc["seqpoints"].as_array().unwrap() {
-        let of_sp = |rows: &[Value]| -> Vec<u64> {
-            rows.iter()
-                .filter(|r| r["seqpoint"] == sp["id"])
-                .map(|r| r["iteration"].as_u64().unwrap())
-                .collect()
-        };
-        let taken = of_sp(top_up);
-        let reserve = of_sp(doc["plan"]["reserve"].as_array().unwrap());
-        assert!(
-            taken.len() <= reserve.len() && taken[..] == reserve[..taken.len()],
-            "SeqPoint {}: top-up {taken:?}, reserve {reserve:?}",
-            sp["id"]
-        );
-    }
+    crate::common::assert_top_up_heads_the_reserve(&doc, top_up);
     // The first measurements give about ±1%: not met, and the top-up is expected to meet it.
     assert_eq!(target["met"], false, "{target}");
     assert_eq!(target["expected_met"], true, "{target}");
