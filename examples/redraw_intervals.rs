@@ -5,7 +5,9 @@
 //!    SeqPoints on the baseline at K = 4..64, then redraw each SeqPoint's new-configuration
 //!    measurement from the iterations of its picked key (generated runs: from a fresh
 //!    realisation of the whole new configuration, whose total then moves too), hundreds of
-//!    times, and project as `project` does. The baseline is one fixed realisation: coverage is
+//!    times, and project by the design's estimate at the picks (what `select --compare` prints,
+//!    and `project` where the measurements do not name their iterations; tables 2-4 run
+//!    `project` itself). The baseline is one fixed realisation: coverage is
 //!    conditional on it. On the speech log the picked keys hold one to three iterations, so
 //!    its redraws are close to one outcome repeated: a second table says so and gives that
 //!    real outcome (`speech_note`).
@@ -15,13 +17,18 @@
 //!    both configurations measured at the SeqPoints (`project --baseline`).
 //! 3. The two-stage flow at a 1% target: select on the timed baseline alone (`--target-error
 //!    1`), measure the list on the new configuration, `project --target-error 1`, measure the
-//!    top-up, project again; iterations against the statistical limit (`noise_limit`).
+//!    top-up, project again; iterations against the statistical limit (`noise_limit`), and
+//!    the top-up rounds a run measured (a script loops until the top-up list is empty).
 //! 4. The lengths-only flow: the same from a log of lengths alone, both configurations
 //!    measured at the listed iterations (`project --baseline`).
 //!
 //! Tables 3 and 4 run on one drawing of the run's lengths, then again with each run on its
 //! own drawing (the run on another data order), which averages over where the bins and picks
 //! fall as well.
+//!
+//! Beside each generated row, `rand p95%`: the speedup's 95th-percentile error of the random-N
+//! baseline `select` prints, N the iterations the row measured, one seeded draw per run; under
+//! each table, the rows whose speedup does not beat it.
 //!
 //! Goal per case: coverage of every figure in 93-97%, a mean half-width at most 1.5x the
 //! 95th-percentile error; the flows meet 1% at no more than 1.2x the limit's iterations.
@@ -33,15 +40,19 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use seqpoint::select::{run_selection, BinCount, SelectOptions, SelectRequest};
-use seqpoint::testkit::coverage::{redraw_coverage, GeneratedCase, Redraws, GENERATED_CASES};
+use seqpoint::testkit::coverage::{
+    compare_log, percentile_95, random_n_speedup_error, redraw_coverage, GeneratedCase, Redraws,
+    GENERATED_CASES,
+};
 use seqpoint::testkit::flow::{run_flow, target_request, FigureRedraws, FlowRun, Logged};
 use seqpoint::{load_run, LoadOptions, RunLog};
 
 const KS: [usize; 5] = [4, 8, 16, 32, 64];
 
-fn row(case: &str, k: usize, r: &Redraws) {
+fn row(case: &str, k: usize, r: &Redraws, random: &mut RandomN) {
+    random.judge(case, k, r.speedup_p95_error_pct);
     println!(
-        "{case:<18} {k:>3} {:>8.1} {:>7.2} {:>7.2} {:>6.2} {:>8.1} {:>7.2} {:>7.2} {:>6.2}",
+        "{case:<18} {k:>3} {:>8.1} {:>7.2} {:>7.2} {:>6.2} {:>8.1} {:>7.2} {:>7.2} {:>6.2} {:>9}",
         r.total_coverage_pct(),
         r.total_half_width_pct,
         r.total_p95_error_pct,
@@ -50,7 +61,64 @@ fn row(case: &str, k: usize, r: &Redraws) {
         r.speedup_half_width_pct,
         r.speedup_p95_error_pct,
         r.speedup_width_ratio(),
+        random.column(),
     );
+}
+
+/// The printed random-N baseline beside each row at the same count of measured iterations
+/// (`random_n_speedup_error`, one seeded draw per run): its speedup's 95th-percentile error,
+/// and the rows whose SeqPoint speedup does not beat it (the goal: none).
+#[derive(Default)]
+struct RandomN {
+    errors: Vec<f64>,
+    rows: usize,
+    not_beaten: Vec<String>,
+}
+
+impl RandomN {
+    /// One run's random-N error: `n` iterations drawn from the run both configurations were
+    /// measured on.
+    fn push(&mut self, lengths: &[u32], baseline: &[f64], new: &[f64], n: usize, seed: u64) {
+        let log = compare_log(lengths, baseline, new).expect("a generated run loads");
+        self.errors.push(random_n_speedup_error(&log, n, seed));
+    }
+
+    /// Judge the row's SeqPoint speedup p95 against the random draws pushed since the last
+    /// row (none: a real log, which has one realisation: not judged).
+    fn judge(&mut self, case: &str, k: usize, p95: f64) {
+        if self.errors.is_empty() {
+            return;
+        }
+        self.rows += 1;
+        let random = percentile_95(&mut self.errors.clone());
+        if p95 >= random {
+            self.not_beaten
+                .push(format!("{case} K={k} ({p95:.2}% against {random:.2}%)"));
+        }
+    }
+
+    /// The column's text for the row just judged, and a fresh start for the next row.
+    fn column(&mut self) -> String {
+        if self.errors.is_empty() {
+            return "-".into();
+        }
+        let text = format!("{:.2}", percentile_95(&mut self.errors));
+        self.errors.clear();
+        text
+    }
+
+    fn summary(&self, table: &str) {
+        println!(
+            "{table}: speedup p95 below random-N's at the same count in {} of {} rows{}",
+            self.rows - self.not_beaten.len(),
+            self.rows,
+            if self.not_beaten.is_empty() {
+                String::new()
+            } else {
+                format!("; not in {}", self.not_beaten.join(", "))
+            }
+        );
+    }
 }
 
 fn select(log: &RunLog, k: usize) -> anyhow::Result<seqpoint::select::Selection> {
@@ -88,9 +156,20 @@ fn main() -> anyhow::Result<()> {
         (arg(1, 400)?, arg(2, 200)?)
     };
     println!(
-        "{:<18} {:>3} {:>8} {:>7} {:>7} {:>6} {:>8} {:>7} {:>7} {:>6}",
-        "case", "K", "total%", "±%", "p95%", "ratio", "speedup%", "±%", "p95%", "ratio"
+        "{:<18} {:>3} {:>8} {:>7} {:>7} {:>6} {:>8} {:>7} {:>7} {:>6} {:>9}",
+        "case",
+        "K",
+        "total%",
+        "±%",
+        "p95%",
+        "ratio",
+        "speedup%",
+        "±%",
+        "p95%",
+        "ratio",
+        "rand p95%"
     );
+    let mut random = RandomN::default();
     let options = LoadOptions {
         compare: Some("assets/speech_t2.csv".into()),
         ..LoadOptions::default()
@@ -105,7 +184,7 @@ fn main() -> anyhow::Result<()> {
         }
         let logged = speech.configs[1].metrics[0].values.clone();
         let r = redraw_coverage(&speech, &selection, 1, trials, 1, &mut |_| logged.clone());
-        row("speech", k, &r);
+        row("speech", k, &r, &mut random);
         real.push((k, selection));
     }
     if speech_only {
@@ -114,14 +193,23 @@ fn main() -> anyhow::Result<()> {
     }
     for case in &GENERATED_CASES {
         let (log, lengths) = case.run_log()?;
+        let baseline = &log.configs[0].metrics[0].values;
         for k in KS {
             let selection = select(&log, k)?;
             let r = redraw_coverage(&log, &selection, 1, trials, 1, &mut |rng| {
                 case.times(&lengths, 1, rng)
             });
-            row(case.name, k, &r);
+            // Random-N on realisations of the same fixed baseline's run.
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+            for trial in 0..trials {
+                let new = case.times(&lengths, 1, &mut rng);
+                let n = selection.seqpoints.len();
+                random.push(&lengths, baseline, &new, n, u64::from(trial));
+            }
+            row(case.name, k, &r, &mut random);
         }
     }
+    random.summary("fixed baseline");
     speech_note(&speech, &real);
     baselines_redrawn(flow_trials)?;
     all_flows(flow_trials)
@@ -173,9 +261,10 @@ fn baselines_redrawn(trials: u32) -> anyhow::Result<()> {
             );
         }
         println!(
-            "{:<18} {:>3} new total{FIGURE_HEADER} | speedup{FIGURE_HEADER}",
-            "case", "K"
+            "{:<18} {:>3} new total{FIGURE_HEADER} | speedup{FIGURE_HEADER} {:>9}",
+            "case", "K", "rand p95%"
         );
+        let mut random = RandomN::default();
         for case in &GENERATED_CASES {
             let lengths = case.lengths(7);
             for k in KS {
@@ -198,17 +287,25 @@ fn baselines_redrawn(trials: u32) -> anyhow::Result<()> {
                         target_pct: None,
                         max_rounds: 0,
                     })?;
+                    let n = outcome.iterations();
+                    random.push(&lengths, &baseline, &new_times, n, u64::from(trial));
                     new.push(outcome.new);
                     speedup.push(outcome.speedup);
                 }
+                random.judge(case.name, k, speedup.p95_error_pct());
                 println!(
-                    "{:<18} {k:>3}           {} |         {}",
+                    "{:<18} {k:>3}           {} |         {} {:>9}",
                     case.name,
                     figure_columns(&new),
-                    figure_columns(&speedup)
+                    figure_columns(&speedup),
+                    random.column()
                 );
             }
         }
+        random.summary(match logged {
+            Logged::Timed => "baseline redrawn",
+            Logged::LengthsOnly => "lengths only",
+        });
     }
     Ok(())
 }
@@ -257,12 +354,13 @@ fn flows(trials: u32, logged: Logged, drawn: Lengths) -> anyhow::Result<()> {
         ),
     }
     println!(
-        "{:<18} {:>5} {:>5} {:>6} {:>6} {:>6} {:>5} {:>5}  figure    {FIGURE_HEADER} {:>7}",
-        "case", "met%", "first", "top-up", "iters", "limit", "x lim", "sel%", "within%"
+        "{:<18} {:>5} {:>5} {:>6} {:>6} {:>6} {:>6} {:>5} {:>5}  figure    {FIGURE_HEADER} {:>7} {:>9}",
+        "case", "met%", "first", "top-up", "rounds", "iters", "limit", "x lim", "sel%", "within%", "rand p95%"
     );
+    let mut random = RandomN::default();
     for case in &GENERATED_CASES {
         let (mut baseline, mut new, mut speedup) = Default::default();
-        let (mut met, mut select_met, mut first, mut top_up) = (0, 0, 0, 0);
+        let (mut met, mut select_met, mut first, mut top_up, mut rounds) = (0, 0, 0, 0, 0);
         let mut limit = 0.0;
         for trial in 0..trials {
             let lengths = drawn.of(case, trial);
@@ -293,6 +391,9 @@ fn flows(trials: u32, logged: Logged, drawn: Lengths) -> anyhow::Result<()> {
             select_met += usize::from(outcome.select_met == Some(true));
             first += outcome.first;
             top_up += outcome.top_up;
+            rounds += outcome.rounds;
+            let n = outcome.iterations();
+            random.push(&lengths, &baseline_times, &new_times, n, u64::from(trial));
             if let Some(b) = outcome.baseline {
                 FigureRedraws::push(&mut baseline, b);
             }
@@ -306,11 +407,12 @@ fn flows(trials: u32, logged: Logged, drawn: Lengths) -> anyhow::Result<()> {
         let iterations = (first + top_up) as f64 / n;
         let limit = limit / n;
         let lead = format!(
-            "{:<18} {:>5.1} {:>5.1} {:>6.1} {:>6.1} {:>6.1} {:>5.2} {:>5.1}",
+            "{:<18} {:>5.1} {:>5.1} {:>6.1} {:>6.2} {:>6.1} {:>6.1} {:>5.2} {:>5.1}",
             case.name,
             100.0 * met as f64 / n,
             first as f64 / n,
             top_up as f64 / n,
+            f64::from(rounds) / n,
             iterations,
             limit,
             iterations / limit,
@@ -322,15 +424,26 @@ fn flows(trials: u32, logged: Logged, drawn: Lengths) -> anyhow::Result<()> {
         if logged == Logged::LengthsOnly {
             rows.insert(0, ("baseline", &baseline));
         }
+        random.judge(case.name, 0, speedup.p95_error_pct());
+        let random_p95 = random.column();
         for (i, (name, figure)) in rows.into_iter().enumerate() {
             println!(
-                "{}  {name:<10}{} {:>7.1}",
+                "{}  {name:<10}{} {:>7.1}{}",
                 if i == 0 { &lead } else { &blank },
                 figure_columns(figure),
-                figure.within_pct(TARGET)
+                figure.within_pct(TARGET),
+                if name == "speedup" {
+                    format!(" {random_p95:>9}")
+                } else {
+                    String::new()
+                }
             );
         }
     }
+    random.summary(match logged {
+        Logged::Timed => "two-stage flow",
+        Logged::LengthsOnly => "lengths-only flow",
+    });
     Ok(())
 }
 

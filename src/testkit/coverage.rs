@@ -396,20 +396,67 @@ impl GeneratedCase {
     /// The case's run: seeded lengths, a baseline and one realisation of the new
     /// configuration, loaded as one log with `--compare`; and the lengths.
     pub fn run_log(&self) -> Result<(RunLog, Vec<u32>), crate::runlog::LoadError> {
-        use crate::runlog::{load_bytes, with_compare, InputFormat, LoadOptions};
         let lengths = self.lengths(7);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-        let base = Self::csv(&lengths, &self.times(&lengths, 0, &mut rng));
-        let new = Self::csv(&lengths, &self.times(&lengths, 1, &mut rng));
-        let load = |name: &str, text: &str| {
-            load_bytes(
-                name,
-                text.as_bytes(),
-                InputFormat::Csv,
-                &LoadOptions::default(),
-            )
-        };
-        let log = with_compare(load("base.csv", &base)?, load("new.csv", &new)?)?;
+        let baseline = self.times(&lengths, 0, &mut rng);
+        let new = self.times(&lengths, 1, &mut rng);
+        let log = compare_log(&lengths, &baseline, &new)?;
         Ok((log, lengths))
+    }
+}
+
+/// One realisation of a run, both configurations timed, loaded as `select RUN --compare NEW`
+/// loads it (`GeneratedCase::csv`'s text).
+pub fn compare_log(
+    lengths: &[u32],
+    baseline: &[f64],
+    new: &[f64],
+) -> Result<RunLog, crate::runlog::LoadError> {
+    use crate::runlog::{load_bytes, with_compare, InputFormat, LoadOptions};
+    let load = |name: &str, times: &[f64]| {
+        let text = GeneratedCase::csv(lengths, times);
+        load_bytes(
+            name,
+            text.as_bytes(),
+            InputFormat::Csv,
+            &LoadOptions::default(),
+        )
+    };
+    with_compare(load("base.csv", baseline)?, load("new.csv", new)?)
+}
+
+/// The speedup's error, in percent, of the random-N baseline `select` prints beside its
+/// SeqPoints (`select::naive::Baselines::random_n`, one seeded draw): `n` distinct
+/// iterations of the run drawn at random, each configuration's total projected as the run's
+/// iterations times their mean over those same iterations. What "at equal counts, no worse
+/// than random iterations" is judged against.
+pub fn random_n_speedup_error(log: &RunLog, n: usize, seed: u64) -> f64 {
+    let random = crate::select::naive::Baselines::new(log).random_n(n, 0, 1, seed);
+    random.speedup_errors[0].error_pct
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_n_speedup_error_is_the_error_of_the_drawn_rows_means() {
+        // Baseline 2 ms everywhere; the new configuration 1 ms but 2 ms at the last row: the
+        // run's speedup is 8 / 5 = 1.6. One row drawn gives 2 / 1 (25% over) or 2 / 2
+        // (37.5% under); every row drawn gives the run's own.
+        let lengths = [10, 20, 30, 40];
+        let log = compare_log(&lengths, &[2.0; 4], &[1.0, 1.0, 1.0, 2.0]).unwrap();
+        let mut seen = Vec::new();
+        for seed in 0..40 {
+            let error = random_n_speedup_error(&log, 1, seed);
+            assert!(
+                (error - 25.0).abs() < 1e-9 || (error - 37.5).abs() < 1e-9,
+                "{error}"
+            );
+            seen.push(error > 30.0);
+        }
+        // Over 40 seeds both kinds of row come up (fixed seeds: the draw is the same each run).
+        assert!(seen.contains(&true) && seen.contains(&false));
+        assert_eq!(random_n_speedup_error(&log, 4, 0), 0.0);
     }
 }
