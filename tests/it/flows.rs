@@ -216,6 +216,51 @@ fn one_iteration_per_seqpoint_does_not_lean_where_bins_span_steps() {
     assert!(held > 170, "{held} of {seeds} intervals hold the truth");
 }
 
+/// One iteration per SeqPoint from a log of lengths, both configurations measured at the
+/// SeqPoints (`project --baseline`), where 5% of iterations run 1.5x slow on either
+/// configuration, K = 32: the new total's noise is read across the bins from one pair each,
+/// and 32 draws that missed the slow tail read quiet. Floored at the baseline's noise read the
+/// same way (`project::paired`), its intervals hold 95% (the redraw example, 200 runs; 85.5%
+/// unfloored).
+#[test]
+fn one_iteration_per_seqpoint_from_lengths_holds_where_iterations_run_slow_at_random() {
+    use seqpoint::select::{BinCount, SelectOptions, SelectRequest};
+    let case = GENERATED_CASES
+        .iter()
+        .find(|c| c.name == "heavy-tailed")
+        .unwrap();
+    let lengths = case.lengths(7);
+    let seeds = 300u32;
+    let mut figure = FigureRedraws::default();
+    for seed in 0..seeds {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9000 + u64::from(seed));
+        let baseline = case.times(&lengths, 0, &mut rng);
+        let new = case.times(&lengths, 1, &mut rng);
+        let outcome = run_flow(&FlowRun {
+            lengths: &lengths,
+            baseline: &baseline,
+            new: &new,
+            logged: Logged::LengthsOnly,
+            request: SelectRequest {
+                options: SelectOptions {
+                    bins: BinCount::Fixed(32),
+                    error_curve: false,
+                    ..SelectOptions::default()
+                },
+                plan: None,
+            },
+            target_pct: None,
+            max_rounds: 0,
+        })
+        .unwrap();
+        figure.push(outcome.new);
+    }
+    // At a true 95%, 270 or fewer of 300 hold with probability about 5e-5 (4 sd); unfloored
+    // (85.5%, about 257 expected) more than 270 hold about 1.4% of the time.
+    let held = (figure.coverage_pct() / 100.0 * f64::from(seeds)).round() as u32;
+    assert!(held > 270, "{held} of {seeds} intervals hold the truth");
+}
+
 /// The lengths-only flow where the time steps every 64 of length, which the proxy cost (the
 /// length) cannot see, each seed on its own drawing of the run's lengths, so that the bins
 /// and picks fall anew: the plan spreads each bin's draws over its proxy order and measures
