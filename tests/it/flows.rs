@@ -169,33 +169,32 @@ fn the_lengths_only_flow_meets_its_target_on_all_three_figures() {
     assert!(met >= 35, "{met} of {SEEDS} flows ended met");
 }
 
-/// One iteration per SeqPoint at a fixed K (no plan, no target), the stepwise case (time
-/// steps every 64 of length) at K = 4, where a bin spans several steps: `project` divides
-/// each pick by the baseline's curve and reads the noise across the bins. Projected by the
-/// design's `sum w y` it leaned -5.30% here (the redraw example's baseline-redrawn table, 200
-/// seeds); by the ratio +0.04%, its intervals holding 97.5%.
-#[test]
-fn one_iteration_per_seqpoint_does_not_lean_where_bins_span_steps() {
+/// The new totals of `seeds` runs of the generated case `name` (seed `seed_base + i` logs
+/// the run again), each selected at `k` SeqPoints, measured at one iteration each (no plan,
+/// no target) and projected.
+fn one_iteration_per_seqpoint(
+    name: &str,
+    logged: Logged,
+    k: usize,
+    seeds: u32,
+    seed_base: u64,
+) -> FigureRedraws {
     use seqpoint::select::{BinCount, SelectOptions, SelectRequest};
-    let case = GENERATED_CASES
-        .iter()
-        .find(|c| c.name == "stepwise")
-        .unwrap();
+    let case = GENERATED_CASES.iter().find(|c| c.name == name).unwrap();
     let lengths = case.lengths(7);
-    let seeds = 200u32;
     let mut figure = FigureRedraws::default();
     for seed in 0..seeds {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7000 + u64::from(seed));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed_base + u64::from(seed));
         let baseline = case.times(&lengths, 0, &mut rng);
         let new = case.times(&lengths, 1, &mut rng);
         let outcome = run_flow(&FlowRun {
             lengths: &lengths,
             baseline: &baseline,
             new: &new,
-            logged: Logged::Timed,
+            logged,
             request: SelectRequest {
                 options: SelectOptions {
-                    bins: BinCount::Fixed(4),
+                    bins: BinCount::Fixed(k),
                     error_curve: false,
                     ..SelectOptions::default()
                 },
@@ -207,6 +206,18 @@ fn one_iteration_per_seqpoint_does_not_lean_where_bins_span_steps() {
         .unwrap();
         figure.push(outcome.new);
     }
+    figure
+}
+
+/// One iteration per SeqPoint at a fixed K, the stepwise case (time steps every 64 of length)
+/// at K = 4, where a bin spans several steps: `project` divides each pick by the baseline's
+/// curve and reads the noise across the bins. Projected by the design's `sum w y` it leaned
+/// -5.30% here (the redraw example's baseline-redrawn table, 200 seeds); by the ratio
+/// +0.04%, its intervals holding 97.5%.
+#[test]
+fn one_iteration_per_seqpoint_does_not_lean_where_bins_span_steps() {
+    let seeds = 200u32;
+    let figure = one_iteration_per_seqpoint("stepwise", Logged::Timed, 4, seeds, 7000);
     // One run's error has an sd near 2% here (its 95th percentile 3.8%), so the mean of 200
     // has one of 0.14%: 0.8% is 5.7 of them (below 1e-8 by chance), and -5.30% is far out.
     let bias = figure.mean_error_pct();
@@ -224,37 +235,8 @@ fn one_iteration_per_seqpoint_does_not_lean_where_bins_span_steps() {
 /// unfloored).
 #[test]
 fn one_iteration_per_seqpoint_from_lengths_holds_where_iterations_run_slow_at_random() {
-    use seqpoint::select::{BinCount, SelectOptions, SelectRequest};
-    let case = GENERATED_CASES
-        .iter()
-        .find(|c| c.name == "heavy-tailed")
-        .unwrap();
-    let lengths = case.lengths(7);
     let seeds = 300u32;
-    let mut figure = FigureRedraws::default();
-    for seed in 0..seeds {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(9000 + u64::from(seed));
-        let baseline = case.times(&lengths, 0, &mut rng);
-        let new = case.times(&lengths, 1, &mut rng);
-        let outcome = run_flow(&FlowRun {
-            lengths: &lengths,
-            baseline: &baseline,
-            new: &new,
-            logged: Logged::LengthsOnly,
-            request: SelectRequest {
-                options: SelectOptions {
-                    bins: BinCount::Fixed(32),
-                    error_curve: false,
-                    ..SelectOptions::default()
-                },
-                plan: None,
-            },
-            target_pct: None,
-            max_rounds: 0,
-        })
-        .unwrap();
-        figure.push(outcome.new);
-    }
+    let figure = one_iteration_per_seqpoint("heavy-tailed", Logged::LengthsOnly, 32, seeds, 9000);
     // At a true 95%, 270 or fewer of 300 hold with probability about 5e-5 (4 sd); unfloored
     // (85.5%, about 257 expected) more than 270 hold about 1.4% of the time.
     let held = (figure.coverage_pct() / 100.0 * f64::from(seeds)).round() as u32;
