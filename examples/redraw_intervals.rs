@@ -50,7 +50,7 @@ use seqpoint::{load_run, LoadOptions, RunLog};
 const KS: [usize; 5] = [4, 8, 16, 32, 64];
 
 fn row(case: &str, k: usize, r: &Redraws, random: &mut RandomN) {
-    random.judge(case, k, r.speedup_p95_error_pct);
+    let random_p95 = random.finish_row(format!("{case} K={k}"), r.speedup_p95_error_pct);
     println!(
         "{case:<18} {k:>3} {:>8.1} {:>7.2} {:>7.2} {:>6.2} {:>8.1} {:>7.2} {:>7.2} {:>6.2} {:>9}",
         r.total_coverage_pct(),
@@ -61,7 +61,7 @@ fn row(case: &str, k: usize, r: &Redraws, random: &mut RandomN) {
         r.speedup_half_width_pct,
         r.speedup_p95_error_pct,
         r.speedup_width_ratio(),
-        random.column(),
+        random_p95,
     );
 }
 
@@ -83,28 +83,21 @@ impl RandomN {
         self.errors.push(random_n_speedup_error(&log, n, seed));
     }
 
-    /// Judge the row's SeqPoint speedup p95 against the random draws pushed since the last
-    /// row (none: a real log, which has one realisation: not judged).
-    fn judge(&mut self, case: &str, k: usize, p95: f64) {
-        if self.errors.is_empty() {
-            return;
-        }
-        self.rows += 1;
-        let random = percentile_95(&mut self.errors.clone());
-        if p95 >= random {
-            self.not_beaten
-                .push(format!("{case} K={k} ({p95:.2}% against {random:.2}%)"));
-        }
-    }
-
-    /// The column's text for the row just judged, and a fresh start for the next row.
-    fn column(&mut self) -> String {
+    /// The row `label` ends: its SeqPoint speedup's p95 judged against the random draws pushed
+    /// since the last row, and the column's text (`-` where none were: a real log, which has
+    /// one realisation).
+    fn finish_row(&mut self, label: String, p95: f64) -> String {
         if self.errors.is_empty() {
             return "-".into();
         }
-        let text = format!("{:.2}", percentile_95(&mut self.errors));
+        let random = percentile_95(&mut self.errors);
         self.errors.clear();
-        text
+        self.rows += 1;
+        if p95 >= random {
+            self.not_beaten
+                .push(format!("{label} ({p95:.2}% against {random:.2}%)"));
+        }
+        format!("{random:.2}")
     }
 
     fn summary(&self, table: &str) {
@@ -292,13 +285,14 @@ fn baselines_redrawn(trials: u32) -> anyhow::Result<()> {
                     new.push(outcome.new);
                     speedup.push(outcome.speedup);
                 }
-                random.judge(case.name, k, speedup.p95_error_pct());
+                let random_p95 =
+                    random.finish_row(format!("{} K={k}", case.name), speedup.p95_error_pct());
                 println!(
                     "{:<18} {k:>3}           {} |         {} {:>9}",
                     case.name,
                     figure_columns(&new),
                     figure_columns(&speedup),
-                    random.column()
+                    random_p95
                 );
             }
         }
@@ -424,8 +418,7 @@ fn flows(trials: u32, logged: Logged, drawn: Lengths) -> anyhow::Result<()> {
         if logged == Logged::LengthsOnly {
             rows.insert(0, ("baseline", &baseline));
         }
-        random.judge(case.name, 0, speedup.p95_error_pct());
-        let random_p95 = random.column();
+        let random_p95 = random.finish_row(case.name.to_string(), speedup.p95_error_pct());
         for (i, (name, figure)) in rows.into_iter().enumerate() {
             println!(
                 "{}  {name:<10}{} {:>7.1}{}",
