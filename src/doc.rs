@@ -433,6 +433,10 @@ pub struct ProjectionReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_measured: Option<String>,
     pub metrics: Vec<MetricProjection>,
+    /// What the intervals do not bound, and the flag that would, where the design leaves
+    /// something out (`project::paired::one_per_seqpoint_from_lengths`); absent when nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
     /// `--target-error`'s verdict on every projected figure, and the top-up where unmet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<TargetDoc>,

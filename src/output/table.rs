@@ -491,6 +491,9 @@ pub fn projection_table(report: &ProjectionReport) -> String {
             100.0 * first.missing_share
         ));
     }
+    if let Some(caveat) = &report.caveat {
+        out.push_str(&format!("note: {caveat}\n"));
+    }
     if let Some(target) = &report.target {
         out.push_str(&target_verdict(target, report.baseline_measured.is_some()));
     }

@@ -443,6 +443,7 @@ pub fn project_measurements(
         measured_files: Vec::new(),
         baseline_measured: None,
         metrics,
+        caveat: None,
         target: options
             .target_error_pct
             .map(|target| judge(doc, measured, &figures, target)),

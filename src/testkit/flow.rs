@@ -85,6 +85,8 @@ pub struct FlowOutcome {
     pub baseline: Option<Judged>,
     pub new: Judged,
     pub speedup: Judged,
+    /// The final projection's note on what its intervals leave out (`ProjectionReport::caveat`).
+    pub caveat: Option<String>,
 }
 
 impl FlowOutcome {
@@ -225,6 +227,7 @@ pub fn run_flow_on(log: &RunLog, run: &FlowOn) -> anyhow::Result<FlowOutcome> {
             interval: metric.speedup_interval.unwrap_or([f64::NAN; 2]),
             actual: baseline_actual / new_actual,
         },
+        caveat: report.caveat.clone(),
     })
 }
 

@@ -577,3 +577,65 @@ fn select_with_a_silent_baseline_does_not_bound_the_new_configuration() {
         "{truth} outside: {line}"
     );
 }
+
+/// One iteration per SeqPoint from the lengths says what its intervals leave out (a lean all
+/// the picks share, which their differences across the bins cannot show) and the flag that
+/// bounds it; followed (`--samples 2`, the same K), the plan spreads two iterations over each
+/// bin, the note is gone, and every figure's interval holds the real one on the bundled logs
+/// at K = 4 to 32 (fixed data). Over generated runs that step where the lengths do not, the
+/// `flows` tests follow it too.
+#[test]
+fn one_iteration_per_seqpoint_from_lengths_says_what_bounds_its_picks_lean() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let advice = seqpoint::project::paired::one_per_seqpoint_from_lengths();
+    assert!(advice.contains("--samples 2"), "{advice}");
+    for k in ["4", "8", "16", "32"] {
+        let (seqpoints, doc) = select_lengths(d, &["--bins", k]);
+        let own: Vec<(u64, u64)> = doc["seqpoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|sp| {
+                (
+                    sp["iteration"].as_u64().unwrap(),
+                    sp["id"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let base = measure(d, T1, &own, "base.csv");
+        let new = measure(d, T2, &own, "new.csv");
+        let report = project(&[&seqpoints, &new], &[&base], &[]);
+        assert_eq!(report["caveat"], advice.as_str(), "K = {k}");
+        // The table says it too.
+        seqpoint()
+            .arg("project")
+            .arg(&seqpoints)
+            .arg(&new)
+            .arg("--baseline")
+            .arg(&base)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!("note: {advice}")));
+        // Followed.
+        let (seqpoints, doc) = select_lengths(d, &["--bins", k, "--samples", "2"]);
+        let rows = listed(&doc);
+        assert_eq!(rows.len(), 2 * own.len(), "K = {k}: two per SeqPoint");
+        let base = measure(d, T1, &rows, "base.csv");
+        let new = measure(d, T2, &rows, "new.csv");
+        let report = project(&[&seqpoints, &new], &[&base], &[]);
+        assert!(report.get("caveat").is_none(), "K = {k}: {report}");
+        let m = &report["metrics"][0];
+        for (field, actual) in [
+            ("baseline_interval", total(T1)),
+            ("interval", total(T2)),
+            ("speedup_interval", total(T1) / total(T2)),
+        ] {
+            let [lo, hi] = pair(&m[field]);
+            assert!(
+                lo <= actual && actual <= hi,
+                "K = {k}, {field}: [{lo}, {hi}] against {actual}"
+            );
+        }
+    }
+}
