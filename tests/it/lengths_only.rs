@@ -55,19 +55,23 @@ fn lengths_log(dir: &Path) -> PathBuf {
     path
 }
 
-/// `(iteration, seqpoint)` of every row the document's plan lists.
-fn listed(doc: &Value) -> Vec<(u64, u64)> {
-    doc["plan"]["profile"]
-        .as_array()
+/// `(iteration, seqpoint)` of each of `rows`, the SeqPoint read from its field `seqpoint`.
+fn iteration_pairs(rows: &Value, seqpoint: &str) -> Vec<(u64, u64)> {
+    rows.as_array()
         .unwrap()
         .iter()
         .map(|r| {
             (
                 r["iteration"].as_u64().unwrap(),
-                r["seqpoint"].as_u64().unwrap(),
+                r[seqpoint].as_u64().unwrap(),
             )
         })
         .collect()
+}
+
+/// `(iteration, seqpoint)` of every row the document's plan lists.
+fn listed(doc: &Value) -> Vec<(u64, u64)> {
+    iteration_pairs(&doc["plan"]["profile"], "seqpoint")
 }
 
 /// Measure `iterations` on the configuration whose real log is `log`, as `profile_seqpoints`
@@ -104,6 +108,17 @@ fn project(args: &[&Path], baselines: &[&Path], extra: &[&str]) -> Value {
     serde_json::from_slice(&out).unwrap()
 }
 
+/// `seqpoint project SEQPOINTS NEW --baseline BASE` as typed (the table), to assert on.
+fn project_with_baseline(seqpoints: &Path, new: &Path, base: &Path) -> assert_cmd::assert::Assert {
+    seqpoint()
+        .arg("project")
+        .arg(seqpoints)
+        .arg(new)
+        .arg("--baseline")
+        .arg(base)
+        .assert()
+}
+
 /// `select` on the lengths-only log into `seqpoints.json` beside it: its path and document.
 fn select_lengths(dir: &Path, args: &[&str]) -> (PathBuf, Value) {
     select_into(&lengths_log(dir), &dir.join("seqpoints.json"), args)
@@ -125,6 +140,28 @@ fn select_into(log: &Path, seqpoints: &Path, args: &[&str]) -> (PathBuf, Value) 
 
 fn pair(v: &Value) -> [f64; 2] {
     [v[0].as_f64().unwrap(), v[1].as_f64().unwrap()]
+}
+
+/// `(iteration, id)` of every SeqPoint's own iteration.
+fn own_iterations(doc: &Value) -> Vec<(u64, u64)> {
+    iteration_pairs(&doc["seqpoints"], "id")
+}
+
+/// The baseline total, the new total and the speedup `project --baseline` reports each inside
+/// its interval against the real logs' whole-run figures.
+fn assert_every_figure_holds_the_real_one(report: &Value, context: &str) {
+    let m = &report["metrics"][0];
+    for (field, actual) in [
+        ("baseline_interval", total(T1)),
+        ("interval", total(T2)),
+        ("speedup_interval", total(T1) / total(T2)),
+    ] {
+        let [lo, hi] = pair(&m[field]);
+        assert!(
+            lo <= actual && actual <= hi,
+            "{context}, {field}: [{lo}, {hi}] against {actual}"
+        );
+    }
 }
 
 #[test]
@@ -260,27 +297,11 @@ fn pairing_errors_name_the_file_line_and_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let (seqpoints, doc) = select_lengths(d, &["--bins", "6"]);
-    let own: Vec<(u64, u64)> = doc["seqpoints"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|sp| {
-            (
-                sp["iteration"].as_u64().unwrap(),
-                sp["id"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let own = own_iterations(&doc);
     let base = measure(d, T1, &own, "base.csv");
     let new = measure(d, T2, &own[1..], "new.csv");
     // An iteration measured on the baseline only.
-    seqpoint()
-        .arg("project")
-        .arg(&seqpoints)
-        .arg(&new)
-        .arg("--baseline")
-        .arg(&base)
-        .assert()
+    project_with_baseline(&seqpoints, &new, &base)
         .failure()
         .stderr(
             predicate::str::contains(format!(
@@ -294,19 +315,8 @@ fn pairing_errors_name_the_file_line_and_what_to_do() {
     // holds the real one on the bundled logs.
     let new = measure(d, T2, &own, "new.csv");
     let report = project(&[&seqpoints, &new], &[&base], &[]);
-    let m = &report["metrics"][0];
-    assert_eq!(m["estimate"], "paired");
-    for (field, actual) in [
-        ("baseline_interval", total(T1)),
-        ("interval", total(T2)),
-        ("speedup_interval", total(T1) / total(T2)),
-    ] {
-        let [lo, hi] = pair(&m[field]);
-        assert!(
-            lo <= actual && actual <= hi,
-            "{field}: [{lo}, {hi}] against {actual}"
-        );
-    }
+    assert_eq!(report["metrics"][0]["estimate"], "paired");
+    assert_every_figure_holds_the_real_one(&report, "K = 6");
     // One iteration measured in all (one SeqPoint): no spread; the error names an iteration
     // to add, and measuring it on both configurations gives a projection with intervals.
     let (seqpoints, doc) = select_lengths(d, &["--bins", "1"]);
@@ -317,13 +327,7 @@ fn pairing_errors_name_the_file_line_and_what_to_do() {
     )];
     let base = measure(d, T1, &own, "base.csv");
     let new = measure(d, T2, &own, "new.csv");
-    let out = seqpoint()
-        .arg("project")
-        .arg(&seqpoints)
-        .arg(&new)
-        .arg("--baseline")
-        .arg(&base)
-        .assert()
+    let out = project_with_baseline(&seqpoints, &new, &base)
         .failure()
         .stderr(predicate::str::contains("gives no spread"))
         .get_output()
@@ -592,29 +596,13 @@ fn one_iteration_per_seqpoint_from_lengths_says_what_bounds_its_picks_lean() {
     assert!(advice.contains("--samples 2"), "{advice}");
     for k in ["4", "8", "16", "32"] {
         let (seqpoints, doc) = select_lengths(d, &["--bins", k]);
-        let own: Vec<(u64, u64)> = doc["seqpoints"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|sp| {
-                (
-                    sp["iteration"].as_u64().unwrap(),
-                    sp["id"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let own = own_iterations(&doc);
         let base = measure(d, T1, &own, "base.csv");
         let new = measure(d, T2, &own, "new.csv");
         let report = project(&[&seqpoints, &new], &[&base], &[]);
         assert_eq!(report["caveat"], advice.as_str(), "K = {k}");
         // The table says it too.
-        seqpoint()
-            .arg("project")
-            .arg(&seqpoints)
-            .arg(&new)
-            .arg("--baseline")
-            .arg(&base)
-            .assert()
+        project_with_baseline(&seqpoints, &new, &base)
             .success()
             .stdout(predicate::str::contains(format!("note: {advice}")));
         // Followed.
@@ -625,17 +613,6 @@ fn one_iteration_per_seqpoint_from_lengths_says_what_bounds_its_picks_lean() {
         let new = measure(d, T2, &rows, "new.csv");
         let report = project(&[&seqpoints, &new], &[&base], &[]);
         assert!(report.get("caveat").is_none(), "K = {k}: {report}");
-        let m = &report["metrics"][0];
-        for (field, actual) in [
-            ("baseline_interval", total(T1)),
-            ("interval", total(T2)),
-            ("speedup_interval", total(T1) / total(T2)),
-        ] {
-            let [lo, hi] = pair(&m[field]);
-            assert!(
-                lo <= actual && actual <= hi,
-                "K = {k}, {field}: [{lo}, {hi}] against {actual}"
-            );
-        }
+        assert_every_figure_holds_the_real_one(&report, &format!("K = {k}"));
     }
 }
