@@ -373,7 +373,7 @@ pub fn project_paired(
         measured_files: Vec::new(),
         baseline_measured: Some(baseline.source.clone()),
         metrics,
-        caveat: one_each.then(one_per_seqpoint_from_lengths),
+        caveat: (one_each && doc.selection.is_proxy()).then(one_per_seqpoint_from_lengths),
         target: options
             .target_error_pct
             .map(|target| judge(doc, &measured_iterations, &figures, target)),
