@@ -459,6 +459,10 @@ pub struct TargetDoc {
     /// Why the top-up is not expected to meet it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Where a top-up `project` listed was measured and the target is still not met, why
+    /// (`project::shortfall`); or which of its iterations are not measured yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shortfall: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -11,11 +11,9 @@ use seqpoint::options::{
     parse_percent, Surface, ALLOW_MISSING, RUN_EPOCHS, RUN_ITERATIONS, TARGET_ERROR,
 };
 use seqpoint::output::table::projection_table;
-use seqpoint::project::document::{
-    project_measurements, read_select_doc_within, ProjectOptions, RunLength,
-};
+use seqpoint::project::document::{read_select_doc_within, ProjectOptions, RunLength};
 use seqpoint::project::merge::{merge_measurements, top_up_document};
-use seqpoint::project::paired::project_paired;
+use seqpoint::project::project_measured;
 use seqpoint::runlog::measured::{read_measured_noted, MeasuredNotes, MeasuredOptions};
 use seqpoint::runlog::InputFormat;
 use seqpoint::select::{parse_iteration_range, Exclusion, IterationRange};
@@ -182,10 +180,7 @@ pub fn run(cmd: &ProjectCommand) -> anyhow::Result<()> {
         run_length,
         target_error_pct: cmd.target_error,
     };
-    let mut report = match &baseline {
-        Some(baseline) => project_paired(doc_name, &doc, baseline, &measured, &options)?,
-        None => project_measurements(doc_name, &doc, &measured, &options)?,
-    };
+    let mut report = project_measured(doc_name, &doc, baseline.as_ref(), &measured, &options)?;
     report.excluded = exclude.texts();
     // The input checks keep every figure finite; should one still not be, it is an error,
     // never `inf` in a table or `null` in JSON with exit status 0.

@@ -517,6 +517,9 @@ fn target_verdict(target: &crate::doc::TargetDoc, paired: bool) -> String {
     } else {
         format!("\ntarget ±{t}% not met: {}\n", figures.join(", "))
     };
+    if let Some(shortfall) = &target.shortfall {
+        out.push_str(&format!("why still not: {shortfall}\n"));
+    }
     if !target.top_up.is_empty() {
         let mut seqpoints: Vec<usize> = target.top_up.iter().map(|r| r.seqpoint).collect();
         seqpoints.dedup();

@@ -11,12 +11,18 @@ pub mod paired_bin;
 pub mod ratio;
 pub mod request;
 mod run_bins;
+pub mod shortfall;
 pub mod stratified;
 pub mod target;
 pub mod trend;
 pub mod validate;
 
+use std::collections::BTreeSet;
+
+use crate::doc::{ProjectionReport, SelectDoc};
 use crate::pick::SeqPoint;
+use crate::project::request::{ProjectError, ProjectOptions};
+use crate::runlog::measured::Measurements;
 use crate::runlog::{ConfigRole, RunLog};
 use crate::stats::{compensated_sum, percent_error};
 
@@ -24,6 +30,40 @@ pub use crate::estimate::{
     baseline_total, new_noise, new_total, paired_speedup, stratum_variance, Estimate, KeyNoise,
     PickedBin, StratumVariance,
 };
+
+/// `project`: the new configuration's measurements projected over the run, each figure with
+/// its interval; with `baseline` (a lengths-only selection, `--baseline`) both
+/// configurations' paired. With a target, the verdict and its top-up, and where a top-up it
+/// listed was measured and the target is still not met, why (`shortfall`).
+pub fn project_measured(
+    seqpoints_path: &str,
+    doc: &SelectDoc,
+    baseline: Option<&Measurements>,
+    new: &Measurements,
+    options: &ProjectOptions,
+) -> Result<ProjectionReport, ProjectError> {
+    let on = |new: &Measurements, baseline: Option<&Measurements>| match baseline {
+        Some(baseline) => paired::project_paired(seqpoints_path, doc, baseline, new, options),
+        None => document::project_measurements(seqpoints_path, doc, new, options),
+    };
+    let mut report = on(new, baseline)?;
+    if let Some(now) = &report.target {
+        let judge_on = |keep: &[BTreeSet<u64>]| {
+            let restricted_baseline = baseline.map(|b| shortfall::restricted(b, keep));
+            on(
+                &shortfall::restricted(new, keep),
+                restricted_baseline.as_ref(),
+            )
+            .ok()
+            .and_then(|r| r.target)
+        };
+        let why = shortfall::explain(doc, new, now, &judge_on);
+        if let Some(target) = &mut report.target {
+            target.shortfall = why;
+        }
+    }
+    Ok(report)
+}
 
 /// The SeqPoints' picks of metric `metric` as the estimate takes them: each SeqPoint's own
 /// values on every configuration, standing for `samples[b]` profiled iterations (at most its

@@ -159,6 +159,7 @@ pub fn judge(
             top_up: Vec::new(),
             expected_met: Some(true),
             reason: None,
+            shortfall: None,
         };
     }
     // The bins the figures describe: the measured SeqPoints, in the document's order.
@@ -196,6 +197,7 @@ pub fn judge(
         figures: figure_docs(figures),
         expected_met: Some(reason.is_none()),
         reason,
+        shortfall: None,
         top_up,
     }
 }

@@ -10,8 +10,7 @@ use std::collections::HashMap;
 
 use crate::doc::{MetricProjection, ProjectionReport, SelectDoc};
 use crate::output::json::select_file_document;
-use crate::project::document::{project_measurements, ProjectOptions};
-use crate::project::paired::project_paired;
+use crate::project::document::ProjectOptions;
 use crate::runlog::measured::{Identified, Measurements, Sample};
 use crate::runlog::{load_run_bytes, InputFormat, LoadOptions, RunLog};
 use crate::select::plan::PlanAsk;
@@ -247,13 +246,15 @@ fn project(
     options: &ProjectOptions,
 ) -> anyhow::Result<ProjectionReport> {
     let new = measurements(doc, listed, run.new, "new.csv");
-    Ok(match run.logged {
-        Logged::Timed => project_measurements("seqpoints.json", doc, &new, options)?,
-        Logged::LengthsOnly => {
-            let baseline = measurements(doc, listed, run.baseline, "baseline.csv");
-            project_paired("seqpoints.json", doc, &baseline, &new, options)?
-        }
-    })
+    let baseline = (run.logged == Logged::LengthsOnly)
+        .then(|| measurements(doc, listed, run.baseline, "baseline.csv"));
+    Ok(crate::project::project_measured(
+        "seqpoints.json",
+        doc,
+        baseline.as_ref(),
+        &new,
+        options,
+    )?)
 }
 
 /// The listed iterations measured on one configuration: its values there, one row each, named

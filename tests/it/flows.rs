@@ -52,9 +52,28 @@ fn realised(seed: u32) -> (Vec<f64>, Vec<f64>) {
 
 /// What every flow must show, whatever the draws: a verdict that is its intervals' (met
 /// exactly when every judged half-width is within the target), and a top-up listed or a
-/// reason given whenever it is not met.
-fn verdicts_are_the_intervals(outcomes: &[FlowOutcome]) {
+/// reason given whenever it is not met. A verdict after a measured top-up that is still not
+/// met says why, naming that top-up (`project::shortfall`); the first verdict, on the plan
+/// alone, and a met one say nothing of the kind. Returns how many verdicts said why.
+fn verdicts_are_the_intervals(outcomes: &[FlowOutcome]) -> usize {
+    let mut explained = 0;
     for (seed, o) in outcomes.iter().enumerate() {
+        for (round, verdict) in o.verdicts.iter().enumerate() {
+            match (&verdict.shortfall, round == 0 || verdict.met) {
+                (None, true) => {}
+                (Some(why), false) => {
+                    let named = ["first", "second", "third", "4th"][round - 1];
+                    assert!(
+                        why.contains(&format!("the {named} top-up"))
+                            && (why.contains("read noisier")
+                                || why.contains("known to fall short")),
+                        "seed {seed}, round {round}: {why}"
+                    );
+                    explained += 1;
+                }
+                (why, _) => panic!("seed {seed}, round {round}: {why:?} for {verdict:?}"),
+            }
+        }
         let last = o.verdicts.last().expect("project judged the target");
         let within = last.figures.iter().all(|f| f.half_width_pct <= TARGET);
         assert_eq!(last.met, within, "seed {seed}: {last:?}");
@@ -66,6 +85,7 @@ fn verdicts_are_the_intervals(outcomes: &[FlowOutcome]) {
             );
         }
     }
+    explained
 }
 
 /// Coverage over 40 seeds: at a true 95% (or 93%) fewer than 30 of 40 intervals hold with
@@ -87,7 +107,13 @@ fn intervals_hold_without_bias(name: &str, figure: &FigureRedraws) {
 #[test]
 fn the_two_stage_flow_meets_its_target_with_intervals_that_hold() {
     let outcomes = flows(Logged::Timed);
-    verdicts_are_the_intervals(&outcomes);
+    // Four verdicts over these seeds follow a top-up that was measured and fell short (one
+    // run in five takes a second round over 200 seeds): the account is checked on them.
+    let explained = verdicts_are_the_intervals(&outcomes);
+    assert!(
+        explained >= 1,
+        "no verdict followed a top-up that fell short"
+    );
     let (mut new, mut speedup) = (FigureRedraws::default(), FigureRedraws::default());
     for o in &outcomes {
         assert!(

@@ -813,11 +813,21 @@ fn errors_in_what_is_asked() {
 /// Measure `iterations` on the 2-thread configuration into `name` (rows name their SeqPoint,
 /// as `profile_seqpoints` writes them).
 fn measure_listed(dir: &Path, doc: &Value, name: &str) -> PathBuf {
+    measure_listed_off(dir, doc, name, |_| 1.0)
+}
+
+/// `measure_listed`, the `i`-th row's time taken `off(i)` times the real one.
+fn measure_listed_off(dir: &Path, doc: &Value, name: &str, off: impl Fn(usize) -> f64) -> PathBuf {
     let t2 = times(T2);
     let mut text = String::from("iteration,seqpoint,time_ms\n");
-    for row in doc["plan"]["profile"].as_array().unwrap() {
+    for (i, row) in doc["plan"]["profile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
         let it = row["iteration"].as_u64().unwrap();
-        text.push_str(&format!("{it},{},{}\n", row["seqpoint"], t2[&it]));
+        text.push_str(&format!("{it},{},{}\n", row["seqpoint"], t2[&it] * off(i)));
     }
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -950,6 +960,95 @@ fn the_two_stage_flow_meets_the_target_on_the_new_configuration() {
         let name = file.to_str().unwrap();
         assert!(header.contains(name), "{name} not in {header:?}");
     }
+}
+
+/// A top-up that reads noisier than the measurements before it leaves the target unmet (here
+/// measured 20% off the real times, fast and slow in turn): the next projection says which
+/// top-up fell short and why, in JSON and in the table; and where the next top-up is measured
+/// only in part, it names the iterations still to measure.
+#[test]
+fn a_top_up_that_falls_short_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let (seqpoints, doc) = select(dir.path(), &[]);
+    let first = measure_listed(dir.path(), &doc, "first.csv");
+    let next = dir.path().join("next.json");
+    let report = project_json(
+        &seqpoints,
+        &first,
+        &["--target-error", "0.7", "--top-up", next.to_str().unwrap()],
+    );
+    assert_eq!(report["target"]["met"], false, "{}", report["target"]);
+    assert!(
+        report["target"].get("shortfall").is_none(),
+        "{}",
+        report["target"]
+    );
+    let listed = report["target"]["top_up"].as_array().unwrap().len();
+    let next_doc: Value = serde_json::from_slice(&std::fs::read(&next).unwrap()).unwrap();
+    let noisy = measure_listed_off(dir.path(), &next_doc, "noisy.csv", |i| {
+        if i % 2 == 0 {
+            1.2
+        } else {
+            0.8
+        }
+    });
+    let project = |files: &[&Path], extra: &[&str]| -> Vec<u8> {
+        seqpoint()
+            .arg("project")
+            .arg(&seqpoints)
+            .args(files)
+            .args(["--target-error", "0.7"])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let next2 = dir.path().join("next2.json");
+    let out = project(
+        &[&first, &noisy],
+        &["--format", "json", "--top-up", next2.to_str().unwrap()],
+    );
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    let target = &report["target"];
+    assert_eq!(target["met"], false, "{target}");
+    let why = target["shortfall"].as_str().unwrap();
+    assert!(
+        why.starts_with(&format!(
+            "the first top-up ({listed} iterations) was measured"
+        )) && why.contains("read noisier than those before them"),
+        "{why}"
+    );
+    let table = String::from_utf8(project(&[&first, &noisy], &[])).unwrap();
+    assert!(
+        table.contains(&format!("why still not: {why}\n")),
+        "{table}"
+    );
+    // The second top-up measured but its first row: the rest are named.
+    let second: Vec<u64> = target["top_up"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["iteration"].as_u64().unwrap())
+        .collect();
+    assert!(second.len() >= 2, "{target}");
+    let next2_doc: Value = serde_json::from_slice(&std::fs::read(&next2).unwrap()).unwrap();
+    let mut one = next2_doc.clone();
+    one["plan"]["profile"] = Value::Array(vec![next2_doc["plan"]["profile"][0].clone()]);
+    let part = measure_listed(dir.path(), &one, "part.csv");
+    let out = project(&[&first, &noisy, &part], &["--format", "json"]);
+    let report: Value = serde_json::from_slice(&out).unwrap();
+    let why = report["target"]["shortfall"].as_str().unwrap();
+    assert!(
+        why.starts_with(&format!(
+            "{} of the {} iterations the second top-up listed are not measured: iteration {} ",
+            second.len() - 1,
+            second.len(),
+            second[1]
+        )),
+        "{why}"
+    );
 }
 
 #[test]
