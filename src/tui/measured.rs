@@ -6,8 +6,9 @@
 use super::app::{Judged, Session};
 use super::save::ExportJob;
 use crate::output::table::projection_table;
-use crate::project::document::{project_measurements, ProjectOptions, RunLength};
+use crate::project::document::{ProjectOptions, RunLength};
 use crate::project::merge::{merge_measurements, top_up_document};
+use crate::project::project_measured;
 use crate::runlog::measured::{read_measured_noted, MeasuredOptions};
 
 /// What the projection table calls the SeqPoints it projects from (no file: the screen's).
@@ -41,7 +42,7 @@ impl MeasureJob {
             target_error_pct: Some(self.target_pct),
         };
         // No SeqPoints file: the document is the screen's, named as such in the table.
-        let report = project_measurements(ON_SCREEN, &doc, &measured, &options)
+        let report = project_measured(ON_SCREEN, &doc, None, &measured, &options)
             .map_err(|e| e.to_string())?;
         let met = report.target.as_ref().is_some_and(|t| t.met);
         let top_up = report
