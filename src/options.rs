@@ -366,10 +366,10 @@ pub const KEY: Opt = Opt {
 pub const MEASURED: Opt = Opt {
     flag: "measured",
     command: Some("measured"),
-    value_name: "FILE",
+    value_name: "FILES",
     values: Values::Word,
     example: "measured.csv",
-    summary: "judge the target on measurements of the iterations listed",
+    summary: "judge the target on the listed iterations measured",
     help: "Measurements of the listed iterations on the new configuration",
 };
 

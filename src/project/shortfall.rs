@@ -68,9 +68,10 @@ fn count(sets: &[BTreeSet<u64>]) -> usize {
 
 /// Why `now` (the verdict on every measurement) is not met although a top-up was measured:
 /// `judge_on` gives the verdict on a subset of the measurements (the same projection, on
-/// those rows alone). `None` where nothing beyond the plan was measured, where the file is
-/// itself a top-up's (its plan lists the top-up, not the first stage), or where the
-/// measurements are not the rounds `project` listed (other iterations, rows without one).
+/// those rows alone). The first stage is the plan's rows, or without a plan the SeqPoints'
+/// own iterations. `None` where nothing beyond it was measured, where the file is itself a
+/// top-up's (its plan lists the top-up, not the first stage), or where the measurements are
+/// not the rounds `project` listed (other iterations, rows without one).
 pub fn explain(
     doc: &SelectDoc,
     measured: &Measurements,
@@ -80,19 +81,30 @@ pub fn explain(
     if now.met {
         return None;
     }
-    let plan = doc.plan.as_ref().filter(|p| p.rule != "top-up")?;
+    if doc.plan.as_ref().is_some_and(|p| p.rule == "top-up") {
+        return None;
+    }
     let all = measured_sets(measured)?;
-    let planned = top_up_sets(
-        doc,
-        &plan
+    // The first stage: the plan's rows, or without a plan each SeqPoint's own iteration.
+    let first_stage: Vec<TopUpRow> = match &doc.plan {
+        Some(plan) => plan
             .profile
             .iter()
             .map(|r| TopUpRow {
                 iteration: r.iteration,
                 seqpoint: r.seqpoint,
             })
-            .collect::<Vec<_>>(),
-    );
+            .collect(),
+        None => doc
+            .seqpoints
+            .iter()
+            .map(|sp| TopUpRow {
+                iteration: sp.iteration,
+                seqpoint: sp.id,
+            })
+            .collect(),
+    };
+    let planned = top_up_sets(doc, &first_stage);
     let mut so_far: Vec<BTreeSet<u64>> = all
         .iter()
         .zip(&planned)
@@ -384,6 +396,34 @@ mod tests {
         assert!(
             why.starts_with("the second top-up (1 iteration) was measured")
                 && why.contains("the 6 iterations before it"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn without_a_plan_the_first_stage_is_each_seqpoints_own() {
+        let mut doc = doc();
+        doc.plan = None;
+        let own: Vec<TopUpRow> = doc
+            .seqpoints
+            .iter()
+            .map(|sp| TopUpRow {
+                iteration: sp.iteration,
+                seqpoint: sp.id,
+            })
+            .collect();
+        let first_stage = top_up_sets(&doc, &own);
+        let now = verdict(false, Vec::new(), 1.2);
+        assert_eq!(
+            explain(&doc, &measured(&first_stage), &now, &judge(&doc)),
+            None
+        );
+        let first = judge(&doc)(&first_stage).unwrap();
+        let after_first = with(&first_stage, &first.top_up, &doc);
+        let why = explain(&doc, &measured(&after_first), &now, &judge(&doc)).unwrap();
+        assert!(
+            why.starts_with("the first top-up (2 iterations) was measured")
+                && why.contains("the 2 iterations before it"),
             "{why}"
         );
     }

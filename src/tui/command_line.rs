@@ -42,7 +42,7 @@ pub enum Command {
     Key(Vec<String>),
     /// Measurements of the listed iterations on the new configuration: the target judged
     /// on them, as `project --target-error` judges it.
-    Measured(String),
+    Measured(Vec<String>),
     /// Write the iterations `:measured` says to measure next (`project --top-up FILE`).
     TopUp(String),
 }
@@ -187,8 +187,10 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
     let Some(name) = words.next() else {
         return Err("type a command: k, target, samples, method … (Tab completes)".into());
     };
-    let arg = words.next();
-    if let Some(extra) = words.next() {
+    let values: Vec<&'a str> = words.collect();
+    let arg = values.first().copied();
+    // `:measured` takes each round's file; every other command one value.
+    if let (Some(extra), false) = (values.get(1), name == "measured") {
         return Err(format!(
             "{name}: one value expected, {extra:?} is one too many"
         ));
@@ -261,7 +263,11 @@ pub fn parse<'a>(line: &'a str) -> Result<Command, String> {
         "key" => Command::Key(
             crate::options::key_columns(need(arg)?).map_err(|e| e.worded(Surface::Explorer))?,
         ),
-        "measured" => Command::Measured(need(arg)?.to_string()),
+        // Each round's file, as `project` takes them: the first stage's, then each top-up's.
+        "measured" => {
+            need(arg)?;
+            Command::Measured(values.iter().map(|v| v.to_string()).collect())
+        }
         "top-up" => Command::TopUp(need(arg)?.to_string()),
         "plan" => Command::Plan,
         "exclude" if need(arg)? == "none" => Command::IncludeAll,
@@ -310,6 +316,14 @@ mod tests {
         assert_eq!(
             parse("metric energy_j"),
             Ok(Command::Metric("energy_j".into()))
+        );
+        // Each round's file: the first stage's, then the top-up's.
+        assert_eq!(
+            parse("measured first.csv  second.csv"),
+            Ok(Command::Measured(vec![
+                "first.csv".into(),
+                "second.csv".into()
+            ]))
         );
     }
 

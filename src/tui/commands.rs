@@ -193,14 +193,15 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
             load.key = names;
             app.reload = Some(load);
         }
-        Command::Measured(path) => return measure(app, path),
+        Command::Measured(paths) => return measure(app, paths),
         Command::TopUp(path) => return top_up(app, &path),
     }
     restart(app, base, ask)
 }
 
-/// `:measured FILE`: judge the measurements against the result on screen, on a worker.
-fn measure<'a>(app: &mut App<'a>, path: String) -> Option<Effect<'a>> {
+/// `:measured FILES`: judge the measurements (each round's file) against the result on
+/// screen, on a worker.
+fn measure<'a>(app: &mut App<'a>, paths: Vec<String>) -> Option<Effect<'a>> {
     let Some(shown) = app.current_shown() else {
         super::recompute::say_error(app, "still computing: judge once the new result is shown");
         return None;
@@ -222,7 +223,7 @@ fn measure<'a>(app: &mut App<'a>, path: String) -> Option<Effect<'a>> {
     app.measuring = Some(id);
     Some(Effect::Measure(Box::new(super::measured::MeasureJob {
         id,
-        path,
+        paths,
         export,
         target_pct: app.settings.target_pct,
     })))
@@ -240,7 +241,7 @@ fn top_up<'a>(app: &mut App<'a>, path: &str) -> Option<Effect<'a>> {
             }
         },
         None => {
-            super::recompute::say_error(app, ":top-up: judge measurements first (:measured FILE)");
+            super::recompute::say_error(app, ":top-up: judge measurements first (:measured FILES)");
             return None;
         }
     };

@@ -1,5 +1,5 @@
-//! The two-stage flow in the explorer: `:measured FILE` reads measurements of the listed
-//! iterations on the new configuration and judges the target on them, and `:top-up FILE`
+//! The two-stage flow in the explorer: `:measured FILES` reads measurements of the listed
+//! iterations on the new configuration (each round's file) and judges the target on them, and `:top-up FILE`
 //! writes the iterations still to measure. Each step is `seqpoint project`'s own library
 //! call on the document an export of the screen would write, so the figures are its figures.
 
@@ -17,7 +17,8 @@ pub const ON_SCREEN: &str = "the SeqPoints on screen";
 /// Measurements to judge, with the result on screen they measure (as its export).
 pub struct MeasureJob {
     pub id: u64,
-    pub path: String,
+    /// Each round's file, merged as `project` merges its MEASURED files.
+    pub paths: Vec<String>,
     /// The document of what is shown, made as an export makes it.
     pub export: ExportJob,
     /// The target the screen judges by.
@@ -33,9 +34,13 @@ impl MeasureJob {
             format: None,
             limits: session.load.limits,
         };
-        let (file, _) =
-            read_measured_noted(&self.path, &doc, &options).map_err(|e| e.to_string())?;
-        let measured = merge_measurements(vec![file]).map_err(|e| e.to_string())?;
+        let files = self
+            .paths
+            .iter()
+            .map(|path| read_measured_noted(path, &doc, &options).map(|(file, _)| file))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        let measured = merge_measurements(files).map_err(|e| e.to_string())?;
         let options = ProjectOptions {
             allow_missing: false,
             run_length: RunLength::Logged,
@@ -51,7 +56,7 @@ impl MeasureJob {
             .filter(|t| !t.top_up.is_empty())
             .map(|t| top_up_document(&doc, &t.top_up, t.target_error_pct));
         Ok(Judged {
-            path: self.path,
+            path: self.paths.join(", "),
             table: projection_table(&report),
             met,
             top_up,

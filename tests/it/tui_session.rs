@@ -556,6 +556,61 @@ fn measured_judges_the_target_as_project_does_and_top_up_writes_its_list() {
     let theirs = std::fs::read_to_string(dir.path().join("next.json")).unwrap();
     assert_eq!(mine, theirs);
     assert!(dir.path().join("mine.csv").exists());
+
+    // The top-up measured 20% off the real times (fast and slow in turn), judged with the
+    // first stage's file: still not met, and the table says why, as `project`'s does.
+    let next: serde_json::Value = serde_json::from_str(&theirs).unwrap();
+    let t2: std::collections::HashMap<&str, &str> = new_log
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut cells = l.split(',');
+            Some((cells.next()?, l))
+        })
+        .collect();
+    let time_at = |it: &str| -> f64 {
+        let header: Vec<&str> = new_log.lines().next().unwrap().split(',').collect();
+        let col = header.iter().position(|h| *h == "time_ms").unwrap();
+        t2[it].split(',').nth(col).unwrap().parse().unwrap()
+    };
+    let mut second = String::from("iteration,seqpoint,time_ms\n");
+    for (i, row) in next["plan"]["profile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let it = row["iteration"].to_string();
+        let off = if i % 2 == 0 { 1.2 } else { 0.8 };
+        second.push_str(&format!(
+            "{it},{},{}\n",
+            row["seqpoint"],
+            time_at(&it) * off
+        ));
+    }
+    std::fs::write(dir.path().join("second.csv"), second).unwrap();
+    let second = dir.path().join("second.csv");
+    let second = second.to_str().unwrap();
+    command(&mut app, &format!("measured {measured} {second}"));
+    let judged = app.judged.clone().expect("judged");
+    assert!(!judged.met, "{}", judged.table);
+    assert!(
+        judged.table.contains("why still not: the first top-up"),
+        "{}",
+        judged.table
+    );
+    let cli = seqpoint_in(
+        dir.path(),
+        &[
+            "project",
+            "sp.json",
+            measured,
+            second,
+            "--target-error",
+            "0.3",
+        ],
+    );
+    assert_eq!(body(&judged.table), body(&cli));
     // Never over a loaded log.
     command(&mut app, &format!("top-up {run}"));
     let status = app.status.clone().unwrap();
