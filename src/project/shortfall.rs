@@ -45,14 +45,18 @@ pub(crate) fn restricted(measured: &Measurements, keep: &[BTreeSet<u64>]) -> Mea
     }
 }
 
-/// A top-up's rows as sets per SeqPoint (indexed like the document's).
-fn top_up_sets(doc: &SelectDoc, top_up: &[TopUpRow]) -> Vec<BTreeSet<u64>> {
-    let index: HashMap<usize, usize> = doc
-        .seqpoints
+/// SeqPoint id -> its place in the document.
+fn seqpoint_index(doc: &SelectDoc) -> HashMap<usize, usize> {
+    doc.seqpoints
         .iter()
         .enumerate()
         .map(|(i, sp)| (sp.id, i))
-        .collect();
+        .collect()
+}
+
+/// A top-up's rows as sets per SeqPoint (indexed like the document's).
+fn top_up_sets(doc: &SelectDoc, top_up: &[TopUpRow]) -> Vec<BTreeSet<u64>> {
+    let index = seqpoint_index(doc);
     let mut sets = vec![BTreeSet::new(); doc.seqpoints.len()];
     for row in top_up {
         if let Some(&b) = index.get(&row.seqpoint) {
@@ -105,6 +109,7 @@ pub fn explain(
             .collect(),
     };
     let planned = top_up_sets(doc, &first_stage);
+    let index = seqpoint_index(doc);
     let mut so_far: Vec<BTreeSet<u64>> = all
         .iter()
         .zip(&planned)
@@ -128,10 +133,9 @@ pub fn explain(
             .top_up
             .iter()
             .filter(|row| {
-                !listed
-                    .iter()
-                    .zip(&all)
-                    .any(|(l, a)| l.contains(&row.iteration) && a.contains(&row.iteration))
+                index
+                    .get(&row.seqpoint)
+                    .is_none_or(|&b| !all[b].contains(&row.iteration))
             })
             .collect();
         let next: Vec<BTreeSet<u64>> = so_far
@@ -180,10 +184,11 @@ fn partly_measured(round: usize, listed: usize, unmeasured: &[&TopUpRow]) -> Str
         named.push(format!("and {} more", unmeasured.len() - SHOWN));
     }
     format!(
-        "{} of the {listed} iterations the {} top-up listed are not measured: iteration {}; the \
-         top-up below is sized from the measurements given",
+        "{} of the {listed} iterations the {} top-up listed {} not measured: iteration {}; the \
+         new top-up is sized from the measurements given",
         unmeasured.len(),
         ordinal(round),
+        if unmeasured.len() == 1 { "is" } else { "are" },
         named.join(", ")
     )
 }
@@ -440,8 +445,8 @@ mod tests {
         assert_eq!(
             why,
             format!(
-                "1 of the 2 iterations the first top-up listed are not measured: iteration {} \
-                 (SeqPoint {}); the top-up below is sized from the measurements given",
+                "1 of the 2 iterations the first top-up listed is not measured: iteration {} \
+                 (SeqPoint {}); the new top-up is sized from the measurements given",
                 missing.iteration, missing.seqpoint
             )
         );

@@ -1,7 +1,8 @@
 //! The two-stage flow in the explorer: `:measured FILES` reads measurements of the listed
-//! iterations on the new configuration (each round's file) and judges the target on them, and `:top-up FILE`
-//! writes the iterations still to measure. Each step is `seqpoint project`'s own library
-//! call on the document an export of the screen would write, so the figures are its figures.
+//! iterations on the new configuration (each round's file) and judges the target on them,
+//! and `:top-up FILE` writes the iterations still to measure. Each step is `seqpoint
+//! project`'s own library call on the document an export of the screen would write, so the
+//! figures are its figures.
 
 use super::app::{Judged, Session};
 use super::save::ExportJob;

@@ -834,6 +834,22 @@ fn measure_listed_off(dir: &Path, doc: &Value, name: &str, off: impl Fn(usize) -
     path
 }
 
+/// The first stage on the bundled speech logs: select on the 1-thread run (its default plan,
+/// sized for 1%), the plan measured on the 2-thread run as `first.csv`, and `project
+/// --target-error 0.7 --top-up next.json` on it. The SeqPoints file, its document, the
+/// measurements, the top-up's file and the report.
+fn first_stage(dir: &Path) -> (PathBuf, Value, PathBuf, PathBuf, Value) {
+    let (seqpoints, doc) = select(dir, &[]);
+    let first = measure_listed(dir, &doc, "first.csv");
+    let next = dir.join("next.json");
+    let report = project_json(
+        &seqpoints,
+        &first,
+        &["--target-error", "0.7", "--top-up", next.to_str().unwrap()],
+    );
+    (seqpoints, doc, first, next, report)
+}
+
 /// The two-stage flow on the bundled speech logs: select on the 1-thread run (its default
 /// plan, sized for 1%), measure the list on the 2-thread run, `project --target-error 0.7`
 /// lists a top-up
@@ -843,14 +859,7 @@ fn measure_listed_off(dir: &Path, doc: &Value, name: &str, off: impl Fn(usize) -
 #[test]
 fn the_two_stage_flow_meets_the_target_on_the_new_configuration() {
     let dir = tempfile::tempdir().unwrap();
-    let (seqpoints, doc) = select(dir.path(), &[]);
-    let first = measure_listed(dir.path(), &doc, "first.csv");
-    let next = dir.path().join("next.json");
-    let report = project_json(
-        &seqpoints,
-        &first,
-        &["--target-error", "0.7", "--top-up", next.to_str().unwrap()],
-    );
+    let (seqpoints, doc, first, next, report) = first_stage(dir.path());
     let target = &report["target"];
     assert_eq!(target["target_error_pct"], 0.7);
     let top_up = target["top_up"].as_array().unwrap();
@@ -969,14 +978,7 @@ fn the_two_stage_flow_meets_the_target_on_the_new_configuration() {
 #[test]
 fn a_top_up_that_falls_short_says_why() {
     let dir = tempfile::tempdir().unwrap();
-    let (seqpoints, doc) = select(dir.path(), &[]);
-    let first = measure_listed(dir.path(), &doc, "first.csv");
-    let next = dir.path().join("next.json");
-    let report = project_json(
-        &seqpoints,
-        &first,
-        &["--target-error", "0.7", "--top-up", next.to_str().unwrap()],
-    );
+    let (seqpoints, _, first, next, report) = first_stage(dir.path());
     assert_eq!(report["target"]["met"], false, "{}", report["target"]);
     assert!(
         report["target"].get("shortfall").is_none(),
@@ -1042,9 +1044,10 @@ fn a_top_up_that_falls_short_says_why() {
     let why = report["target"]["shortfall"].as_str().unwrap();
     assert!(
         why.starts_with(&format!(
-            "{} of the {} iterations the second top-up listed are not measured: iteration {} ",
+            "{} of the {} iterations the second top-up listed {} not measured: iteration {} ",
             second.len() - 1,
             second.len(),
+            if second.len() == 2 { "is" } else { "are" },
             second[1]
         )),
         "{why}"
