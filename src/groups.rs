@@ -47,6 +47,20 @@ impl Moments {
         })
     }
 
+    /// Pooled squared coefficient of variation of one iteration over these groups,
+    /// `sum (n_u - 1) s_u^2 / mu_u^2 / sum (n_u - 1)`, and its degrees of freedom, the
+    /// denominator; `None` when no group has two iterations.
+    pub fn pooled_cv2<'a>(groups: impl IntoIterator<Item = &'a Moments>) -> Option<(f64, f64)> {
+        let (mut squares, mut dof) = (0.0, 0.0);
+        for m in groups {
+            if m.count >= 2 && m.mean != 0.0 {
+                squares += m.m2 / (m.mean * m.mean);
+                dof += (m.count - 1) as f64;
+            }
+        }
+        (dof > 0.0).then(|| (squares / dof, dof))
+    }
+
     /// Values summarised in two passes: `parts` gives each part's (count, sum, min, max),
     /// then `squares_around(mean)` their squared deviations from the mean.
     fn summed(
@@ -88,6 +102,9 @@ pub struct KeyGroups {
     rows: Vec<u32>,
     /// `[config][metric][group]`.
     pub moments: Vec<Vec<Vec<Moments>>>,
+    /// `[config][metric]`: the within-key noise of one iteration pooled over every group
+    /// (`Moments::pooled_cv2`), `None` when no group has two iterations.
+    pub run_cv2: Vec<Vec<Option<f64>>>,
     /// `[metric][group]`: sum over rows of (baseline - mean)(compare - mean); empty without compare.
     pub cross: Vec<Vec<f64>>,
     /// `[config][metric]`: the compensated sum of the grouped rows' values in row order (when
@@ -198,6 +215,16 @@ impl KeyGroups {
             counts,
             offsets,
             rows: summary.grouped_rows,
+            run_cv2: summary
+                .moments
+                .iter()
+                .map(|config| {
+                    config
+                        .iter()
+                        .map(|m| Moments::pooled_cv2(m).map(|(cv2, _)| cv2))
+                        .collect()
+                })
+                .collect(),
             moments: summary.moments,
             cross: summary.cross,
             row_order_totals: summary.totals,

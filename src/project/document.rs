@@ -11,7 +11,7 @@ use crate::doc::{
 };
 use crate::estimate::{new_parts, speedup_parts};
 use crate::options::{Surface, ALLOW_MISSING, BINS, RUN_EPOCHS, RUN_ITERATIONS};
-use crate::project::ratio::{paired_bins, ratio_noise};
+use crate::project::ratio::{paired_bins, ratio_noise, run_key_noise};
 use crate::project::run_bins::{excluded_baseline, logged_iterations, placed_excluded, run_bin};
 use crate::project::stratified::{estimate, BinMeasure};
 use crate::project::target::{judge, next_unmeasured, Figure};
@@ -96,6 +96,8 @@ fn picked_bins(
     } else {
         doc.input.metrics.first().map_or(metric, String::as_str)
     };
+    // No bin's noise below the run's, as `select` took it (`KeyNoise::cv`).
+    let run_cv = run_key_noise(doc, name).sqrt();
     let planned: std::collections::HashMap<u64, f64> = doc
         .plan_rows()
         .filter_map(|row| Some((row.iteration, *row.metrics.get(name)?)))
@@ -124,7 +126,7 @@ fn picked_bins(
                         .key_cv
                         .unwrap_or(if s.mean != 0.0 { s.sd / s.mean } else { 0.0 });
                     KeyNoise {
-                        cv,
+                        cv: cv.max(run_cv),
                         logged_cv: cv,
                         offset: s.key_offset.unwrap_or(0.0),
                         count: s.key_count.unwrap_or(1),

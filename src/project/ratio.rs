@@ -498,8 +498,9 @@ fn known_values(doc: &SelectDoc, metric: &str, values: Values) -> HashMap<u64, f
 }
 
 /// The baseline's within-key noise of one iteration over the whole run: each bin's
-/// (`key_cv`, squared) weighted by its iterations; 0 where the file records none.
-fn run_key_noise(doc: &SelectDoc, metric: &str) -> f64 {
+/// (`key_cv`, squared) weighted by its iterations; 0 where the file records none. The
+/// file's reading of what `select` floors every bin's noise at (`KeyNoise::cv`).
+pub(super) fn run_key_noise(doc: &SelectDoc, metric: &str) -> f64 {
     let (mut squares, mut count) = (0.0, 0.0);
     for stats in doc
         .seqpoints

@@ -591,8 +591,8 @@ fn select_compare_sizes_the_plan_on_the_new_configurations_own_noise() {
     assert_eq!(plan.met, Some(true));
 
     // The oracle: per bin, sum (n - 1) s^2 / mean^2 over its keys' groups of two or more
-    // steps, over sum (n - 1), on each configuration.
-    let pooled_cv = |c: usize, lo: u32, hi: u32| -> f64 {
+    // steps, over sum (n - 1) (its degrees of freedom), on each configuration.
+    let pooled_cv = |c: usize, lo: u32, hi: u32| -> (f64, f64) {
         let values = &log.configs[c].metrics[0].values;
         let mut groups: std::collections::BTreeMap<u32, Vec<f64>> = Default::default();
         for (r, &value) in values.iter().enumerate() {
@@ -607,7 +607,15 @@ fn select_compare_sizes_the_plan_on_the_new_configurations_own_noise() {
             squares += g.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (mean * mean);
             dof += (g.len() - 1) as f64;
         }
-        (squares / dof).sqrt()
+        (squares / dof, dof)
+    };
+    // A bin whose keys read quieter than the run's beyond chance (under chi-square's 1% point
+    // at its degrees of freedom) takes the run's noise.
+    let taken_cv = |c: usize, lo: u32, hi: u32| -> f64 {
+        let (own, dof) = pooled_cv(c, lo, hi);
+        let (run, _) = pooled_cv(c, 0, u32::MAX);
+        let quiet = own < run * seqpoint::stats::chi_square_1pct_over_dof(dof);
+        if quiet { run } else { own }.sqrt()
     };
     let (mut sum_a, mut sum_a2_over_w, mut total) = (0.0, 0.0, 0.0);
     let (mut base_cv, mut new_cv, mut weights) = (0.0, 0.0, 0.0);
@@ -618,8 +626,8 @@ fn select_compare_sizes_the_plan_on_the_new_configurations_own_noise() {
             .new
             .expect("a compare log's SeqPoints carry its own noise");
         let (lo, hi) = (sp.bin_min[0], sp.bin_max[0]);
-        assert!((new.cv - pooled_cv(1, lo, hi)).abs() < 1e-9, "{new:?}");
-        assert!((key.cv - pooled_cv(0, lo, hi)).abs() < 1e-9, "{key:?}");
+        assert!((new.cv - taken_cv(1, lo, hi)).abs() < 1e-9, "{new:?}");
+        assert!((key.cv - taken_cv(0, lo, hi)).abs() < 1e-9, "{key:?}");
         let w = sp.weight as f64;
         let mean_y = bin.rows.iter().map(|&r| y[r as usize]).sum::<f64>() / bin.rows.len() as f64;
         let a = w * mean_y * new.cv;
