@@ -13,7 +13,7 @@ mod test_values;
 
 pub use kmeans::{kmeans_bins, weighted_lloyd, KmeansChain};
 pub use levels::{Solver, EXACT_UP_TO, FALLBACK_BLOCKS};
-pub use optimal::{is_monotone, OptimalTable};
+pub use optimal::{is_monotone, Objective, OptimalTable};
 pub use simple::{quantile_bins, uniform_bins};
 
 use crate::groups::KeyGroups;
@@ -166,7 +166,14 @@ impl<'a> Binner<'a> {
                 if k <= table.max_bins() {
                     table.bins(k)
                 } else {
-                    OptimalTable::build(&self.groups.counts, &self.values, k, Solver::Auto).bins(k)
+                    OptimalTable::build_for(
+                        &self.groups.counts,
+                        &self.values,
+                        k,
+                        Solver::Auto,
+                        table.objective(),
+                    )
+                    .bins(k)
                 }
             }
             Method::Uniform => uniform_bins(self.groups, k),

@@ -12,7 +12,9 @@ use super::target::{
 use super::{
     method_and_pick, BinCount, Progress, SelectError, SelectOptions, Selection, StratumOutcome,
 };
-use crate::binning::{Method, OptimalTable, Solver};
+use crate::binning::{Method, Objective, OptimalTable, Solver};
+use crate::estimate::ASSUMED_PROXY_CV;
+use crate::groups::KeyGroups;
 use crate::pick::{BinPicker, Pick, PickSettings, SeqPoint};
 use crate::project::project;
 use crate::runlog::RunLog;
@@ -33,17 +35,88 @@ pub struct Selectors<'a> {
     pub(super) pickers: Vec<BinPicker<'a>>,
     method: Method,
     pick: Pick,
+    /// Whether the bins are for each SeqPoint's pick alone (`bins_for_picks_alone`).
+    picks_alone: bool,
+}
+
+/// Whether a selection that profiles `samples` iterations per SeqPoint bins for the picks
+/// alone (`selection_objective`): the one rule, which the explorer's kept selectors follow.
+pub fn bins_for_picks_alone(samples: u64) -> bool {
+    samples <= 1
+}
+
+/// The exact binning's objective for a selection over `groups` that profiles `samples`
+/// iterations per SeqPoint. At one, each bin is measured at its SeqPoint alone, the key
+/// nearest its mean, whose own noise stands for the bin's whole share (`Objective::Draws`,
+/// one iteration's squared within-key noise as the estimate takes it for the whole run: the
+/// baseline's pooled over its keys, a proxy cost's assumed as its plans assume it). Two or
+/// more are drawn over the whole bin, so its spread is sampled, not stood for by the pick:
+/// the method's own objective (`Objective::Spread`), as for plans sized by noise.
+fn selection_objective(log: &RunLog, groups: &KeyGroups, samples: u64) -> Objective {
+    if !bins_for_picks_alone(samples) {
+        return Objective::Spread;
+    }
+    let logged = groups
+        .run_cv2
+        .first()
+        .and_then(|metrics| metrics.first())
+        .copied()
+        .flatten()
+        .unwrap_or(0.0);
+    let cv2 = if log.proxy.is_some() {
+        logged.max(ASSUMED_PROXY_CV.powi(2))
+    } else {
+        logged
+    };
+    // A log that shows no noise: the picks add none, and the method's own table serves.
+    if cv2 > 0.0 && cv2.is_finite() {
+        Objective::Draws { cv2 }
+    } else {
+        Objective::Spread
+    }
 }
 
 impl<'a> Selectors<'a> {
     /// Resolves the default method and pick as `select` does; `options.bins` and
     /// `options.max_bins` size the exact DP table (any K still works beyond it, slower).
     /// `progress` is told how far the exact DP tables are built (the only slow part: seconds
-    /// for a plain DP over many thousand key groups); `None` when it stopped them.
+    /// for a plain DP over many thousand key groups); `None` when it stopped them. The bins
+    /// are for `options.samples` iterations per SeqPoint (`selection_objective`).
     pub fn new(
         log: &'a RunLog,
         strata: &'a StrataGroups,
         options: &SelectOptions,
+        progress: Progress,
+    ) -> Result<Option<Self>, SelectError> {
+        let objective = |groups: &KeyGroups| selection_objective(log, groups, options.samples);
+        let picks_alone = bins_for_picks_alone(options.samples);
+        Self::binning_for(log, strata, options, &objective, picks_alone, progress)
+    }
+
+    /// `new`, for plans that size each bin's samples by its noise: the bins minimise the
+    /// method's own objective (`Objective::Spread`).
+    pub fn for_plans(
+        log: &'a RunLog,
+        strata: &'a StrataGroups,
+        options: &SelectOptions,
+        progress: Progress,
+    ) -> Result<Option<Self>, SelectError> {
+        Self::binning_for(
+            log,
+            strata,
+            options,
+            &|_| Objective::Spread,
+            false,
+            progress,
+        )
+    }
+
+    fn binning_for(
+        log: &'a RunLog,
+        strata: &'a StrataGroups,
+        options: &SelectOptions,
+        objective: &dyn Fn(&KeyGroups) -> Objective,
+        picks_alone: bool,
         progress: Progress,
     ) -> Result<Option<Self>, SelectError> {
         if options.warmup != strata.warmup {
@@ -71,7 +144,8 @@ impl<'a> Selectors<'a> {
         let count = strata.groups.len();
         let mut pickers = Vec::with_capacity(count);
         for (i, g) in strata.groups.iter().enumerate() {
-            let mut table = strata.table(i, prepared);
+            let objective = objective(g);
+            let mut table = strata.table(i, prepared, objective);
             if table.is_none() && method == Method::Optimal && g.dims == 1 {
                 // Built here rather than inside the selector, so that it reports and stops.
                 let built = OptimalTable::build_with_progress(
@@ -79,6 +153,7 @@ impl<'a> Selectors<'a> {
                     &g.binning_values(),
                     prepared,
                     Solver::Auto,
+                    objective,
                     &mut |done, levels| progress(i * levels + done, count * levels),
                 );
                 let Some(built) = built else {
@@ -103,6 +178,7 @@ impl<'a> Selectors<'a> {
             pickers,
             method,
             pick,
+            picks_alone,
         }))
     }
 
@@ -112,6 +188,11 @@ impl<'a> Selectors<'a> {
 
     pub fn pick(&self) -> Pick {
         self.pick
+    }
+
+    /// Whether these bins are for each SeqPoint's pick alone (`bins_for_picks_alone`).
+    pub fn picks_alone(&self) -> bool {
+        self.picks_alone
     }
 
     /// Strata the run is split into (1 without `--strata`).
@@ -234,7 +315,20 @@ impl<'a> Selectors<'a> {
     ) -> Result<Advice, SelectError> {
         let actual = &self.strata.actual;
         let samples = if best.worst_error_pct <= target {
-            let seqpoints = self.seqpoints(best.k)?;
+            // Two or more per SeqPoint bin by the method's own objective
+            // (`selection_objective`): judged on the bins `--samples` will make.
+            let several = SelectOptions {
+                samples: options.samples.max(2),
+                ..options.clone()
+            };
+            let seqpoints = if several.samples == options.samples {
+                self.seqpoints(best.k)?
+            } else {
+                let go_on = &mut |_, _| ControlFlow::Continue(());
+                Selectors::new(self.log, self.strata, &several, go_on)?
+                    .expect("never stopped")
+                    .seqpoints(best.k)?
+            };
             let largest = seqpoints.iter().map(|sp| sp.weight).max().unwrap_or(1);
             let meets = |m: u64| {
                 CurvePoint::of(self.log, actual, best.k, &seqpoints, m)
@@ -496,10 +590,14 @@ mod tests {
             method: Some(Method::Optimal),
             ..SelectOptions::default()
         };
+        let objective = selection_objective(&log, &strata.groups[0], options.samples);
         let stopped =
             Selectors::new(&log, &strata, &options, &mut |_, _| ControlFlow::Break(())).unwrap();
         assert!(stopped.is_none());
-        assert!(strata.table(0, 3).is_none(), "a stopped build is not kept");
+        assert!(
+            strata.table(0, 3, objective).is_none(),
+            "a stopped build is not kept"
+        );
 
         let mut reports = Vec::new();
         let selectors = Selectors::new(&log, &strata, &options, &mut |d, t| {
@@ -513,7 +611,10 @@ mod tests {
             Some(true),
             "{reports:?}"
         );
-        assert!(strata.table(0, 3).is_some(), "the finished table is kept");
+        assert!(
+            strata.table(0, 3, objective).is_some(),
+            "the finished table is kept"
+        );
         let via_plain = run_selection_on(&log, &strata, &options).unwrap();
         let point = selectors.curve_point(3, 1).unwrap();
         assert_eq!(point.bins, via_plain.bins());

@@ -9,7 +9,7 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
 use super::{Exclusion, SelectError, SelectOptions};
-use crate::binning::OptimalTable;
+use crate::binning::{Objective, OptimalTable};
 use crate::groups::KeyGroups;
 use crate::pick::Candidates;
 use crate::project::actual_totals;
@@ -247,10 +247,14 @@ pub struct StrataGroups {
     pub(super) stratum_actual: Vec<Vec<Vec<f64>>>,
     /// Distinct keys in the whole run (a key seen in two strata counts once).
     unique_keys: usize,
-    /// Exact DP tables by (stratum, largest K), kept so that a later `Selectors` with
-    /// `optimal` (another pick, a K change through `run_selection_on`) does not rebuild them.
-    tables: Mutex<HashMap<(usize, usize), Arc<OptimalTable>>>,
+    /// Exact DP tables by stratum, kept so that a later `Selectors` with `optimal` (another
+    /// pick, a K change through `run_selection_on`) does not rebuild them; each answers its
+    /// own objective up to its largest K.
+    tables: Mutex<HashMap<usize, Vec<Arc<OptimalTable>>>>,
 }
+
+/// DP tables kept per stratum (`StrataGroups::keep_table`).
+const KEPT_TABLES: usize = 4;
 
 impl StrataGroups {
     pub fn new(log: &RunLog, strata: Strata, warmup: u64) -> Result<Self, SelectError> {
@@ -331,19 +335,33 @@ impl StrataGroups {
         self.unique_keys
     }
 
-    /// A kept DP table of `stratum` covering at least `max_bins` bins.
-    pub(super) fn table(&self, stratum: usize, max_bins: usize) -> Option<Arc<OptimalTable>> {
+    /// A kept DP table of `stratum` for `objective` covering at least `max_bins` bins.
+    pub(super) fn table(
+        &self,
+        stratum: usize,
+        max_bins: usize,
+        objective: Objective,
+    ) -> Option<Arc<OptimalTable>> {
         let tables = self.tables.lock().ok()?;
         tables
+            .get(&stratum)?
             .iter()
-            .filter(|((s, k), _)| *s == stratum && *k >= max_bins)
-            .min_by_key(|((_, k), _)| *k)
-            .map(|(_, table)| table.clone())
+            .filter(|t| t.objective() == objective && t.max_bins() >= max_bins)
+            .min_by_key(|t| t.max_bins())
+            .cloned()
     }
 
+    /// Keeps `table` for `stratum`, in place of a smaller one of its objective, and no more
+    /// than `KEPT_TABLES` of them (the oldest go): a table holds K x groups entries, and the
+    /// explorer asks for another objective at each samples count.
     pub(super) fn keep_table(&self, stratum: usize, table: Arc<OptimalTable>) {
         if let Ok(mut tables) = self.tables.lock() {
-            tables.insert((stratum, table.max_bins()), table);
+            let kept = tables.entry(stratum).or_default();
+            kept.retain(|t| t.objective() != table.objective() || t.max_bins() > table.max_bins());
+            kept.push(table);
+            if kept.len() > KEPT_TABLES {
+                kept.remove(0);
+            }
         }
     }
 

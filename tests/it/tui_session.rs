@@ -629,3 +629,35 @@ fn press_export(app: &mut App, path: &std::path::Path) {
     seqpoint::tui::settle(app, effect);
     assert!(path.exists(), "exported to {}", path.display());
 }
+
+/// `:samples 2` bins as `select --samples 2` does (two or more per SeqPoint are drawn over
+/// each bin: the method's own objective), where one per SeqPoint bins for the picks alone;
+/// and `:samples 1` back again as `select --bins 8`.
+#[test]
+fn samples_bin_as_select_does_after_a_restart() {
+    let session = sample_session(fixed(8));
+    let cli = |samples: u64| -> Vec<u64> {
+        let options = SelectOptions {
+            samples,
+            ..fixed(8)
+        };
+        let selection = seqpoint::select::run_selection(&session.log, &options).unwrap();
+        selection.seqpoints.iter().map(|sp| sp.iteration).collect()
+    };
+    let shown = |app: &App| -> Vec<u64> {
+        let selection = app.current().expect("a result");
+        selection.seqpoints.iter().map(|sp| sp.iteration).collect()
+    };
+    // The premise: the two bin differently on the bundled sample.
+    assert_ne!(cli(1), cli(2));
+    let mut app = started(&session);
+    assert_eq!(shown(&app), cli(1));
+    command(&mut app, "samples 2");
+    let two = rebuilt(&app);
+    let mut app = swapped(&app, &two);
+    assert_eq!(shown(&app), cli(2));
+    command(&mut app, "samples 1");
+    let one = rebuilt(&app);
+    let app = swapped(&app, &one);
+    assert_eq!(shown(&app), cli(1));
+}

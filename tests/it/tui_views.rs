@@ -155,10 +155,10 @@ fn small_layouts_keep_the_projections_numbers_first() {
 
 #[test]
 fn text_that_does_not_fit_ends_with_an_ellipsis_and_i_shows_it_in_full() {
-    // Auto-K for 1.8% up to 24 bins with one sample per SeqPoint (`--samples 1`) misses the
+    // Auto-K for 1.6% up to 24 bins with one sample per SeqPoint (`--samples 1`) misses the
     // target: a verdict and two pieces of advice (more samples, more bins), too long for 60x16.
     let session = sample_session(SelectOptions {
-        bins: BinCount::Target(1.8),
+        bins: BinCount::Target(1.6),
         max_bins: 24,
         ..SelectOptions::default()
     })

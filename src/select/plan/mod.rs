@@ -301,7 +301,7 @@ fn cheapest_plan_counted(
 ) -> Result<Option<(Selection, ProfilePlan)>, SelectError> {
     let searched = searched_options(options, target_pct);
     check_options(log, &searched)?;
-    let Some(selectors) = Selectors::new(log, strata, &searched, progress)? else {
+    let Some(selectors) = Selectors::for_plans(log, strata, &searched, progress)? else {
         return Ok(None);
     };
     let largest = options.max_bins.max(1).min(strata.largest());
@@ -357,15 +357,36 @@ fn cheapest_plan_counted(
     )?;
     // No K can meet it: the largest K, whose plan then says it is not met.
     let k = best.map_or(largest, |(_, k)| k);
+    let selection = selection_at(&selectors, options, k)?;
+    let plan = plan_selection_on(log, strata, &selection, PlanRule::Target(target_pct))?;
+    Ok(Some((selection, plan)))
+}
+
+/// The selection of `selectors` at `k` bins, with `options`.
+fn selection_at(
+    selectors: &Selectors,
+    options: &SelectOptions,
+    k: usize,
+) -> Result<Selection, SelectError> {
     let fixed = SelectOptions {
         bins: BinCount::Fixed(k),
         ..options.clone()
     };
     let mut go_on = |_, _| ControlFlow::Continue(());
     let curve = selectors.curve(&fixed, &mut go_on)?.expect("never stopped");
-    let selection = selectors
+    Ok(selectors
         .choose(&fixed, curve, &mut go_on)?
-        .expect("never stopped");
-    let plan = plan_selection_on(log, strata, &selection, PlanRule::Target(target_pct))?;
-    Ok(Some((selection, plan)))
+        .expect("never stopped"))
+}
+
+/// The selection at `k` bins that the cheapest plan's search costs: its bins for plans that
+/// size each bin by its noise (`Selectors::for_plans`), not `run_selection`'s.
+#[cfg(test)]
+pub(super) fn plans_selection_at(log: &RunLog, options: &SelectOptions, k: usize) -> Selection {
+    let strata = StrataGroups::for_options(log, options).unwrap();
+    let selectors =
+        Selectors::for_plans(log, &strata, options, &mut |_, _| ControlFlow::Continue(()))
+            .unwrap()
+            .expect("never stopped");
+    selection_at(&selectors, options, k).unwrap()
 }

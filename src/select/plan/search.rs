@@ -792,7 +792,7 @@ mod tests {
                 bins: BinCount::Fixed(k),
                 ..SelectOptions::default()
             };
-            let selection = run_selection(&log, &options).unwrap();
+            let selection = super::super::plans_selection_at(&log, &options, k);
             let groups = strata_groups(&log, &options).unwrap();
             let seqpoints = &selection.seqpoints;
             let caps: Vec<u64> = BinCandidates::of_each(&log, &groups, seqpoints, options.warmup)

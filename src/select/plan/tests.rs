@@ -243,12 +243,9 @@ fn budget_plan_spends_the_budget_where_the_spread_is() {
 }
 
 /// The selection at a fixed `k`, the other options as given.
+/// The selection at `k` that the cheapest plan's search costs (its bins for plans).
 fn selection_at(log: &RunLog, options: &SelectOptions, k: usize) -> Selection {
-    let fixed = SelectOptions {
-        bins: BinCount::Fixed(k),
-        ..options.clone()
-    };
-    run_selection(log, &fixed).unwrap()
+    super::plans_selection_at(log, options, k)
 }
 
 /// A generated run: `keys` lengths drawn by a seeded hash, a cost growing with the length
@@ -285,7 +282,7 @@ fn brute_force_cheapest(
     };
     let mut best: Option<(u64, usize)> = None;
     for k in 1..=largest {
-        let selection = run_selection(log, &fixed(k)).unwrap();
+        let selection = super::plans_selection_at(log, &fixed(k), k);
         let rows = bin_rows(log, &selection).unwrap();
         let caps: Vec<u64> = selection
             .seqpoints
@@ -308,14 +305,7 @@ fn brute_force_cheapest(
         }
     }
     let k = best.map_or(largest, |(_, k)| k);
-    let selection = run_selection(
-        log,
-        &SelectOptions {
-            bins: BinCount::Fixed(k),
-            ..options.clone()
-        },
-    )
-    .unwrap();
+    let selection = super::plans_selection_at(log, options, k);
     let plan = plan_selection(log, &selection, PlanRule::Target(target)).unwrap();
     (selection, plan)
 }
