@@ -383,4 +383,116 @@ mod tests {
         assert_eq!(table.cost(3), 0.0);
         assert_eq!(table.bins(3), vec![vec![0], vec![1], vec![2]]);
     }
+
+    /// `Objective::Draws`'s cost of some bins, summed directly: each bin's weighted sum of
+    /// squares about its mean plus `cv2` times its squared total.
+    fn draws_cost(counts: &[u64], values: &[f64], bins: &Bins, cv2: f64) -> f64 {
+        bins.iter()
+            .map(|bin| {
+                let n: f64 = bin.iter().map(|&g| counts[g] as f64).sum();
+                let total: f64 = bin.iter().map(|&g| counts[g] as f64 * values[g]).sum();
+                let mean = total / n;
+                let spread: f64 = bin
+                    .iter()
+                    .map(|&g| counts[g] as f64 * (values[g] - mean).powi(2))
+                    .sum();
+                spread + cv2 * total * total
+            })
+            .sum()
+    }
+
+    /// The least `draws_cost` over every cut of the groups into `k` contiguous bins.
+    fn draws_brute_force(counts: &[u64], values: &[f64], k: usize, cv2: f64) -> f64 {
+        fn rec(start: usize, k: usize, u: usize, acc: &mut Bins, visit: &mut dyn FnMut(&Bins)) {
+            if k == 1 {
+                acc.push((start..u).collect());
+                visit(acc);
+                acc.pop();
+                return;
+            }
+            for end in (start + 1)..=(u - k + 1) {
+                acc.push((start..end).collect());
+                rec(end, k - 1, u, acc, visit);
+                acc.pop();
+            }
+        }
+        let mut best = f64::INFINITY;
+        rec(0, k, counts.len(), &mut Vec::new(), &mut |bins| {
+            best = best.min(draws_cost(counts, values, bins, cv2));
+        });
+        best
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Every exact solver finds the least `Objective::Draws` cost that a brute force over
+        /// every partition finds, on rising values (divide and conquer) and noisy ones (the
+        /// bounded search), and its bins cost what its table says; the blocked fallback's
+        /// bound stays under that optimum and its bins over it.
+        #[test]
+        fn every_solver_finds_the_least_cost_of_the_picks_alone(
+            items in prop::collection::vec((1u64..6, 0.0f64..1.0), 2..10),
+            k in 1usize..6,
+            rising in any::<bool>(),
+            cv2 in 0.0001f64..0.5,
+        ) {
+            let counts: Vec<u64> = items.iter().map(|i| i.0).collect();
+            let values: Vec<f64> = items.iter().enumerate()
+                .map(|(g, &(_, r))| if rising { 1.0 + g as f64 + r } else { 1.0 + 9.0 * r })
+                .collect();
+            let k = k.min(counts.len());
+            let objective = Objective::Draws { cv2 };
+            let best = draws_brute_force(&counts, &values, k, cv2);
+            let close = |a: f64| (a - best).abs() <= 1e-9 * (1.0 + best);
+            let mut solvers = vec![Solver::Plain, Solver::Bounded, Solver::Auto];
+            if rising {
+                solvers.push(Solver::DivideAndConquer);
+            }
+            for solver in solvers {
+                let table = OptimalTable::build_for(&counts, &values, k, solver, objective);
+                prop_assert!(close(table.cost(k)), "{:?}: {} vs {}", solver, table.cost(k), best);
+                prop_assert!(close(draws_cost(&counts, &values, &table.bins(k), cv2)));
+                prop_assert_eq!(table.objective(), objective);
+            }
+            let blocked = OptimalTable::build_for(&counts, &values, k, Solver::Blocked(3), objective);
+            prop_assert!(blocked.lower_bound(k) <= best + 1e-9 * (1.0 + best));
+            prop_assert!(draws_cost(&counts, &values, &blocked.bins(k), cv2) >= best - 1e-9 * (1.0 + best));
+        }
+    }
+
+    /// A flat step of ten groups has no spread to remove: the method's own objective is 0
+    /// whatever the cut, but for the picks alone the step splits into equal shares, each
+    /// pick's noise standing for half the step: `2 x 50^2 x cv2`.
+    #[test]
+    fn the_picks_alone_split_a_flat_step_into_equal_shares() {
+        let counts = [10u64; 10];
+        let values = [1.0; 10];
+        let spread = OptimalTable::build(&counts, &values, 2, Solver::Auto);
+        assert_eq!(spread.cost(2), 0.0);
+        let draws = OptimalTable::build_for(
+            &counts,
+            &values,
+            2,
+            Solver::Auto,
+            Objective::Draws { cv2: 0.01 },
+        );
+        assert_eq!(
+            draws.bins(2),
+            vec![(0..5).collect::<Vec<_>>(), (5..10).collect()]
+        );
+        assert!((draws.cost(2) - 2.0 * 50.0f64.powi(2) * 0.01).abs() < 1e-9);
+        // A negative value, which the solvers' bounds cannot take: the method's own cost.
+        let signed = [1.0, -1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+        let table = OptimalTable::build_for(
+            &counts,
+            &signed,
+            2,
+            Solver::Auto,
+            Objective::Draws { cv2: 0.01 },
+        );
+        assert_eq!(
+            table.cost(2),
+            OptimalTable::build(&counts, &signed, 2, Solver::Auto).cost(2)
+        );
+    }
 }

@@ -581,6 +581,59 @@ mod tests {
         assert!(advised.iter().any(|b| matches!(b, MoreBins::NoneUpTo(_))));
     }
 
+    /// One iteration per SeqPoint bins for the picks alone, at the run's pooled within-key
+    /// noise: keys 1 and 2 alternate by 10% and 20% of their means, `(0.1^2 + 0.2^2) x 4 / 3
+    /// / 2` over their three degrees of freedom each; a proxy cost's at least the 4% its
+    /// plans assume. Two per SeqPoint, and the cheapest plan's search, bin by the spread.
+    #[test]
+    fn one_iteration_per_seqpoint_bins_for_the_picks_alone() {
+        let timed = log("seq_len,time_ms\n1,9\n1,11\n1,9\n1,11\n2,80\n2,120\n2,80\n2,120\n3,300\n");
+        let strata = StrataGroups::new(&timed, Strata::None, 0).unwrap();
+        let objective = |options: &SelectOptions, plans: bool| {
+            let go_on = &mut |_, _| ControlFlow::Continue(());
+            let selectors = if plans {
+                Selectors::for_plans(&timed, &strata, options, go_on)
+            } else {
+                Selectors::new(&timed, &strata, options, go_on)
+            };
+            let selectors = selectors.unwrap().unwrap();
+            selectors.pickers[0].table().unwrap().objective()
+        };
+        let one = SelectOptions {
+            bins: BinCount::Fixed(2),
+            ..SelectOptions::default()
+        };
+        let Objective::Draws { cv2 } = objective(&one, false) else {
+            panic!("one per SeqPoint bins for the picks alone");
+        };
+        let run = (0.01 + 0.04) * 4.0 / 3.0 / 2.0;
+        assert!((cv2 - run).abs() < 1e-12, "{cv2} vs {run}");
+        let two = SelectOptions {
+            samples: 2,
+            ..one.clone()
+        };
+        assert_eq!(objective(&two, false), Objective::Spread);
+        assert_eq!(objective(&one, true), Objective::Spread);
+
+        let lengths = crate::runlog::load_run_bytes(
+            "lengths.csv",
+            b"seq_len\n1\n1\n2\n3\n",
+            crate::runlog::InputFormat::Csv,
+            &crate::runlog::LoadOptions::default(),
+        )
+        .unwrap();
+        assert!(
+            lengths.proxy.is_some(),
+            "a log of lengths projects on a proxy cost"
+        );
+        let groups = &StrataGroups::new(&lengths, Strata::None, 0).unwrap().groups[0];
+        let assumed = ASSUMED_PROXY_CV.powi(2);
+        assert_eq!(
+            selection_objective(&lengths, groups, 1),
+            Objective::Draws { cv2: assumed }
+        );
+    }
+
     #[test]
     fn preparing_selectors_reports_and_can_be_stopped_without_keeping_a_table() {
         let log = log("seq_len,time_ms\n1,1\n2,4\n3,9\n4,16\n5,25\n6,36\n");
