@@ -13,7 +13,8 @@ mod test_values;
 
 pub use kmeans::{kmeans_bins, weighted_lloyd, KmeansChain};
 pub use levels::{Solver, EXACT_UP_TO, FALLBACK_BLOCKS};
-pub use optimal::{is_monotone, Objective, OptimalTable};
+pub use optimal::{is_monotone, OptimalTable};
+pub use range_cost::Objective;
 pub use simple::{quantile_bins, uniform_bins};
 
 use crate::groups::KeyGroups;

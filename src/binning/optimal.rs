@@ -16,47 +16,8 @@
 use std::ops::ControlFlow;
 
 use super::levels::{levels, Solver, EXACT_UP_TO, FALLBACK_BLOCKS};
-use super::range_cost::RangeCost;
+use super::range_cost::{Objective, RangeCost};
 use super::Bins;
-
-/// What the exact binning minimises.
-///
-/// `Spread`, the method's objective: each bin's weighted sum of squares `SS_b` of its keys'
-/// mean costs. It is the variance of a plan that profiles each bin in proportion to its
-/// size, and with nearest-mean picks it keeps each bin's keys near the one picked.
-///
-/// `Draws { cv2 }`: `SS_b + cv2 T_b^2` for a selection that profiles each bin at its
-/// SeqPoint alone, `T_b` the bin's total and `cv2` one iteration's squared relative noise.
-/// The one iteration stands for the bin's whole share, so its noise adds `T_b^2 cv^2` to the
-/// projected total's variance: a bin holding a sixth of the run carries one iteration's
-/// noise into a sixth of it, where `Spread` alone (a flat step has no spread to remove)
-/// leaves the dearest steps whole; `SS_b` still keeps the keys near the one picked. Measured
-/// on the redraw example (200 runs, one iteration per SeqPoint), the speedup's
-/// 95th-percentile error beat random iterations at the same count on 25 of 25 rows of each
-/// table, where `Spread` beat it on 23 (docs/plans.md). Plans that draw several iterations
-/// over each bin, or size each bin by its noise (`select --target-error`'s), keep `Spread`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Objective {
-    Spread,
-    Draws { cv2: f64 },
-}
-
-impl Objective {
-    /// The weight on a bin's squared total: `cv2` for `Draws`, where every value is finite and
-    /// non-negative (costs and times are; the solvers' bounds need it), else 0.
-    pub(super) fn total_weight(self, values: &[f64]) -> f64 {
-        match self {
-            Objective::Draws { cv2 }
-                if cv2.is_finite()
-                    && cv2 > 0.0
-                    && values.iter().all(|v| v.is_finite() && *v >= 0.0) =>
-            {
-                cv2
-            }
-            _ => 0.0,
-        }
-    }
-}
 
 /// The DP table: `best[k-1][j]` is the least cost of the first `j` groups in `k` bins and
 /// `split[k-1][j]` where its last bin starts.
