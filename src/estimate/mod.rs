@@ -195,8 +195,8 @@ struct KeyLog {
     /// one iteration per SeqPoint at K = 64 covered the speedup 91.5% of the time on its own
     /// keys' noise. Floored at the run's everywhere it held 97%, but every bin whose keys are
     /// quieter than the run's widened (the bundled sample's 1% plan grew from 60 to 65
-    /// iterations); floored where the bin reads quiet beyond chance, it holds 96% and the
-    /// others keep their own (docs/plans.md).
+    /// iterations); floored where the bin reads quiet beyond chance, it held 96% on the bins
+    /// of the method's own objective, and the others keep their own (docs/plans.md).
     cv2: f64,
     offset: f64,
 }
