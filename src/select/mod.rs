@@ -30,7 +30,7 @@ pub use answer::{
 };
 pub use exclude::{parse_iteration_range, Exclusion, IterationRange};
 pub use excluded_share::{excluded_shares, ExcludedShare};
-pub use selectors::{bins_for_picks_alone, Selectors};
+pub use selectors::Selectors;
 pub use strata::{kept_strata_rows, strata_rows, Strata, StrataGroups, StratumRows};
 pub use target::{
     Advice, CurvePoint, MoreBins, TargetOutcome, TargetRule, LUCK_RATIO, MEASURED_INTERVAL_LIMIT,

@@ -35,14 +35,6 @@ pub struct Selectors<'a> {
     pub(super) pickers: Vec<BinPicker<'a>>,
     method: Method,
     pick: Pick,
-    /// Whether the bins are for each SeqPoint's pick alone (`bins_for_picks_alone`).
-    picks_alone: bool,
-}
-
-/// Whether a selection that profiles `samples` iterations per SeqPoint bins for the picks
-/// alone (`selection_objective`): the one rule, which the explorer's kept selectors follow.
-pub fn bins_for_picks_alone(samples: u64) -> bool {
-    samples <= 1
 }
 
 /// The exact binning's objective for a selection over `groups` that profiles `samples`
@@ -53,7 +45,7 @@ pub fn bins_for_picks_alone(samples: u64) -> bool {
 /// more are drawn over the whole bin, so its spread is sampled, not stood for by the pick:
 /// the method's own objective (`Objective::Spread`), as for plans sized by noise.
 fn selection_objective(log: &RunLog, groups: &KeyGroups, samples: u64) -> Objective {
-    if !bins_for_picks_alone(samples) {
+    if samples > 1 {
         return Objective::Spread;
     }
     let logged = groups
@@ -89,8 +81,7 @@ impl<'a> Selectors<'a> {
         progress: Progress,
     ) -> Result<Option<Self>, SelectError> {
         let objective = |groups: &KeyGroups| selection_objective(log, groups, options.samples);
-        let picks_alone = bins_for_picks_alone(options.samples);
-        Self::binning_for(log, strata, options, &objective, picks_alone, progress)
+        Self::binning_for(log, strata, options, &objective, progress)
     }
 
     /// `new`, for plans that size each bin's samples by its noise: the bins minimise the
@@ -101,14 +92,7 @@ impl<'a> Selectors<'a> {
         options: &SelectOptions,
         progress: Progress,
     ) -> Result<Option<Self>, SelectError> {
-        Self::binning_for(
-            log,
-            strata,
-            options,
-            &|_| Objective::Spread,
-            false,
-            progress,
-        )
+        Self::binning_for(log, strata, options, &|_| Objective::Spread, progress)
     }
 
     fn binning_for(
@@ -116,7 +100,6 @@ impl<'a> Selectors<'a> {
         strata: &'a StrataGroups,
         options: &SelectOptions,
         objective: &dyn Fn(&KeyGroups) -> Objective,
-        picks_alone: bool,
         progress: Progress,
     ) -> Result<Option<Self>, SelectError> {
         if options.warmup != strata.warmup {
@@ -178,7 +161,6 @@ impl<'a> Selectors<'a> {
             pickers,
             method,
             pick,
-            picks_alone,
         }))
     }
 
@@ -188,11 +170,6 @@ impl<'a> Selectors<'a> {
 
     pub fn pick(&self) -> Pick {
         self.pick
-    }
-
-    /// Whether these bins are for each SeqPoint's pick alone (`bins_for_picks_alone`).
-    pub fn picks_alone(&self) -> bool {
-        self.picks_alone
     }
 
     /// Strata the run is split into (1 without `--strata`).

@@ -12,7 +12,7 @@ use crate::pick::Pick;
 use crate::project::Projection;
 use crate::runlog::LoadOptions;
 use crate::select::plan::{PlanAsk, PlanRule, ProfilePlan};
-use crate::select::{bins_for_picks_alone, CurvePoint, SelectOptions, Selection, Selectors};
+use crate::select::{CurvePoint, SelectOptions, Selection, Selectors};
 
 // The session and the settings live in `session`; their old paths keep working.
 pub use super::session::{BaselineSeries, Session, Settings};
@@ -473,25 +473,18 @@ impl<'a> App<'a> {
         self.session.inputs()
     }
 
-    /// The prepared selectors for a method and pick, if built (most recent first), binned for
-    /// this session's samples per SeqPoint (`bins_for_picks_alone`).
+    /// The prepared selectors for a method and pick, if built (most recent first).
     pub fn prepared(&self, method: Method, pick: Pick) -> Option<&Prepared<'a>> {
-        let picks_alone = bins_for_picks_alone(self.session.base.samples);
-        self.prepared.iter().find(|p| {
-            p.selectors.method() == method
-                && p.selectors.pick() == pick
-                && p.selectors.picks_alone() == picks_alone
-        })
+        self.prepared
+            .iter()
+            .find(|p| p.selectors.method() == method && p.selectors.pick() == pick)
     }
 
     /// Keep prepared selectors, the newest first, dropping the oldest beyond a few.
     pub fn remember(&mut self, prepared: Prepared<'a>) {
-        let same = |p: &Prepared<'a>, q: &Prepared<'a>| {
-            p.selectors.method() == q.selectors.method()
-                && p.selectors.pick() == q.selectors.pick()
-                && p.selectors.picks_alone() == q.selectors.picks_alone()
-        };
-        self.prepared.retain(|p| !same(p, &prepared));
+        let (method, pick) = (prepared.selectors.method(), prepared.selectors.pick());
+        self.prepared
+            .retain(|p| p.selectors.method() != method || p.selectors.pick() != pick);
         self.prepared.insert(0, prepared);
         self.prepared.truncate(PREPARED_KEPT);
     }
