@@ -415,7 +415,7 @@ impl SelectArgs {
     }
 
     fn unchecked_options(&self) -> SelectOptions {
-        SelectOptions {
+        self.plan_ask().shape(SelectOptions {
             method: self.method,
             pick: self.pick,
             bins: match self.bins {
@@ -427,10 +427,10 @@ impl SelectArgs {
             warmup: self.warmup,
             exclude: Exclusion::new(self.exclude.iter().copied()),
             seed: self.seed,
-            samples: self.samples.unwrap_or(1),
             strata: self.strata,
             error_curve: false,
-        }
+            ..SelectOptions::default()
+        })
     }
 
     /// Every value within its option's range, before the log is read (the target too when

@@ -57,6 +57,9 @@ pub struct SelectOptions {
     pub seed: u64,
     /// Profiled iterations per SeqPoint assumed by the intervals.
     pub samples: u64,
+    /// A budget's plan will draw over each bin (`--budget`), whatever `samples` says: the
+    /// bins are then the method's own, as at two or more per SeqPoint (`PlanAsk::shape`).
+    pub drawn_over_bins: bool,
     pub strata: Strata,
     /// Compute the error-versus-K curve (every K up to `max_bins`); off when only the
     /// selection itself is wanted, since k-means makes each K cost a clustering.
@@ -75,6 +78,7 @@ impl Default for SelectOptions {
             exclude: Exclusion::default(),
             seed: 0,
             samples: 1,
+            drawn_over_bins: false,
             strata: Strata::None,
             error_curve: true,
         }

@@ -37,15 +37,15 @@ pub struct Selectors<'a> {
     pick: Pick,
 }
 
-/// The exact binning's objective for a selection over `groups` that profiles `samples`
-/// iterations per SeqPoint. At one, each bin is measured at its SeqPoint alone, the key
+/// The exact binning's objective for a selection over `groups` with these options'
+/// profiling (`samples` per SeqPoint, or a budget drawn over the bins). At one, each bin is measured at its SeqPoint alone, the key
 /// nearest its mean, whose own noise stands for the bin's whole share (`Objective::Draws`,
 /// one iteration's squared within-key noise as the estimate takes it for the whole run: the
 /// baseline's pooled over its keys, a proxy cost's assumed as its plans assume it). Two or
-/// more are drawn over the whole bin, so its spread is sampled, not stood for by the pick:
-/// the method's own objective (`Objective::Spread`), as for plans sized by noise.
-fn selection_objective(log: &RunLog, groups: &KeyGroups, samples: u64) -> Objective {
-    if samples > 1 {
+/// more, or a budget, are drawn over the whole bin, so its spread is sampled, not stood for
+/// by the pick: the method's own objective (`Objective::Spread`), as for plans sized by noise.
+fn selection_objective(log: &RunLog, groups: &KeyGroups, options: &SelectOptions) -> Objective {
+    if options.samples > 1 || options.drawn_over_bins {
         return Objective::Spread;
     }
     let logged = groups
@@ -80,7 +80,7 @@ impl<'a> Selectors<'a> {
         options: &SelectOptions,
         progress: Progress,
     ) -> Result<Option<Self>, SelectError> {
-        let objective = |groups: &KeyGroups| selection_objective(log, groups, options.samples);
+        let objective = |groups: &KeyGroups| selection_objective(log, groups, options);
         Self::binning_for(log, strata, options, &objective, progress)
     }
 
@@ -606,7 +606,7 @@ mod tests {
         let groups = &StrataGroups::new(&lengths, Strata::None, 0).unwrap().groups[0];
         let assumed = ASSUMED_PROXY_CV.powi(2);
         assert_eq!(
-            selection_objective(&lengths, groups, 1),
+            selection_objective(&lengths, groups, &SelectOptions::default()),
             Objective::Draws { cv2: assumed }
         );
     }
@@ -620,7 +620,7 @@ mod tests {
             method: Some(Method::Optimal),
             ..SelectOptions::default()
         };
-        let objective = selection_objective(&log, &strata.groups[0], options.samples);
+        let objective = selection_objective(&log, &strata.groups[0], &options);
         let stopped =
             Selectors::new(&log, &strata, &options, &mut |_, _| ControlFlow::Break(())).unwrap();
         assert!(stopped.is_none());

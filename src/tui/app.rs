@@ -431,9 +431,10 @@ impl<'a> App<'a> {
         self.size = old.size;
         self.page_rows = old.page_rows;
         self.next_job = old.next_job;
-        // Only what to profile changed (`:plan`, `:budget`, `:samples` with the same M): the
-        // very key groups and log, shared, so the prepared selectors and curves still hold
-        // (they borrow those, not the old session).
+        // Only what to profile changed, not how it bins (`:plan`, `:samples 1`, a `:budget`
+        // after another, `:samples` with the same M): the very key groups and log, shared,
+        // so the prepared selectors and curves still hold (they borrow those, not the old
+        // session).
         let shared = Arc::ptr_eq(&self.session.strata, &old.session.strata)
             && Arc::ptr_eq(&self.session.log, &old.session.log)
             && super::session::same_key_groups(&self.session.base, &old.session.base)

@@ -99,8 +99,9 @@ fn check_command(app: &App, command: &Command) -> Result<(), String> {
                 })
         }
         Command::Budget(b) => {
-            // At least one iteration per SeqPoint, in `select`'s words: the count on screen
-            // is the one the budget's session gets (the same key groups and target).
+            // At least one iteration per SeqPoint, in `select`'s words: here against the
+            // count on screen; the budget's session, whose bins are drawn over (they may
+            // number otherwise), checks its own.
             let shown = app.current_shown().map(|s| s.selection.seqpoints.len());
             match shown {
                 Some(n) => {
@@ -154,14 +155,12 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
         }
         Command::Samples(m) => {
             // `--samples M` alone: it replaces a plan or a budget.
-            base.samples = m;
             ask = PlanAsk {
                 samples: Some(m),
                 ..PlanAsk::default()
             };
         }
         Command::Plan => {
-            base.samples = 1;
             ask = PlanAsk {
                 plan: true,
                 ..PlanAsk::default()
@@ -173,7 +172,6 @@ pub fn apply_command<'a>(app: &mut App<'a>, command: Command) -> Option<Effect<'
         Command::Exclude(range) => base.exclude = base.exclude.with(range),
         Command::IncludeAll => base.exclude = Default::default(),
         Command::Budget(b) => {
-            base.samples = 1;
             ask = PlanAsk {
                 budget: Some(b),
                 ..PlanAsk::default()

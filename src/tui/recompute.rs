@@ -246,6 +246,8 @@ pub(super) fn restart<'a>(
     if let Some(pending) = app.pending.take() {
         pending.cancel();
     }
+    // What to profile shapes the options (`select`'s flags do the same).
+    let base = ask.shape(base);
     // The new session is built from the one in force: it reads the log again whenever the
     // options asked for read it otherwise (this `:metric`, or one still being built).
     let load = app.reload.take().unwrap_or_else(|| app.options_now().load);

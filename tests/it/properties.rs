@@ -183,6 +183,7 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
         prop_oneof![9 => 0u64..4, 1 => Just(u64::MAX)],
         strata,
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
             |(
@@ -196,6 +197,7 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
                 samples,
                 strata,
                 error_curve,
+                drawn_over_bins,
             )| {
                 SelectOptions {
                     method,
@@ -211,6 +213,7 @@ fn any_options() -> impl Strategy<Value = SelectOptions> {
                     exclude: Default::default(),
                     seed,
                     samples,
+                    drawn_over_bins,
                     strata,
                     error_curve,
                 }

@@ -223,6 +223,21 @@ fn budget_is_spread_by_neyman_allocation() {
         .stderr(predicate::str::contains("cannot be used with"));
 }
 
+/// A budget's plan draws over each bin, as two or more per SeqPoint do, so it bins as they
+/// do (the method's own objective), not for one pick per SeqPoint.
+#[test]
+fn a_budget_bins_as_plans_drawn_over_the_bins_do() {
+    let bins = |args: &[&str]| -> Vec<Value> {
+        let doc = select_json(args);
+        let seqpoints = doc["seqpoints"].as_array().unwrap();
+        seqpoints.iter().map(|sp| sp["bin"].clone()).collect()
+    };
+    let budget = bins(&["--bins", "8", "--budget", "40"]);
+    assert_eq!(budget, bins(&["--bins", "8", "--samples", "2"]));
+    // The premise: one pick per SeqPoint bins otherwise on this log.
+    assert_ne!(budget, bins(&["--bins", "8"]));
+}
+
 #[test]
 fn plan_finds_the_cheapest_plan_meeting_the_target() {
     let doc = select_json(&["--compare", T2, "--plan", "--target-error", "1"]);

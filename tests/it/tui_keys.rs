@@ -1513,9 +1513,17 @@ fn plan_and_budget_commands_give_selects_plans() {
     assert_matches_select(&app);
     assert!(app.session.command(&app.settings).contains("--plan"));
 
+    // A budget draws over each bin, so its bins are those of plans (not one pick's).
     command(&mut app, "budget 80");
     let after = restarted(&app);
-    // Only what to profile changed: the prepared selectors and curve carry over (no second
+    let mut app = follow(&app, &after);
+    let plan = app.current_shown().unwrap().plan.clone().unwrap();
+    assert_eq!(plan.rule, PlanRule::Budget(80));
+    assert_eq!(plan.iterations(), 80);
+    assert_matches_select(&app);
+    command(&mut app, "budget 100");
+    let after = restarted(&app);
+    // Only the budget changed: the prepared selectors and curve carry over (no second
     // preparation, as fast as `select`).
     let mut carried = App::new(&after, false);
     carried.carry_from(&app);
@@ -1524,9 +1532,15 @@ fn plan_and_budget_commands_give_selects_plans() {
         "the prepared selectors carry over"
     );
     let mut app = follow(&app, &after);
-    let plan = app.current_shown().unwrap().plan.clone().unwrap();
-    assert_eq!(plan.rule, PlanRule::Budget(80));
-    assert_eq!(plan.iterations(), 80);
+    assert_eq!(
+        app.current_shown()
+            .unwrap()
+            .plan
+            .as_ref()
+            .unwrap()
+            .iterations(),
+        100
+    );
     assert_matches_select(&app);
 
     // A K set by hand leaves `--plan` (which chooses K itself), as `--bins` conflicts with it.

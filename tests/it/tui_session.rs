@@ -632,7 +632,8 @@ fn press_export(app: &mut App, path: &std::path::Path) {
 
 /// `:samples 2` bins as `select --samples 2` does (two or more per SeqPoint are drawn over
 /// each bin: the method's own objective), where one per SeqPoint bins for the picks alone;
-/// and `:samples 1` back again as `select --bins 8`.
+/// `:samples 1` back again as `select --bins 8`, and `:budget 40` as `select --budget 40`
+/// (drawn over each bin too).
 #[test]
 fn samples_bin_as_select_does_after_a_restart() {
     let session = sample_session(fixed(8));
@@ -658,6 +659,10 @@ fn samples_bin_as_select_does_after_a_restart() {
     assert_eq!(shown(&app), cli(2));
     command(&mut app, "samples 1");
     let one = rebuilt(&app);
-    let app = swapped(&app, &one);
+    let mut app = swapped(&app, &one);
     assert_eq!(shown(&app), cli(1));
+    command(&mut app, "budget 40");
+    let budget = rebuilt(&app);
+    let app = swapped(&app, &budget);
+    assert_eq!(shown(&app), cli(2));
 }

@@ -59,6 +59,17 @@ pub struct PlanAsk {
 }
 
 impl PlanAsk {
+    /// The selection's options as this ask shapes them, for `select` and the explorer alike:
+    /// the iterations per SeqPoint its intervals assume (one unless `--samples` says more),
+    /// and whether a budget's plan will draw over each bin (which bins the picks).
+    pub fn shape(&self, options: SelectOptions) -> SelectOptions {
+        SelectOptions {
+            samples: self.samples.unwrap_or(1),
+            drawn_over_bins: self.budget.is_some(),
+            ..options
+        }
+    }
+
     /// The one rule deciding how much is profiled, for `select` and the explorer alike:
     /// a budget or an explicit plan wins; `--samples M` with M > 1 profiles M per SeqPoint
     /// and `--samples 1` one; with nothing asked, an error target met by its interval gets
