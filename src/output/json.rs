@@ -297,6 +297,12 @@ pub fn select_file_document(
             doc.selection.target_error_pct = Some(t);
             doc.selection.target_met = plan.met;
             doc.selection.advice = super::table::plan_shortfall(selection, plan);
+        } else if let Some(met) = plan.met {
+            // A budget's plan judged on the target K was chosen for: its figures decide.
+            doc.selection.target_met = Some(met);
+            if met {
+                doc.selection.advice = None;
+            }
         }
         // The top level describes what is to be profiled: the plan's iterations.
         let projection = &plan.projection;

@@ -288,11 +288,14 @@ pub fn selection_table_planned(
     ));
     if let Some(verdict) = plan.and_then(|p| plan_verdict(log, selection, p)) {
         out.push_str(&verdict);
-        if let Some((PlanRule::Target(t), Some(true))) = plan.map(|p| (p.rule, p.met)) {
+        if let (Some(true), Some(t)) = (plan.and_then(|p| p.met), judged_target(selection, plan)) {
             out.push_str(&target_scope(log, selection, t));
         }
     }
-    if let Some(target) = &selection.target {
+    // A budget's plan judged on the target speaks for it (`plan_verdict`).
+    let judged_by_budget =
+        plan.is_some_and(|p| matches!(p.rule, PlanRule::Budget(_)) && p.met.is_some());
+    if let Some(target) = selection.target.as_ref().filter(|_| !judged_by_budget) {
         let rule = rule_text(target.rule);
         if log.len() < 2 {
             out.push_str(&format!(
@@ -653,10 +656,20 @@ pub fn plus_minus(pct: f64, decimals: usize) -> String {
 
 /// The verdict on a target's plan: met with one sample per SeqPoint, met with a plan (bins x
 /// samples), or not met and what was reachable.
+/// The target a plan is judged on: `--plan`'s, or under a budget the one K was chosen for.
+fn judged_target(selection: &Selection, plan: Option<&ProfilePlan>) -> Option<f64> {
+    match plan.map(|p| (p.rule, p.met)) {
+        Some((PlanRule::Target(t), _)) => Some(t),
+        Some((PlanRule::Budget(_), Some(_))) => selection.target.as_ref().map(|t| t.target_pct),
+        _ => None,
+    }
+}
+
 fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Option<String> {
-    let PlanRule::Target(t) = plan.rule else {
-        return None;
-    };
+    let t = judged_target(selection, Some(plan))?;
+    if let (PlanRule::Budget(b), Some(target)) = (plan.rule, &selection.target) {
+        return Some(budget_verdict(log, selection, plan, b, target));
+    }
     if log.len() < 2 {
         return Some(format!(
             "target {}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n",
@@ -682,6 +695,42 @@ fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Opti
             plan.iterations()
         )
     })
+}
+
+/// A budget's plan judged on the target K was chosen for, by the plan's own figures; where
+/// it misses, the selection's advice (at one iteration per SeqPoint, or `--samples`, `--max-bins`).
+fn budget_verdict(
+    log: &RunLog,
+    selection: &Selection,
+    plan: &ProfilePlan,
+    budget: u64,
+    target: &crate::select::TargetOutcome,
+) -> String {
+    let t = as_typed(target.target_pct);
+    if log.len() < 2 {
+        return format!(
+            "target {t}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n"
+        );
+    }
+    let rule = rule_text(target.rule);
+    let figures = format!(
+        "budget {budget}: error {:.3}%, 95% interval ±{:.2}%",
+        plan.projection.worst_error_pct(),
+        plan.projection.worst_half_width_pct()
+    );
+    let k = selection.bins();
+    if plan.met == Some(true) {
+        format!(
+            "target {t}% met ({rule}) with K = {k}{} and a {figures}\n",
+            only_binning(selection)
+        )
+    } else {
+        let advice = target
+            .advice
+            .as_ref()
+            .map_or(String::new(), |a| format!("; {a}"));
+        format!("target {t}% NOT met ({rule}) with K = {k} and a {figures}{advice}\n")
+    }
 }
 
 /// The plan section of the `select` table: every iteration to profile, with its SeqPoint.

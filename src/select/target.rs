@@ -3,7 +3,7 @@
 
 use super::{Progress, SelectError};
 use crate::pick::{BinPicker, SeqPoint};
-use crate::project::{project, project_total};
+use crate::project::{project, project_total, Projection};
 use crate::runlog::RunLog;
 use crate::stats::half_width;
 
@@ -43,9 +43,14 @@ impl CurvePoint {
         samples: u64,
     ) -> CurvePoint {
         let projection = project(log, actual, seqpoints, samples);
+        Self::of_projection(k, seqpoints.len(), &projection)
+    }
+
+    /// The point of a projection made of `bins` SeqPoints at `k` (a plan's, too).
+    pub(crate) fn of_projection(k: usize, bins: usize, projection: &Projection) -> CurvePoint {
         CurvePoint {
             k,
-            bins: seqpoints.len(),
+            bins,
             worst_error_pct: projection.worst_error_pct(),
             worst_half_width_pct: projection.worst_half_width_pct(),
         }

@@ -11,7 +11,7 @@ use crate::binning::Method;
 use crate::pick::Pick;
 use crate::project::Projection;
 use crate::runlog::LoadOptions;
-use crate::select::plan::{PlanAsk, PlanRule, ProfilePlan};
+use crate::select::plan::{PlanAsk, ProfilePlan};
 use crate::select::{CurvePoint, SelectOptions, Selection, Selectors};
 
 // The session and the settings live in `session`; their old paths keep working.
@@ -236,7 +236,8 @@ impl Shown {
     /// Whether the target is met, when a target decides: the plan's verdict, else auto-K's.
     pub fn target_met(&self) -> Option<bool> {
         match &self.plan {
-            Some(plan) if matches!(plan.rule, PlanRule::Target(_)) => plan.met,
+            // A plan judged on the target (`:plan`'s, or a budget's) speaks for it.
+            Some(plan) if plan.met.is_some() => plan.met,
             _ => self.selection.target.as_ref().map(|t| t.met),
         }
     }

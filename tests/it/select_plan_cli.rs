@@ -238,6 +238,64 @@ fn a_budget_bins_as_plans_drawn_over_the_bins_do() {
     assert_ne!(budget, bins(&["--bins", "8"]));
 }
 
+/// Under a budget, the target K was chosen for is judged on the plan's own figures, the ones
+/// the output shows: met exactly when every figure's error and 95% half-width are within it.
+#[test]
+fn a_budget_is_judged_on_its_own_figures() {
+    let verdicts: Vec<bool> = ["64", "100"]
+        .iter()
+        .map(|budget| {
+            let doc = json_output(&[
+                "select",
+                T1,
+                "--compare",
+                T2,
+                "--budget",
+                budget,
+                "--format",
+                "json",
+            ]);
+            let figures: Vec<&Value> = doc["projection"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .chain(doc["speedups"].as_array().unwrap())
+                .collect();
+            let within = figures.iter().all(|f| {
+                let projected = f["projected"].as_f64().unwrap();
+                let [lo, hi] = [0, 1].map(|i| f["interval"][i].as_f64().unwrap());
+                let half_pct = 100.0 * (hi - lo) / 2.0 / projected.abs();
+                f["error_pct"].as_f64().unwrap() <= 1.0 && half_pct <= 1.0 + 1e-9
+            });
+            let met = doc["selection"]["target_met"].as_bool().unwrap();
+            assert_eq!(met, within, "--budget {budget}");
+            assert_eq!(doc["plan"]["met"], met, "--budget {budget}");
+            let table = String::from_utf8(
+                Command::cargo_bin("seqpoint")
+                    .unwrap()
+                    .args(["select", T1, "--compare", T2, "--budget", budget])
+                    .output()
+                    .unwrap()
+                    .stdout,
+            )
+            .unwrap();
+            let verdict = if met {
+                "target 1% met"
+            } else {
+                "target 1% NOT met"
+            };
+            assert!(
+                table.contains(&format!("{verdict} (error and 95% interval) with K = "))
+                    && table.contains(&format!("a budget {budget}: error ")),
+                "{table}"
+            );
+            met
+        })
+        .collect();
+    // The premise: the smaller budget misses and the larger meets on the bundled logs.
+    assert_eq!(verdicts, [false, true]);
+}
+
 #[test]
 fn plan_finds_the_cheapest_plan_meeting_the_target() {
     let doc = select_json(&["--compare", T2, "--plan", "--target-error", "1"]);

@@ -426,6 +426,42 @@ fn the_header_counts_the_iterations_left_in() {
     );
 }
 
+/// Under a budget the verdict is the plan's own figures', as `select` judges it: on the
+/// bundled pair a budget of 64 misses 1% (its advice follows) and 100 meets it.
+#[test]
+fn a_budget_is_judged_by_its_plan_as_select_judges_it() {
+    for (budget, met) in [(64, false), (100, true)] {
+        let ask = PlanAsk {
+            budget: Some(budget),
+            ..PlanAsk::default()
+        };
+        let session = sample_session(ask.shape(SelectOptions::default())).asking(ask);
+        let app = started(&session);
+        let shown = app.current_shown().unwrap();
+        assert_eq!(shown.target_met(), Some(met), "budget {budget}");
+        let theme = tui::ui::theme::Theme::new(false);
+        let summary: Vec<String> = tui::ui::projection::summary(&app, shown, &theme)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        let verdict = if met {
+            format!("target 1% met (error and 95% interval) with a budget of {budget}")
+        } else {
+            format!("target 1% not met with a budget of {budget}: error ")
+        };
+        assert!(
+            summary.iter().any(|l| l.contains(&verdict)),
+            "{verdict:?}: {summary:?}"
+        );
+        if !met {
+            assert!(
+                summary.iter().any(|l| l.contains(":samples 2")),
+                "{summary:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn with_strata_the_header_and_the_verdict_say_the_same_k() {
     let session = sample_session(SelectOptions {

@@ -16,8 +16,8 @@ mod tests;
 use std::ops::ControlFlow;
 
 use super::{
-    check_options, BinCount, Progress, SelectError, SelectOptions, Selection, Selectors,
-    StrataGroups, TargetRule,
+    check_options, BinCount, CurvePoint, Progress, SelectError, SelectOptions, Selection,
+    Selectors, StrataGroups, TargetRule,
 };
 use crate::groups::KeyGroups;
 use crate::options::SAMPLES;
@@ -123,7 +123,9 @@ pub struct ProfilePlan {
     pub bins: Vec<PlannedBin>,
     /// Projected from the planned iterations' logged values; intervals for this plan.
     pub projection: Projection,
-    /// For a target: whether every total's 95% interval is within it.
+    /// For a target (`--plan`'s, or the one K was chosen for under a budget): whether the
+    /// plan's figures meet it. `None` for `--samples`, whose selection's own verdict is at
+    /// its samples.
     pub met: Option<bool>,
 }
 
@@ -207,7 +209,13 @@ fn plan_bins(
         // One iteration cannot give an interval: nothing to measure its noise against.
         PlanRule::Target(_) if log.len() < 2 => Some(false),
         PlanRule::Target(t) => Some(meets(&projection, t)),
-        _ => None,
+        // A budget spread over bins chosen for a target is judged on that target by its own
+        // figures, as K was at one iteration per SeqPoint.
+        PlanRule::Budget(_) => selection.target.as_ref().map(|target| {
+            let point = CurvePoint::of_projection(selection.bins(), selection.bins(), &projection);
+            log.len() >= 2 && point.meets(target.target_pct, target.rule)
+        }),
+        PlanRule::Samples(_) => None,
     };
     Ok(ProfilePlan {
         rule,

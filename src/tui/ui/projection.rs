@@ -287,16 +287,36 @@ fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
     }
     let rule = rule_text(app.session.base.target_by);
     let target = app.settings.target_pct;
+    // A budget's plan is judged on the target by its own figures, as `select` judges it.
+    let budget = match shown.plan.as_ref().map(|p| p.rule) {
+        Some(PlanRule::Budget(b)) => Some(b),
+        _ => None,
+    };
     match &selection.target {
-        Some(outcome) if outcome.met => {
+        Some(_) if shown.target_met() == Some(true) => {
+            let by = budget.map_or(String::new(), |b| format!(" with a budget of {b}"));
             lines.push(Line::from(vec![
                 Span::styled("✓ ", t.good()),
-                Span::raw(format!("target {target}% met ({rule})")),
+                Span::raw(format!("target {target}% met ({rule}){by}")),
             ]));
             // `select`'s own words when the error met it by luck (a wide interval).
             let note = luck_note(projection);
             if !note.is_empty() {
                 lines.push(Line::styled(note.trim_end().to_string(), t.bad()));
+            }
+        }
+        Some(outcome) if budget.is_some() => {
+            lines.push(Line::styled(
+                format!(
+                    "✗ target {target}% not met with a budget of {}: error {:.2}%, {}",
+                    budget.unwrap_or_default(),
+                    projection.worst_error_pct(),
+                    crate::output::table::plus_minus(projection.worst_half_width_pct(), 2)
+                ),
+                t.bad(),
+            ));
+            if let Some(advice) = &outcome.advice {
+                lines.extend(advice_lines(advice, t));
             }
         }
         Some(outcome) => match &outcome.advice {
