@@ -300,9 +300,7 @@ pub fn select_file_document(
         } else if let Some(met) = plan.met {
             // A budget's plan judged on the target K was chosen for: its figures decide.
             doc.selection.target_met = Some(met);
-            if met {
-                doc.selection.advice = None;
-            }
+            doc.selection.advice = super::table::budget_advice(selection, plan);
         }
         // The top level describes what is to be profiled: the plan's iterations.
         let projection = &plan.projection;

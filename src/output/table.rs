@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::doc::ProjectionReport;
 use crate::groups::key_text;
-use crate::options::{Surface, ALLOW_MISSING, MAX_BINS, SAMPLES};
+use crate::options::{Surface, ALLOW_MISSING, BUDGET, MAX_BINS, SAMPLES};
 use crate::project::Projection;
 use crate::runlog::RunLog;
 use crate::select::naive::Baseline;
@@ -725,12 +725,24 @@ fn budget_verdict(
             only_binning(selection)
         )
     } else {
-        let advice = target
-            .advice
-            .as_ref()
-            .map_or(String::new(), |a| format!("; {a}"));
+        let advice = budget_advice(selection, plan).map_or(String::new(), |a| format!("; {a}"));
         format!("target {t}% NOT met ({rule}) with K = {k} and a {figures}{advice}\n")
     }
+}
+
+/// What meets the target a budget misses, at the same K: the table's words and the JSON's
+/// `advice`.
+pub fn budget_advice(selection: &Selection, plan: &ProfilePlan) -> Option<String> {
+    Some(match plan.meeting_budget? {
+        Some(b) => format!(
+            "a budget of {b} meets it ({})",
+            BUDGET.typed(Surface::CommandLine, &b.to_string())
+        ),
+        None => format!(
+            "no budget at K = {} meets it (every listed iteration of each bin counted)",
+            selection.bins()
+        ),
+    })
 }
 
 /// The plan section of the `select` table: every iteration to profile, with its SeqPoint.

@@ -289,6 +289,31 @@ fn a_budget_is_judged_on_its_own_figures() {
                     && table.contains(&format!("a budget {budget}: error ")),
                 "{table}"
             );
+            if !met {
+                // Its advice, followed, meets the target at the same K.
+                let advice = doc["selection"]["advice"].as_str().unwrap().to_string();
+                let at = advice.find("(--budget ").expect("a budget advised");
+                let advised: String = advice[at + "(--budget ".len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                assert!(advised.parse::<u64>().unwrap() > budget.parse().unwrap());
+                let followed = json_output(&[
+                    "select",
+                    T1,
+                    "--compare",
+                    T2,
+                    "--budget",
+                    &advised,
+                    "--format",
+                    "json",
+                ]);
+                assert_eq!(followed["selection"]["target_met"], true, "{advice}");
+                assert_eq!(
+                    followed["seqpoints"].as_array().unwrap().len(),
+                    doc["seqpoints"].as_array().unwrap().len()
+                );
+            }
             met
         })
         .collect();

@@ -127,6 +127,9 @@ pub struct ProfilePlan {
     /// plan's figures meet it. `None` for `--samples`, whose selection's own verdict is at
     /// its samples.
     pub met: Option<bool>,
+    /// A budget that misses its target: the budget at the same K found to meet it (`Some`
+    /// of it), or `Some(None)` when none does with every listed iteration of each bin.
+    pub meeting_budget: Option<Option<u64>>,
 }
 
 impl ProfilePlan {
@@ -163,8 +166,76 @@ pub(super) fn plan_selection_on(
 }
 
 /// `plan_selection` given the key groups of each stratum the selection was made on and the
-/// run's actual totals (`[config][metric]`).
+/// run's actual totals (`[config][metric]`); a budget that misses its target says which
+/// budget meets it (`meeting_budget`).
 fn plan_bins(
+    log: &RunLog,
+    selection: &Selection,
+    groups: &[KeyGroups],
+    actual: &[Vec<f64>],
+    rule: PlanRule,
+) -> Result<ProfilePlan, SelectError> {
+    let plan = plan_of_rule(log, selection, groups, actual, rule)?;
+    let PlanRule::Budget(asked) = rule else {
+        return Ok(plan);
+    };
+    if plan.met != Some(false) || log.len() < 2 {
+        return Ok(plan);
+    }
+    let meets = |budget: u64| -> Result<bool, SelectError> {
+        let plan = plan_of_rule(log, selection, groups, actual, PlanRule::Budget(budget))?;
+        Ok(plan.met == Some(true))
+    };
+    let warmup = selection.options.warmup;
+    let candidates = BinCandidates::of_each(log, groups, &selection.seqpoints, warmup);
+    let most = caps_of(&candidates).iter().sum();
+    let meeting_budget = Some(least_meeting_budget(asked, most, meets)?);
+    Ok(ProfilePlan {
+        meeting_budget,
+        ..plan
+    })
+}
+
+/// The least budget above `asked` (which misses) found to meet the target, up to `most`:
+/// doubling, then halving the gap. A plan's figures narrow with its budget but not strictly
+/// (each budget draws its own rows), so the budget returned is one that was made and met,
+/// not a proof that none below it does.
+fn least_meeting_budget(
+    asked: u64,
+    most: u64,
+    mut meets: impl FnMut(u64) -> Result<bool, SelectError>,
+) -> Result<Option<u64>, SelectError> {
+    let (mut missed, mut step) = (asked, asked.max(1));
+    let met = loop {
+        if missed >= most {
+            return Ok(None);
+        }
+        let next = missed.saturating_add(step).min(most);
+        if meets(next)? {
+            break next;
+        }
+        missed = next;
+        step = step.saturating_mul(2);
+    };
+    let mut met = met;
+    while met - missed > 1 {
+        let middle = missed + (met - missed) / 2;
+        if meets(middle)? {
+            met = middle;
+        } else {
+            missed = middle;
+        }
+    }
+    Ok(Some(met))
+}
+
+/// The most iterations each bin can profile: its candidates and its SeqPoint's own.
+fn caps_of(candidates: &[BinCandidates]) -> Vec<u64> {
+    candidates.iter().map(|c| c.count() as u64 + 1).collect()
+}
+
+/// The plan `rule` makes over the selection's bins, judged on its target where it has one.
+fn plan_of_rule(
     log: &RunLog,
     selection: &Selection,
     groups: &[KeyGroups],
@@ -174,7 +245,7 @@ fn plan_bins(
     let design = PlanDesign::of(log);
     let seqpoints = &selection.seqpoints;
     let candidates = BinCandidates::of_each(log, groups, seqpoints, selection.options.warmup);
-    let caps: Vec<u64> = candidates.iter().map(|c| c.count() as u64 + 1).collect();
+    let caps = caps_of(&candidates);
     let read = design.seqpoints(log, &candidates, seqpoints, selection.options.seed);
     let samples: Vec<u64> = match rule {
         PlanRule::Samples(m) => {
@@ -222,6 +293,7 @@ fn plan_bins(
         bins,
         projection,
         met,
+        meeting_budget: None,
     })
 }
 

@@ -743,3 +743,26 @@ fn every_row_of_a_bin_is_listed_as_often_as_its_share_gives_it() {
         }
     }
 }
+
+/// The budget advised for a missed target: the least that meets it where meeting is monotone
+/// in the budget (every threshold from 65 to 450 against a brute force), one that was found to
+/// meet where it is not, and none when even every iteration misses.
+#[test]
+fn the_least_meeting_budget_is_searched_from_the_asked_one() {
+    for threshold in 65..=450u64 {
+        let mut asked_for = Vec::new();
+        let found = least_meeting_budget(64, 450, |b| {
+            asked_for.push(b);
+            Ok(b >= threshold)
+        })
+        .unwrap();
+        assert_eq!(found, Some(threshold));
+        assert!(asked_for.len() <= 2 * 9 + 1, "{threshold}: {asked_for:?}");
+    }
+    // Met at 70 and from 80 on, missed between: the search reports a budget it saw met.
+    let meets = |b: u64| b == 70 || b >= 80;
+    let found = least_meeting_budget(64, 450, |b| Ok(meets(b))).unwrap();
+    assert!(found.is_some_and(meets), "{found:?}");
+    assert_eq!(least_meeting_budget(64, 450, |_| Ok(false)).unwrap(), None);
+    assert_eq!(least_meeting_budget(450, 450, |_| Ok(true)).unwrap(), None);
+}

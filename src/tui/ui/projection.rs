@@ -305,7 +305,7 @@ fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
                 lines.push(Line::styled(note.trim_end().to_string(), t.bad()));
             }
         }
-        Some(outcome) if budget.is_some() => {
+        Some(_) if budget.is_some() => {
             lines.push(Line::styled(
                 format!(
                     "✗ target {target}% not met with a budget of {}: error {:.2}%, {}",
@@ -315,9 +315,7 @@ fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
                 ),
                 t.bad(),
             ));
-            if let Some(advice) = &outcome.advice {
-                lines.extend(advice_lines(advice, t));
-            }
+            lines.extend(budget_advice_line(shown, t));
         }
         Some(outcome) => match &outcome.advice {
             Some(advice) => {
@@ -433,6 +431,20 @@ pub fn per_stratum_k(selection: &Selection) -> Option<String> {
 }
 
 /// Each advice as the `:` command that follows it (the CLI's advice names the flags).
+/// What meets the target a budget misses at this K, as the `:` command that follows it.
+fn budget_advice_line(shown: &Shown, t: &Theme) -> Option<Line<'static>> {
+    match shown.plan.as_ref()?.meeting_budget? {
+        Some(b) => Some(Line::from(vec![
+            Span::styled(format!("  → :budget {b}"), t.key()),
+            Span::raw(" meets it at this K"),
+        ])),
+        None => Some(Line::styled(
+            "  no budget meets it at this K".to_string(),
+            t.dim(),
+        )),
+    }
+}
+
 fn advice_lines(advice: &Advice, t: &Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     if let Some(samples) = advice.samples {
