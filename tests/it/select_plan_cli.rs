@@ -321,6 +321,31 @@ fn a_budget_is_judged_on_its_own_figures() {
     assert_eq!(verdicts, [false, true]);
 }
 
+/// No plan the target search lists is larger than a budget needs for the same target: the
+/// least budget found to meet it (a budget's advice, at the K the target chose for one
+/// iteration per SeqPoint) is at least the cheapest plan's iterations.
+#[test]
+fn the_cheapest_plan_is_no_larger_than_a_budget_meeting_the_same_target() {
+    for target in ["1", "0.7", "0.5"] {
+        let plan = select_json(&["--compare", T2, "--target-error", target]);
+        assert_eq!(plan["selection"]["target_met"], true, "{target}");
+        let planned = plan["iterations_to_profile"].as_u64().unwrap();
+        let budget = select_json(&["--compare", T2, "--target-error", target, "--budget", "64"]);
+        let advice = budget["selection"]["advice"].as_str().unwrap_or_default();
+        let at = advice.find("(--budget ").expect(advice);
+        let least: u64 = advice[at + "(--budget ".len()..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .unwrap();
+        assert!(
+            planned <= least,
+            "{target}%: plan {planned}, budget {least}"
+        );
+    }
+}
+
 #[test]
 fn plan_finds_the_cheapest_plan_meeting_the_target() {
     let doc = select_json(&["--compare", T2, "--plan", "--target-error", "1"]);
