@@ -147,16 +147,32 @@ fn own_iterations(doc: &Value) -> Vec<(u64, u64)> {
     iteration_pairs(&doc["seqpoints"], "id")
 }
 
-/// The baseline total, the new total and the speedup `project --baseline` reports each inside
-/// its interval against the real logs' whole-run figures.
-fn assert_every_figure_holds_the_real_one(report: &Value, context: &str) {
+/// The baseline total, the new total and the speedup `project --baseline` reports: each
+/// figure's name, interval and the real logs' whole-run figure.
+fn figures_against_the_real_ones(report: &Value) -> [(&'static str, [f64; 2], f64); 3] {
     let m = &report["metrics"][0];
-    for (field, actual) in [
+    [
         ("baseline_interval", total(T1)),
         ("interval", total(T2)),
         ("speedup_interval", total(T1) / total(T2)),
-    ] {
-        let [lo, hi] = pair(&m[field]);
+    ]
+    .map(|(field, actual)| (field, pair(&m[field]), actual))
+}
+
+/// Every figure within `reach` half-widths of its interval's centre from the real one.
+fn assert_every_figure_within(report: &Value, reach: f64, context: &str) {
+    for (field, [lo, hi], actual) in figures_against_the_real_ones(report) {
+        let (centre, half) = ((lo + hi) / 2.0, (hi - lo) / 2.0);
+        assert!(
+            (actual - centre).abs() <= reach * half,
+            "{context}, {field}: [{lo}, {hi}] against {actual}"
+        );
+    }
+}
+
+/// Every figure's interval holds the real one.
+fn assert_every_figure_holds_the_real_one(report: &Value, context: &str) {
+    for (field, [lo, hi], actual) in figures_against_the_real_ones(report) {
         assert!(
             lo <= actual && actual <= hi,
             "{context}, {field}: [{lo}, {hi}] against {actual}"
@@ -585,9 +601,13 @@ fn select_with_a_silent_baseline_does_not_bound_the_new_configuration() {
 /// One iteration per SeqPoint from the lengths says what its intervals leave out (a lean all
 /// the picks share, which their differences across the bins cannot show) and the flag that
 /// bounds it; followed (`--samples 2`, the same K), the plan spreads two iterations over each
-/// bin, the note is gone, and every figure's interval holds the real one on the bundled logs
-/// at K = 4 to 32 (fixed data). Over generated runs that step where the lengths do not, the
-/// `flows` tests follow it too.
+/// bin, the note is gone, and every figure lands within its interval's reach on the bundled
+/// logs at K = 4 to 32 (fixed data): 2.4 half-widths, 4.7 standard errors, which a correct
+/// interval misses 2.5e-6 of the time (12 figures: 3e-5). The 95% interval itself misses 1
+/// time in 20 by design, and of 12 one draw each, about every other plan seed misses one
+/// (K = 16's speedup, 1.17% off against ±1.07%, once each bin's draws depended on its rows);
+/// its coverage over 600 plan seeds is in docs/plans.md. Over generated runs that step where
+/// the lengths do not, the `flows` tests follow it too.
 #[test]
 fn one_iteration_per_seqpoint_from_lengths_says_what_bounds_its_picks_lean() {
     let dir = tempfile::tempdir().unwrap();
@@ -613,6 +633,6 @@ fn one_iteration_per_seqpoint_from_lengths_says_what_bounds_its_picks_lean() {
         let new = measure(d, T2, &rows, "new.csv");
         let report = project(&[&seqpoints, &new], &[&base], &[]);
         assert!(report.get("caveat").is_none(), "K = {k}: {report}");
-        assert_every_figure_holds_the_real_one(&report, &format!("K = {k}"));
+        assert_every_figure_within(&report, 2.4, &format!("K = {k}"));
     }
 }

@@ -267,11 +267,15 @@ fn fit_keyed_two_stage_flow_meets_the_target_and_beats_tokens_and_the_padded_len
         }
     }
     // At the same count, summed over the 4 seeds: per seed the ratios to the fit's half-width
-    // were 1.6-2.2 (tokens) and 2.8-3.5 (padded) over seeds 1-8, each ratio known to about
-    // 10%, its mean over 4 seeds to about 5%: 1.2 and 2 are 8 standard errors or more away.
+    // are 1.09-1.75 (tokens, mean 1.45, sd 0.25) and 1.76-2.48 (padded, mean 2.08, sd 0.22)
+    // over seeds 1-8 (re-measured once each bin's draws depended on its rows: 2.8-3.5 for
+    // the padded length had been measured when the fit's plans were at the key). Over 4 seeds
+    // the sums' ratio moves by about half a seed's sd: 1.2 is 2 of those below the tokens'
+    // mean, and 1.5 is 5 below the padded length's. The seeds are fixed: the test is the same
+    // on every run.
     let [fit, tokens, padded] = half_widths;
     assert!(tokens > 1.2 * fit, "{half_widths:?}");
-    assert!(padded > 2.0 * fit, "{half_widths:?}");
+    assert!(padded > 1.5 * fit, "{half_widths:?}");
 }
 
 #[test]

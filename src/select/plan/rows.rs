@@ -210,9 +210,10 @@ pub(super) fn reserve_rows(
         eligible[g][i - start]
     };
     let wanted = (count as usize).min(total.saturating_sub(listed.len()));
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(
-        seed ^ (sp.id as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
-    );
+    if wanted == 0 {
+        return Vec::new();
+    }
+    let mut rng = bin_draws_rng(seed, sp.id, 0xD1B5_4A32_D192_ED03, row_at(0), total);
     // Enough draws that the listed rows among them still leave `wanted`.
     let drawn = (wanted + listed.len()).min(total);
     let mut reserve = Vec::with_capacity(wanted);
@@ -332,6 +333,24 @@ fn spread_order(count: usize) -> Vec<usize> {
     order
 }
 
+/// The generator of one bin's draws (`stream` tells a design's apart): the user's seed, the
+/// SeqPoint, and the bin's own rows (the first and how many). Seeded by the first two alone,
+/// a seed drew at the same places of every run's bins in key order, and the default seed is
+/// everyone's: where the ratio drifts with the key within a bin, every run leaned the same
+/// way. On generated packed runs keyed by `--key fit` (K = 7-8, about 37 iterations), seed 0
+/// in every run leaned the new total +0.32% over 120 runs (4 standard errors) and its
+/// intervals held 111; each run with its own seed, -0.01% and 116.
+fn bin_draws_rng(
+    seed: u64,
+    seqpoint: usize,
+    stream: u64,
+    first_row: u32,
+    rows: usize,
+) -> Xoshiro256PlusPlus {
+    let bin = (u64::from(first_row) << 32 | rows as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    Xoshiro256PlusPlus::seed_from_u64(seed ^ (seqpoint as u64 + 1).wrapping_mul(stream) ^ bin)
+}
+
 /// A systematic plan's rows (`PlanDesign::Systematic`) and its reserve, in proxy order
 /// (`ProxyOrder`): the bin's rows split into `samples` strata of equal count and a seeded
 /// draw at a random place in each (one stratum: the SeqPoint's own, the method's SeqPoint);
@@ -353,9 +372,8 @@ pub(super) fn systematic_rows(
     let order = ProxyOrder::of(log, candidates);
     let n = order.len();
     let strata = (samples.max(1) as usize).min(n.max(1));
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(
-        seed ^ (sp.id as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407),
-    );
+    let first = if n > 0 { order.row_at(0) } else { 0 };
+    let mut rng = bin_draws_rng(seed, sp.id, 0xA24B_AED4_963E_E407, first, n);
     let bound = |h: usize, cells: usize| h * n / cells;
     // Positions in the order taken so far, ascending.
     let mut taken: Vec<usize> = if strata == 1 {
