@@ -698,7 +698,7 @@ fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Opti
 }
 
 /// A budget's plan judged on the target K was chosen for, by the plan's own figures; where
-/// it misses, the selection's advice (at one iteration per SeqPoint, or `--samples`, `--max-bins`).
+/// it misses, the budget at the same K that meets it (`budget_advice`).
 fn budget_verdict(
     log: &RunLog,
     selection: &Selection,
