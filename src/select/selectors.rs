@@ -38,12 +38,13 @@ pub struct Selectors<'a> {
 }
 
 /// The exact binning's objective for a selection over `groups` with these options'
-/// profiling (`samples` per SeqPoint, or a budget drawn over the bins). At one, each bin is measured at its SeqPoint alone, the key
-/// nearest its mean, whose own noise stands for the bin's whole share (`Objective::Draws`,
-/// one iteration's squared within-key noise as the estimate takes it for the whole run: the
-/// baseline's pooled over its keys, a proxy cost's assumed as its plans assume it). Two or
-/// more, or a budget, are drawn over the whole bin, so its spread is sampled, not stood for
-/// by the pick: the method's own objective (`Objective::Spread`), as for plans sized by noise.
+/// profiling (`samples` per SeqPoint, or a budget drawn over the bins). At one per SeqPoint,
+/// each bin is measured at its SeqPoint alone, the key nearest its mean, whose own noise
+/// stands for the bin's whole share (`Objective::Draws`, one iteration's squared within-key
+/// noise as the estimate takes it for the whole run: the baseline's pooled over its keys, a
+/// proxy cost's assumed as its plans assume it). Two or more, or a budget, are drawn over the
+/// whole bin, so its spread is sampled, not stood for by the pick: the method's own objective
+/// (`Objective::Spread`), as for plans sized by noise.
 fn selection_objective(log: &RunLog, groups: &KeyGroups, options: &SelectOptions) -> Objective {
     if options.samples > 1 || options.drawn_over_bins {
         return Objective::Spread;

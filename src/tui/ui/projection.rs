@@ -292,8 +292,8 @@ fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
         Some(PlanRule::Budget(b)) => Some(b),
         _ => None,
     };
-    match &selection.target {
-        Some(_) if shown.target_met() == Some(true) => {
+    match (&selection.target, budget) {
+        (Some(_), _) if shown.target_met() == Some(true) => {
             let by = budget.map_or(String::new(), |b| format!(" with a budget of {b}"));
             lines.push(Line::from(vec![
                 Span::styled("✓ ", t.good()),
@@ -305,11 +305,10 @@ fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
                 lines.push(Line::styled(note.trim_end().to_string(), t.bad()));
             }
         }
-        Some(_) if budget.is_some() => {
+        (Some(_), Some(b)) => {
             lines.push(Line::styled(
                 format!(
-                    "✗ target {target}% not met with a budget of {}: error {:.2}%, {}",
-                    budget.unwrap_or_default(),
+                    "✗ target {target}% not met with a budget of {b}: error {:.2}%, {}",
                     projection.worst_error_pct(),
                     crate::output::table::plus_minus(projection.worst_half_width_pct(), 2)
                 ),
@@ -317,7 +316,7 @@ fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
             ));
             lines.extend(budget_advice_line(shown, t));
         }
-        Some(outcome) => match &outcome.advice {
+        (Some(outcome), None) => match &outcome.advice {
             Some(advice) => {
                 let best = &advice.best;
                 lines.push(Line::styled(
@@ -339,7 +338,7 @@ fn summary_lines(app: &App, shown: &Shown, t: &Theme) -> Vec<Line<'static>> {
             }
             None => lines.push(Line::styled(format!("✗ target {target}% not met"), t.bad())),
         },
-        None => {
+        (None, _) => {
             let worst = projection
                 .worst_error_pct()
                 .max(match app.session.base.target_by {
