@@ -44,6 +44,8 @@ fn settings(c: [u8; 3]) -> SelectOptions {
         warmup: u64::from(c[2] >> 6) * 3,
         seed: u64::from(c[0] >> 7),
         samples: u64::from(c[1] >> 7) + u64::from(c[2] & 0x80 == 0),
+        // A budget's bins (drawn over), on a pattern of the bits `exclusion` leaves alone.
+        drawn_over_bins: c[1] & 0x60 == 0x40,
         strata,
         exclude: exclusion(c),
         error_curve: false,
