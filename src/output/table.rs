@@ -292,10 +292,9 @@ pub fn selection_table_planned(
             out.push_str(&target_scope(log, selection, t));
         }
     }
-    // A budget's plan judged on the target speaks for it (`plan_verdict`).
-    let judged_by_budget =
-        plan.is_some_and(|p| matches!(p.rule, PlanRule::Budget(_)) && p.met.is_some());
-    if let Some(target) = selection.target.as_ref().filter(|_| !judged_by_budget) {
+    // A plan judged on the target speaks for it (`plan_verdict`).
+    let judged_by_plan = judged_target(selection, plan).is_some();
+    if let Some(target) = selection.target.as_ref().filter(|_| !judged_by_plan) {
         let rule = rule_text(target.rule);
         if log.len() < 2 {
             out.push_str(&format!(
@@ -654,8 +653,6 @@ pub fn plus_minus(pct: f64, decimals: usize) -> String {
     }
 }
 
-/// The verdict on a target's plan: met with one sample per SeqPoint, met with a plan (bins x
-/// samples), or not met and what was reachable.
 /// The target a plan is judged on: `--plan`'s, or under a budget the one K was chosen for.
 fn judged_target(selection: &Selection, plan: Option<&ProfilePlan>) -> Option<f64> {
     match plan.map(|p| (p.rule, p.met)) {
@@ -665,16 +662,18 @@ fn judged_target(selection: &Selection, plan: Option<&ProfilePlan>) -> Option<f6
     }
 }
 
+/// The verdict on a plan judged on a target: met with one sample per SeqPoint, met with a
+/// plan (bins x samples), or not met and what was reachable; a budget's by its figures.
 fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Option<String> {
     let t = judged_target(selection, Some(plan))?;
-    if let (PlanRule::Budget(b), Some(target)) = (plan.rule, &selection.target) {
-        return Some(budget_verdict(log, selection, plan, b, target));
-    }
     if log.len() < 2 {
         return Some(format!(
             "target {}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n",
             as_typed(t)
         ));
+    }
+    if let (PlanRule::Budget(b), Some(target)) = (plan.rule, &selection.target) {
+        return Some(budget_verdict(selection, plan, b, target));
     }
     let only = only_binning(selection);
     let what = "every total's and speedup's 95% interval";
@@ -700,18 +699,12 @@ fn plan_verdict(log: &RunLog, selection: &Selection, plan: &ProfilePlan) -> Opti
 /// A budget's plan judged on the target K was chosen for, by the plan's own figures; where
 /// it misses, the budget at the same K that meets it (`budget_advice`).
 fn budget_verdict(
-    log: &RunLog,
     selection: &Selection,
     plan: &ProfilePlan,
     budget: u64,
     target: &crate::select::TargetOutcome,
 ) -> String {
     let t = as_typed(target.target_pct);
-    if log.len() < 2 {
-        return format!(
-            "target {t}% NOT met: one iteration cannot give an interval (nothing to measure its noise against)\n"
-        );
-    }
     let rule = rule_text(target.rule);
     let figures = format!(
         "budget {budget}: error {:.3}%, 95% interval ±{:.2}%",
