@@ -289,7 +289,7 @@ pub fn selection_table_planned(
     if let Some(verdict) = plan.and_then(|p| plan_verdict(log, selection, p)) {
         out.push_str(&verdict);
         if let (Some(true), Some(t)) = (plan.and_then(|p| p.met), judged_target(selection, plan)) {
-            out.push_str(&target_scope(log, selection, t));
+            out.push_str(&target_scope(log, selection, plan, t));
         }
     }
     // A plan judged on the target speaks for it (`plan_verdict`).
@@ -309,7 +309,7 @@ pub fn selection_table_planned(
                 only_binning(selection)
             ));
             out.push_str(&luck_note(projection));
-            out.push_str(&target_scope(log, selection, target.target_pct));
+            out.push_str(&target_scope(log, selection, plan, target.target_pct));
         } else {
             out.push_str(&format!(
                 "target {}% NOT met ({rule}): {}\n",
@@ -561,9 +561,23 @@ fn only_binning(selection: &Selection) -> &'static str {
 /// configurations' figures were judged on their logged values; otherwise the new
 /// configuration is not measured yet (and with a lengths-only log, neither is the baseline),
 /// so the plan stands on an assumption about its noise, which `project --target-error`
-/// replaces by the measured noise.
-fn target_scope(log: &RunLog, selection: &Selection, target_pct: f64) -> String {
+/// replaces by the measured noise. With a plan, how noisy a new configuration its reserve can
+/// top up for.
+fn target_scope(
+    log: &RunLog,
+    selection: &Selection,
+    plan: Option<&ProfilePlan>,
+    target_pct: f64,
+) -> String {
     let t = as_typed(target_pct);
+    let reach = plan.map_or(String::new(), |plan| {
+        let per_row = crate::select::plan::reserve_per_row(plan.iterations());
+        format!(
+            " (the SeqPoints file holds {per_row} more of the bins' iterations per planned one, or \
+             the whole bin, for a new configuration up to {:.1}x as noisy)",
+            crate::select::plan::reserve_reaches_noise(per_row)
+        )
+    });
     // A timed log whose keys show no noise is planned as exact (a simulator's counts are);
     // no noise is assumed for it, so the line must not say one is.
     let shows_noise = selection
@@ -577,7 +591,8 @@ fn target_scope(log: &RunLog, selection: &Selection, target_pct: f64) -> String 
             "covers: measurements not taken yet; the log has lengths only, so the plan assumes \
              each iteration's time varies {:.0}% within a length; measure the listed iterations \
              on both configurations, then `seqpoint project SEQPOINTS.json NEW.csv --baseline \
-             BASE.csv --target-error {t}` confirms the target or lists the iterations to add\n",
+             BASE.csv --target-error {t}` confirms the target or lists the iterations to \
+             add{reach}\n",
             100.0 * crate::estimate::ASSUMED_PROXY_CV
         )
     } else if shows_noise {
@@ -586,7 +601,7 @@ fn target_scope(log: &RunLog, selection: &Selection, target_pct: f64) -> String 
              assumes its noise is the baseline's (a noisier one needs more iterations, with the \
              square of its noise: about 4x at twice the noise): once measured, `seqpoint \
              project SEQPOINTS.json MEASURED.csv --target-error {t}` confirms the target on the \
-             new total and the speedup or lists the iterations to add\n"
+             new total and the speedup or lists the iterations to add{reach}\n"
         )
     } else {
         format!(
@@ -595,7 +610,7 @@ fn target_scope(log: &RunLog, selection: &Selection, target_pct: f64) -> String 
              iterations cost the same, as a simulator's counts do): once measured, `seqpoint \
              project SEQPOINTS.json MEASURED.csv --target-error {t}` judges the target by the \
              measured noise, says where the measurements cannot bound a figure, and lists the \
-             iterations to add\n"
+             iterations to add{reach}\n"
         )
     }
 }

@@ -480,4 +480,14 @@ fn a_met_target_says_what_it_covers_on_a_timed_log() {
         "{out}"
     );
     assert!(!out.contains("shows as none"), "{out}");
+    // And how far its top-ups reach: the plan's 59 iterations are well under 20,000 / 24, so
+    // each bin holds 24 more per planned one (or the whole bin), 25x the plan, which after
+    // the slack of 25 / 16 is 16 = 4^2: a configuration 4x as noisy.
+    assert!(
+        joined.contains(
+            "(the SeqPoints file holds 24 more of the bins' iterations per planned one, or the \
+             whole bin, for a new configuration up to 4.0x as noisy)"
+        ),
+        "{out}"
+    );
 }

@@ -94,7 +94,7 @@ const MORE_DRAWS: u64 = 0x6d6f_7265_2064_7261;
 /// The draws an over-the-bin plan lists for a bin of one key, which a plan may profile
 /// whole: as many as a reserve holds at least. A plan asking more takes more draws, which a
 /// search reads as these taken round again.
-const ONE_KEY_DRAWS: usize = super::RESERVE_MIN as usize;
+const ONE_KEY_DRAWS: usize = super::rows::RESERVE_MIN as usize;
 
 /// The seeded draws over a bin, the SeqPoint's own row among the rows drawn from: the rows an
 /// over-the-bin plan of two or more profiles, in order, and what its search reads. As many

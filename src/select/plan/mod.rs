@@ -28,7 +28,8 @@ use allocation::spreads;
 pub use allocation::{fewest_samples, neyman_allocation};
 pub use design::PlanDesign;
 pub use rows::bin_rows;
-use rows::{cap_of, representative_caps, BinCandidates, RESERVE_MIN};
+use rows::{cap_of, representative_caps, reserve_count, BinCandidates};
+pub use rows::{reserve_per_row, reserve_reaches_noise};
 use search::{
     counted_samples_for_target, samples_for_target, within_target, SearchWork, TargetSearch,
     POLISHED_KS,
@@ -106,7 +107,7 @@ pub struct PlannedBin {
     pub seqpoint: usize,
     pub rows: Vec<u32>,
     /// More rows of the bin, not profiled by the plan: what `project --target-error` may list
-    /// for a top-up when the new configuration's noise asks for more (`rows::RESERVE_MIN`).
+    /// for a top-up when the new configuration's noise asks for more (`rows::reserve_count`).
     pub reserve: Vec<u32>,
 }
 
@@ -262,12 +263,14 @@ fn plan_of_rule(
             samples_for_target(log, &read, &caps, t, TargetSearch::Polished).unwrap_or(caps)
         }
     };
+    let per_row = reserve_per_row(samples.iter().sum());
     let bins: Vec<PlannedBin> = candidates
         .iter()
         .zip(&samples)
         .map(|(candidates, &m)| {
             let seed = selection.options.seed;
-            let (rows, reserve) = design.rows(log, candidates, m, m.max(RESERVE_MIN), seed);
+            let reserve = reserve_count(m, per_row);
+            let (rows, reserve) = design.rows(log, candidates, m, reserve, seed);
             PlannedBin {
                 seqpoint: candidates.sp.id,
                 rows,

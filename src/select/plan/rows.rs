@@ -166,13 +166,50 @@ pub(super) fn draw_rows(
     rows
 }
 
-/// How many iterations a SeqPoint's bin holds in reserve beyond its plan's: as many again as
-/// the plan lists, and at least this many. `project --target-error` tops a plan up from the
-/// iterations the SeqPoints file lists; sized for the baseline's noise, a plan measured on a
-/// new configuration 2-3x noisier needs 4-9x its samples, which this reserve gives the
-/// SeqPoints planned at a few samples each (most of them). A plan of hundreds per SeqPoint
-/// doubles its file (the 500,000-row, 490-key plan at 0.01%: 18 -> 36 MB).
+/// The least a SeqPoint's bin holds in reserve beyond its plan's (where the bin has them):
+/// a SeqPoint planned at one or two samples still shows its noise and can be topped up.
 pub const RESERVE_MIN: u64 = 32;
+
+/// The iterations a bin holds in reserve per iteration its plan lists. `project
+/// --target-error` tops a plan up from the iterations the SeqPoints file lists only. The plan
+/// assumes the new configuration's noise is the baseline's; one `r` times as noisy needs
+/// about `r^2` times the plan, and more (`RESERVE_SLACK`). On the redraw example's new
+/// configuration 4x as noisy as the baseline (200 runs of the timed flow at 1%), a reserve of
+/// as many again as the plan (at least 32) left 76.5% of the runs short, every one because
+/// the listed iterations were spent; 15 per planned iteration (16x the plan) 12%; 24 none.
+pub const RESERVE_PER_ROW: u64 = 24;
+
+/// The reserve rows a plan lists in all, beyond each bin's `RESERVE_MIN`, before it takes
+/// fewer per planned iteration (never fewer than one): each row is 130-280 bytes of the
+/// SeqPoints file, and a plan of thousands of iterations at 24 each would list most of a
+/// large run (the 500,000-row, 490-key plan at 0.01% profiles 114,365 iterations; its file
+/// is 33 MB with one reserve row per planned one).
+pub const RESERVE_ROWS: u64 = 20_000;
+
+/// Reserve rows per planned iteration for a plan of `planned` iterations (`RESERVE_PER_ROW`,
+/// fewer past `RESERVE_ROWS` in all, at least one).
+pub fn reserve_per_row(planned: u64) -> u64 {
+    (RESERVE_ROWS / planned.max(1)).clamp(1, RESERVE_PER_ROW)
+}
+
+/// A bin's reserve for its `samples` planned iterations at `per_row` each (at least
+/// `RESERVE_MIN`); the bin may hold fewer.
+pub fn reserve_count(samples: u64, per_row: u64) -> u64 {
+    samples.saturating_mul(per_row).max(RESERVE_MIN)
+}
+
+/// What a noisier new configuration asks beyond the square of its noise ratio: Student's t
+/// at the first measurements' few degrees of freedom, and a plan allocated by the baseline's
+/// noise. Measured as the reserve that met every run of the 4x noisier flow (25x the plan,
+/// `RESERVE_PER_ROW`) over `4^2`.
+const RESERVE_SLACK: f64 = 25.0 / 16.0;
+
+/// How noisy, against the baseline's noise the plan assumes, a new configuration may be for a
+/// top-up to reach the plan's target from `per_row` reserve rows per planned iteration:
+/// variance goes with the square of the noise and down with the iterations, less the slack.
+pub fn reserve_reaches_noise(per_row: u64) -> f64 {
+    ((1 + per_row) as f64 / RESERVE_SLACK).sqrt()
+}
 
 /// The bin's reserve: up to `count` rows it may profile beyond `listed` (its plan's rows),
 /// drawn at random without replacement from the bin's rows after warm-up that `listed` does
@@ -417,7 +454,27 @@ pub(super) fn systematic_rows(
 
 #[cfg(test)]
 mod tests {
-    use super::spread_order;
+    use super::{reserve_count, reserve_per_row, reserve_reaches_noise, spread_order};
+
+    /// By hand: 24 per planned iteration up to 833 planned (20,000 / 24), then 20,000 shared:
+    /// 2,000 planned take 10 each, 114,365 one; a bin takes 32 at least.
+    #[test]
+    fn the_reserve_is_24_per_planned_iteration_until_20000_in_all() {
+        assert_eq!(reserve_per_row(0), 24);
+        assert_eq!(reserve_per_row(59), 24);
+        assert_eq!(reserve_per_row(833), 24);
+        assert_eq!(reserve_per_row(834), 23);
+        assert_eq!(reserve_per_row(2_000), 10);
+        assert_eq!(reserve_per_row(20_000), 1);
+        assert_eq!(reserve_per_row(114_365), 1);
+        assert_eq!(reserve_count(1, 24), 32);
+        assert_eq!(reserve_count(2, 24), 48);
+        assert_eq!(reserve_count(300, 1), 300);
+        assert_eq!(reserve_count(u64::MAX, 24), u64::MAX);
+        // 25x the plan over the slack of 25 / 16 is 16x: 4x the noise; 2x the plan, 1.13x.
+        assert!((reserve_reaches_noise(24) - 4.0).abs() < 1e-12);
+        assert!((reserve_reaches_noise(1) - (2.0f64 * 16.0 / 25.0).sqrt()).abs() < 1e-12);
+    }
 
     /// Bit-reversed order, by hand: 8 -> 0 4 2 6 1 5 3 7 (each prefix of length 2^j one per
     /// cell of 8 / 2^j); 5 sorts 0 1 2 3 4 by 0 4 2 6 1 (their 3-bit reversals).

@@ -173,8 +173,8 @@ fn bin_candidates_are_the_rows_the_bin_lists() {
 }
 
 /// A plan's reserve: rows of the SeqPoint's bin it may profile (after warm-up, in the kept
-/// strata), none twice and none the plan lists, as many again as the plan and at least
-/// `RESERVE_MIN` where the bin has them, the same for the same seed and drawn anew for another.
+/// strata), none twice and none the plan lists, `reserve_count` of them where the bin has
+/// them (24 per planned row, at least 32, fewer per row past 20,000 in all), the same for the same seed and drawn anew for another.
 #[test]
 fn the_reserve_holds_more_rows_of_the_bin_and_none_the_plan_lists() {
     let log = generated(2000, 23, 9);
@@ -207,7 +207,8 @@ fn the_reserve_holds_more_rows_of_the_bin_and_none_the_plan_lists() {
                 );
             }
             let room = candidates.count() + 1 - bin.rows.len();
-            let wanted = (bin.samples().max(RESERVE_MIN) as usize).min(room);
+            let per_row = reserve_per_row(plan.iterations());
+            let wanted = (bin.samples().saturating_mul(per_row).max(32) as usize).min(room);
             assert_eq!(bin.reserve.len(), wanted);
         }
         assert_eq!(
