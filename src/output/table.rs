@@ -574,7 +574,7 @@ fn target_scope(
         let per_row = crate::select::plan::reserve_per_row(plan.iterations());
         format!(
             " (the SeqPoints file holds {per_row} more of the bins' iterations per planned one, or \
-             the whole bin, for a new configuration up to {:.1}x as noisy)",
+             the whole bin, for a new configuration up to {:.1}x as noisy as the plan assumes)",
             crate::select::plan::reserve_reaches_noise(per_row)
         )
     });

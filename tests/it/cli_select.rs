@@ -486,7 +486,7 @@ fn a_met_target_says_what_it_covers_on_a_timed_log() {
     assert!(
         joined.contains(
             "(the SeqPoints file holds 24 more of the bins' iterations per planned one, or the \
-             whole bin, for a new configuration up to 4.0x as noisy)"
+             whole bin, for a new configuration up to 4.0x as noisy as the plan assumes)"
         ),
         "{out}"
     );

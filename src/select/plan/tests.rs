@@ -174,7 +174,8 @@ fn bin_candidates_are_the_rows_the_bin_lists() {
 
 /// A plan's reserve: rows of the SeqPoint's bin it may profile (after warm-up, in the kept
 /// strata), none twice and none the plan lists, `reserve_count` of them where the bin has
-/// them (24 per planned row, at least 32, fewer per row past 20,000 in all), the same for the same seed and drawn anew for another.
+/// them (24 per planned row, at least 32, fewer per row past 20,000 in all), the same for the
+/// same seed and drawn anew for another.
 #[test]
 fn the_reserve_holds_more_rows_of_the_bin_and_none_the_plan_lists() {
     let log = generated(2000, 23, 9);
