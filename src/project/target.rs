@@ -178,6 +178,12 @@ pub fn judge(
         })
         .collect();
     let (samples, reason) = fewest_more(figures, &have, &caps, target_pct);
+    let reason = reason.map(|listed| {
+        format!(
+            "{listed}{}",
+            beyond_the_list(doc, figures, &have, target_pct)
+        )
+    });
     for ((&b, &now), &want) in measured_bins.iter().zip(&have).zip(&samples) {
         let extra = (want - now) as usize;
         top_up.extend(
@@ -200,6 +206,73 @@ pub fn judge(
         shortfall: None,
         top_up,
     }
+}
+
+/// What a target the listed iterations cannot reach would take: at the noise measured, about
+/// how many iterations in all (`needed_in_all`), and where the SeqPoints file holds a plan
+/// sized for a target of `select`'s, the target to select again at so that its plan is about
+/// that large. That plan is sized at the baseline's noise, so measured on a configuration as
+/// noisy as this one its figures land near `target_pct`, and its own reserve takes the rest
+/// (`select::plan::reserve_per_row`).
+fn beyond_the_list(doc: &SelectDoc, figures: &[Figure], have: &[u64], target_pct: f64) -> String {
+    let Some(needed) = needed_in_all(figures, have, target_pct) else {
+        return "; every iteration of those bins would not reach it either".into();
+    };
+    let plan = doc.plan.as_ref().filter(|plan| plan.rule == "target");
+    match plan.and_then(|plan| plan.target_error_pct.map(|t| (t, plan.iterations))) {
+        Some((planned_at, planned)) if planned > 0 && needed > planned => {
+            // Variance goes down with the iterations: a plan `needed / planned` times as large
+            // is sized at `planned_at` times the square root of its inverse. Two significant
+            // digits, rounded down, so that the plan is no smaller.
+            let at = round_down_2(planned_at * (planned as f64 / needed as f64).sqrt());
+            format!(
+                "; at the noise measured it needs about {needed} iterations in all: select \
+                 again with --target-error {} (a plan of about that many at the baseline's \
+                 noise) and project its list at --target-error {}",
+                crate::text::numbers::as_typed(at),
+                crate::text::numbers::as_typed(target_pct)
+            )
+        }
+        _ => format!("; at the noise measured it needs about {needed} iterations in all"),
+    }
+}
+
+/// About how many distinct iterations in all bring every figure within the target's aim, with
+/// every bin's iterations to draw from: Neyman's allocation of the variance parts (`n = (sum_b
+/// sqrt(a_b))^2 / (allowed - rest)`), the worst figure's, re-read at the degrees of freedom
+/// that many bring (a few passes). An estimate for a message, O(bins), where `fewest_more`'s
+/// greedy would take a step per iteration. `None` where even the whole bins leave a figure
+/// over (its finite-population part alone exceeds what the target allows).
+fn needed_in_all(figures: &[Figure], have: &[u64], target_pct: f64) -> Option<u64> {
+    let measured: u64 = have.iter().sum();
+    let mut needed = measured;
+    for _ in 0..4 {
+        let added = needed.saturating_sub(measured);
+        let mut worst = measured;
+        for f in figures {
+            let parts = f.parts_after(added);
+            let allowed =
+                variance_of_half_width(TOP_UP_AIM * target_pct / 100.0 * f.parts.value.abs());
+            let room = allowed - parts.rest;
+            let root: f64 = parts.per_sample.iter().map(|a| a.max(0.0).sqrt()).sum();
+            if room <= 0.0 {
+                return None;
+            }
+            worst = worst.max((root * root / room).ceil() as u64);
+        }
+        needed = worst;
+    }
+    Some(needed)
+}
+
+/// `v` rounded down to two significant digits (0.4738 -> 0.47).
+fn round_down_2(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return v;
+    }
+    let scale = 10f64.powi(1 - v.log10().floor() as i32);
+    // A hair over the product, so that 0.29 (28.999... in binary) stays 0.29.
+    ((v * scale) * (1.0 + 1e-12)).floor() / scale
 }
 
 fn figure_docs(figures: &[Figure]) -> Vec<crate::doc::TargetFigureDoc> {
@@ -364,5 +437,36 @@ mod tests {
             reason.contains("t total") && reason.contains("up to 5"),
             "{reason}"
         );
+    }
+
+    /// By hand: parts 4 / s_0 + 9 / s_1 of a total 100 at 1% (the aim 0.99, a variance of
+    /// (0.99 / Z95)^2 = 0.25513) need (2 + 3)^2 / 0.25513 = 97.99, so 98; the greedy's whole
+    /// samples land within a few of it, and a finite population (rest -4/40 - 9/90 = -0.2)
+    /// leaves room for 25 / 0.45513 = 54.9, so 55.
+    #[test]
+    fn the_iterations_needed_in_all_are_neymans() {
+        let f = figure(100.0, vec![4.0, 9.0], 0.0);
+        assert_eq!(
+            needed_in_all(std::slice::from_ref(&f), &[1, 1], 1.0),
+            Some(98)
+        );
+        let (greedy, reason) = fewest_more(std::slice::from_ref(&f), &[1, 1], &[1000, 1000], 1.0);
+        assert_eq!(reason, None);
+        let greedy: u64 = greedy.iter().sum();
+        assert!((98..=100).contains(&greedy), "{greedy}");
+        let finite = figure(100.0, vec![4.0, 9.0], -0.2);
+        assert_eq!(needed_in_all(&[finite], &[1, 1], 1.0), Some(55));
+        // What is measured already counts: never fewer than that.
+        assert_eq!(needed_in_all(&[f], &[150, 150], 1.0), Some(300));
+    }
+
+    #[test]
+    fn round_down_2_keeps_two_significant_digits() {
+        assert_eq!(round_down_2(0.4738), 0.47);
+        assert_eq!(round_down_2(0.1999), 0.19);
+        assert_eq!(round_down_2(12.7), 12.0);
+        assert_eq!(round_down_2(1.0), 1.0);
+        assert_eq!(round_down_2(0.29), 0.29);
+        assert_eq!(round_down_2(0.0), 0.0);
     }
 }

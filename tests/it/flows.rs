@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use seqpoint::testkit::coverage::{
-    compare_log, percentile_95, random_n_speedup_error, GENERATED_CASES,
+    compare_log, percentile_95, random_n_speedup_error, GeneratedCase, GENERATED_CASES,
 };
 use seqpoint::testkit::flow::{
     run_flow, target_request, FigureRedraws, FlowOutcome, FlowRun, Logged,
@@ -235,6 +235,64 @@ fn the_two_stage_flow_tops_up_a_new_configuration_four_times_as_noisy() {
     intervals_hold_without_bias("new total", &new);
     let met = outcomes.iter().filter(|o| o.met == Some(true)).count();
     assert!(met >= 35, "{met} of {SEEDS} flows ended met");
+}
+
+/// A new configuration 12x as noisy as the baseline (2% against 24%) is past what a plan's
+/// reserve reaches (4x): the top-ups spend the listed iterations and `project` says so, with
+/// how many iterations the noise measured asks and the target to select again at for a plan
+/// about that large. Followed (select at that target, measure its list, project at 1% with
+/// its top-ups), the flow meets 1%: measured on 20 seeds (5000-5019), every run spent its
+/// list and every followed flow met. Every spent verdict must name a target (a property of
+/// each run); at a true rate of 90%, fewer than 4 of 10 followed flows meeting would happen
+/// with probability 9e-6.
+#[test]
+fn a_list_spent_names_the_target_to_select_again_at_and_that_target_meets() {
+    let case = GeneratedCase {
+        name: "12x noisier new",
+        new_noise: 0.24,
+        ..GENERATED_CASES[3]
+    };
+    assert_eq!(case.baseline_noise, 0.02);
+    let lengths = case.lengths(7);
+    let (mut followed, mut met) = (0, 0);
+    for seed in 0..10u64 {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5000 + seed);
+        let baseline = case.times(&lengths, 0, &mut rng);
+        let measured = case.times(&lengths, 1, &mut rng);
+        let flow = |select_at: f64| {
+            let mut request = target_request(select_at);
+            request.options.seed = seed;
+            run_flow(&FlowRun {
+                lengths: &lengths,
+                baseline: &baseline,
+                new: &measured,
+                logged: Logged::Timed,
+                request,
+                target_pct: Some(TARGET),
+                max_rounds: 4,
+            })
+            .unwrap()
+        };
+        let first = flow(TARGET);
+        let Some(reason) = first.verdicts.last().and_then(|v| v.reason.clone()) else {
+            continue;
+        };
+        assert!(reason.contains("cannot reach"), "seed {seed}: {reason}");
+        let again: f64 = reason
+            .split("select again with --target-error ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("seed {seed}: no target to select again at: {reason}"));
+        assert!(again < TARGET, "seed {seed}: {reason}");
+        followed += 1;
+        met += usize::from(flow(again).met == Some(true));
+    }
+    assert!(followed >= 1, "no flow spent its list");
+    assert!(
+        met >= 4.min(followed),
+        "{met} of {followed} followed flows met"
+    );
 }
 
 /// The new totals of `seeds` runs of the generated case `name` (seed `seed_base + i` logs
