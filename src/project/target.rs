@@ -241,8 +241,8 @@ fn beyond_the_list(doc: &SelectDoc, figures: &[Figure], have: &[u64], target_pct
 /// every bin's iterations to draw from: Neyman's allocation of the variance parts (`n = (sum_b
 /// sqrt(a_b))^2 / (allowed - rest)`), the worst figure's, re-read at the degrees of freedom
 /// that many bring (a few passes). An estimate for a message, O(bins), where `fewest_more`'s
-/// greedy would take a step per iteration. `None` where even the whole bins leave a figure
-/// over (its finite-population part alone exceeds what the target allows).
+/// greedy would take a step per iteration. `None` where what samples cannot shrink (`rest`,
+/// with the finite population's part taken off) alone exceeds what the target allows.
 fn needed_in_all(figures: &[Figure], have: &[u64], target_pct: f64) -> Option<u64> {
     let measured: u64 = have.iter().sum();
     let mut needed = measured;

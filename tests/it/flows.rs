@@ -43,11 +43,38 @@ fn flows(logged: Logged) -> Vec<FlowOutcome> {
 fn realised(seed: u32) -> (Vec<f64>, Vec<f64>) {
     let case = &GENERATED_CASES[0];
     assert_eq!(case.name, "smooth");
-    let lengths = case.lengths(7);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2000 + u64::from(seed));
-    let baseline = case.times(&lengths, 0, &mut rng);
-    let new = case.times(&lengths, 1, &mut rng);
+    realised_case(case, &case.lengths(7), 2000 + u64::from(seed))
+}
+
+/// One realisation of `case`'s run on `lengths` from `seed`: its baseline and new configuration.
+fn realised_case(case: &GeneratedCase, lengths: &[u32], seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let baseline = case.times(lengths, 0, &mut rng);
+    let new = case.times(lengths, 1, &mut rng);
     (baseline, new)
+}
+
+/// The timed two-stage flow: select at `select_at` with plan seed `seed`, measure, project at
+/// 1% and follow up to 4 top-ups.
+fn timed_flow(
+    lengths: &[u32],
+    baseline: &[f64],
+    new: &[f64],
+    select_at: f64,
+    seed: u64,
+) -> FlowOutcome {
+    let mut request = target_request(select_at);
+    request.options.seed = seed;
+    run_flow(&FlowRun {
+        lengths,
+        baseline,
+        new,
+        logged: Logged::Timed,
+        request,
+        target_pct: Some(TARGET),
+        max_rounds: 4,
+    })
+    .unwrap()
 }
 
 /// What every flow must show, whatever the draws: a verdict that is its intervals' (met
@@ -211,21 +238,8 @@ fn the_two_stage_flow_tops_up_a_new_configuration_four_times_as_noisy() {
     let mut new = FigureRedraws::default();
     let outcomes: Vec<FlowOutcome> = (0..SEEDS)
         .map(|seed| {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3000 + u64::from(seed));
-            let baseline = case.times(&lengths, 0, &mut rng);
-            let measured = case.times(&lengths, 1, &mut rng);
-            let mut request = target_request(TARGET);
-            request.options.seed = u64::from(seed);
-            run_flow(&FlowRun {
-                lengths: &lengths,
-                baseline: &baseline,
-                new: &measured,
-                logged: Logged::Timed,
-                request,
-                target_pct: Some(TARGET),
-                max_rounds: 4,
-            })
-            .unwrap()
+            let (baseline, measured) = realised_case(case, &lengths, 3000 + u64::from(seed));
+            timed_flow(&lengths, &baseline, &measured, TARGET, u64::from(seed))
         })
         .collect();
     verdicts_are_the_intervals(&outcomes);
@@ -256,23 +270,8 @@ fn a_list_spent_names_the_target_to_select_again_at_and_that_target_meets() {
     let lengths = case.lengths(7);
     let (mut followed, mut met) = (0, 0);
     for seed in 0..10u64 {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5000 + seed);
-        let baseline = case.times(&lengths, 0, &mut rng);
-        let measured = case.times(&lengths, 1, &mut rng);
-        let flow = |select_at: f64| {
-            let mut request = target_request(select_at);
-            request.options.seed = seed;
-            run_flow(&FlowRun {
-                lengths: &lengths,
-                baseline: &baseline,
-                new: &measured,
-                logged: Logged::Timed,
-                request,
-                target_pct: Some(TARGET),
-                max_rounds: 4,
-            })
-            .unwrap()
-        };
+        let (baseline, measured) = realised_case(&case, &lengths, 5000 + seed);
+        let flow = |select_at| timed_flow(&lengths, &baseline, &measured, select_at, seed);
         let first = flow(TARGET);
         let Some(reason) = first.verdicts.last().and_then(|v| v.reason.clone()) else {
             continue;
