@@ -23,9 +23,11 @@ use std::collections::{BTreeSet, HashSet};
 
 use crate::doc::{SelectDoc, TargetDoc, TopUpRow};
 use crate::estimate::VarianceParts;
+use crate::options::{Surface, TARGET_ERROR};
 use crate::project::ratio::RatioNoise;
 use crate::runlog::measured::Measurements;
 use crate::stats::{meets_target, variance_of_half_width};
+use crate::text::numbers::as_typed;
 
 /// The share of the target a top-up aims at. The noise it is sized by is re-estimated from
 /// the new measurements too, and lands on either side of today's estimate: aimed at the
@@ -218,23 +220,30 @@ fn beyond_the_list(doc: &SelectDoc, figures: &[Figure], have: &[u64], target_pct
     let Some(needed) = needed_in_all(figures, have, target_pct) else {
         return "; every iteration of those bins would not reach it either".into();
     };
+    let needs = format!("; at the noise measured it needs about {needed} iterations in all");
     let plan = doc.plan.as_ref().filter(|plan| plan.rule == "target");
-    match plan.and_then(|plan| plan.target_error_pct.map(|t| (t, plan.iterations))) {
-        Some((planned_at, planned)) if planned > 0 && needed > planned => {
-            // Variance goes down with the iterations: a plan `needed / planned` times as large
-            // is sized at `planned_at` times the square root of its inverse. Two significant
-            // digits, rounded down, so that the plan is no smaller.
-            let at = round_down_2(planned_at * (planned as f64 / needed as f64).sqrt());
-            format!(
-                "; at the noise measured it needs about {needed} iterations in all: select \
-                 again with --target-error {} (a plan of about that many at the baseline's \
-                 noise) and project its list at --target-error {}",
-                crate::text::numbers::as_typed(at),
-                crate::text::numbers::as_typed(target_pct)
-            )
-        }
-        _ => format!("; at the noise measured it needs about {needed} iterations in all"),
+    let Some((planned_at, planned)) =
+        plan.and_then(|plan| plan.target_error_pct.map(|t| (t, plan.iterations)))
+    else {
+        return needs;
+    };
+    if planned == 0 || needed <= planned {
+        return needs;
     }
+    // Variance goes down with the iterations: a plan `needed / planned` times as large is
+    // sized at `planned_at` times the square root of its inverse. Two significant digits,
+    // rounded down, so that the plan is no smaller; only a target `select` takes is named.
+    let at = round_down_2(planned_at * (planned as f64 / needed as f64).sqrt());
+    if TARGET_ERROR.check_percent(at).is_err() {
+        return needs;
+    }
+    let typed = |pct: f64| TARGET_ERROR.typed(Surface::CommandLine, &as_typed(pct));
+    format!(
+        "{needs}: select again with {} (a plan of about that many at the baseline's noise) and \
+         project its list at {}",
+        typed(at),
+        typed(target_pct)
+    )
 }
 
 /// About how many distinct iterations in all bring every figure within the target's aim, with
@@ -458,6 +467,69 @@ mod tests {
         assert_eq!(needed_in_all(&[finite], &[1, 1], 1.0), Some(55));
         // What is measured already counts: never fewer than that.
         assert_eq!(needed_in_all(&[f], &[150, 150], 1.0), Some(300));
+    }
+
+    /// A document whose plan `select` sized for a 1% target at 100 iterations.
+    fn planned_at_one_pct() -> SelectDoc {
+        let text = "iteration,seq_len,time_ms\n0,10,1.0\n1,20,2.0\n2,10,1.1\n3,20,2.1\n";
+        let log = crate::runlog::load_bytes(
+            "run.csv",
+            text.as_bytes(),
+            crate::runlog::InputFormat::Csv,
+            &crate::runlog::LoadOptions::default(),
+        )
+        .unwrap();
+        let options = crate::select::SelectOptions {
+            bins: crate::select::BinCount::Fixed(2),
+            ..Default::default()
+        };
+        let selection = crate::select::run_selection(&log, &options).unwrap();
+        let mut doc = crate::output::json::select_document(&log, &selection, None);
+        doc.plan = Some(crate::doc::PlanDoc {
+            rule: "target".into(),
+            budget: None,
+            target_error_pct: Some(1.0),
+            met: Some(true),
+            iterations: 100,
+            bins: Vec::new(),
+            profile: Vec::new(),
+            reserve: Vec::new(),
+            projection: Vec::new(),
+            speedup: None,
+            profiling_reduction: None,
+        });
+        doc
+    }
+
+    /// By hand: parts 4 and 9 of a total 100 need 98 iterations at 1%; 900 at 1% against a
+    /// variance of 0.25513 need (30 + 30)^2 / 0.25513 = 14,110.5, so 14,111. A plan of 100 at
+    /// 1% grown to 14,111 is sized at 1% x sqrt(100 / 14,111) = 0.0842%, so 0.084; but a plan
+    /// at 1% grown to 98 is no larger (nothing to select again at), and one at 0.0001% could
+    /// not be selected (the least target is 0.01%): only the count is said.
+    #[test]
+    fn a_spent_list_names_a_target_select_takes() {
+        let doc = planned_at_one_pct();
+        let noisy = figure(100.0, vec![900.0, 900.0], 0.0);
+        let said = beyond_the_list(&doc, std::slice::from_ref(&noisy), &[1, 1], 1.0);
+        assert_eq!(
+            said,
+            "; at the noise measured it needs about 14111 iterations in all: select again with \
+             --target-error 0.084 (a plan of about that many at the baseline's noise) and \
+             project its list at --target-error 1"
+        );
+        let quiet = figure(100.0, vec![4.0, 9.0], 0.0);
+        let said = beyond_the_list(&doc, &[quiet], &[1, 1], 1.0);
+        assert_eq!(
+            said,
+            "; at the noise measured it needs about 98 iterations in all"
+        );
+        let mut fine = doc.clone();
+        fine.plan.as_mut().unwrap().target_error_pct = Some(0.0001);
+        let said = beyond_the_list(&fine, &[noisy], &[1, 1], 1.0);
+        assert_eq!(
+            said,
+            "; at the noise measured it needs about 14111 iterations in all"
+        );
     }
 
     #[test]
